@@ -1,0 +1,202 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func knownTypes() []runtime.Object {
+	return []runtime.Object{&Cluster{}, &ClusterList{}}
+}
+
+// Well-known taint keys that Shepherd's cluster status controller manages.
+const (
+	// TaintClusterNotReady is added when a cluster's Ready condition is False.
+	TaintClusterNotReady = "cluster.shepherd.io/not-ready"
+	// TaintClusterUnreachable is added when a cluster's Ready condition is Unknown
+	// (the hub cannot reach its API server).
+	TaintClusterUnreachable = "cluster.shepherd.io/unreachable"
+)
+
+// Condition types of a Cluster.
+const (
+	// ClusterConditionReady says whether the member's API server answers its
+	// readiness probe. Unknown means the hub could not reach it.
+	ClusterConditionReady = "Ready"
+)
+
+// SyncMode says who applies works to the member.
+// +kubebuilder:validation:Enum=Push;Pull
+type SyncMode string
+
+const (
+	// Push: the hub applies works to the member with the stored credentials.
+	Push SyncMode = "Push"
+	// Pull: an agent in the member pulls works from the hub (reserved; not implemented yet).
+	Pull SyncMode = "Pull"
+)
+
+// ClusterSpec describes how to reach a member cluster and where it sits in the fleet.
+// +kubebuilder:validation:XValidation:rule="self.syncMode == 'Pull' || has(self.apiEndpoint)",message="spec.apiEndpoint is required when spec.syncMode is Push: set it to the member's API server URL (https://host:port)"
+// +kubebuilder:validation:XValidation:rule="self.syncMode == 'Pull' || has(self.secretRef)",message="spec.secretRef is required when spec.syncMode is Push: name the Secret that holds the member's credentials"
+type ClusterSpec struct {
+	// SyncMode says who applies works to the member. Only Push is implemented.
+	// +kubebuilder:default=Push
+	// +optional
+	SyncMode SyncMode `json:"syncMode,omitempty"`
+
+	// APIEndpoint is the URL of the member's kube-apiserver.
+	// +kubebuilder:validation:Pattern=`^https?://[^\s]+$`
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	APIEndpoint string `json:"apiEndpoint,omitempty"`
+
+	// SecretRef names the Secret holding the credentials for the member. The
+	// Secret carries a "kubeconfig" key, or "token" and "caBundle" keys.
+	// +optional
+	SecretRef *LocalSecretReference `json:"secretRef,omitempty"`
+
+	// InsecureSkipTLSVerification skips verifying the member's serving certificate.
+	// +optional
+	InsecureSkipTLSVerification bool `json:"insecureSkipTLSVerification,omitempty"`
+
+	// Provider is the cloud provider or infrastructure owner of the member,
+	// used by spread constraints and field selectors.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Provider string `json:"provider,omitempty"`
+
+	// Region is the region of the member.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Region string `json:"region,omitempty"`
+
+	// Zone is the zone of the member.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Zone string `json:"zone,omitempty"`
+
+	// Taints keep workloads that do not tolerate them away from the member.
+	// NoSchedule stops new placements; NoExecute also evicts existing ones.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(t, t.effect in ['NoSchedule', 'NoExecute'])",message="spec.taints[].effect must be NoSchedule or NoExecute"
+	// +listType=atomic
+	// +optional
+	Taints []corev1.Taint `json:"taints,omitempty"`
+}
+
+// LocalSecretReference names a Secret in a namespace of the hub.
+type LocalSecretReference struct {
+	// Namespace of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Namespace string `json:"namespace"`
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// ClusterStatus is what the hub last observed of the member.
+type ClusterStatus struct {
+	// KubernetesVersion is the member's server version (e.g. v1.36.3).
+	// +optional
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
+
+	// APIEnablements lists the group/versions and kinds the member serves.
+	// +listType=atomic
+	// +optional
+	APIEnablements []APIEnablement `json:"apiEnablements,omitempty"`
+
+	// Conditions: Ready.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// NodeSummary counts the member's nodes.
+	// +optional
+	NodeSummary *NodeSummary `json:"nodeSummary,omitempty"`
+
+	// ResourceSummary sums the member's resources.
+	// +optional
+	ResourceSummary *ResourceSummary `json:"resourceSummary,omitempty"`
+
+	// LastProbeTime is when the member was last probed.
+	// +optional
+	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+}
+
+// APIEnablement is one group/version the member serves and its kinds.
+type APIEnablement struct {
+	// GroupVersion, e.g. "apps/v1" or "v1".
+	GroupVersion string `json:"groupVersion"`
+	// Resources served in that group/version.
+	// +listType=atomic
+	// +optional
+	Resources []APIResource `json:"resources,omitempty"`
+}
+
+// APIResource is one resource of an APIEnablement.
+type APIResource struct {
+	// Name is the plural resource name, e.g. "deployments".
+	Name string `json:"name"`
+	// Kind, e.g. "Deployment".
+	Kind string `json:"kind"`
+}
+
+// NodeSummary counts nodes.
+type NodeSummary struct {
+	// TotalNum is the number of nodes.
+	// +optional
+	TotalNum int32 `json:"totalNum,omitempty"`
+	// ReadyNum is the number of Ready nodes.
+	// +optional
+	ReadyNum int32 `json:"readyNum,omitempty"`
+}
+
+// ResourceSummary sums resources over the member's nodes and pods.
+type ResourceSummary struct {
+	// Allocatable is the sum of the Ready nodes' allocatable resources.
+	// +optional
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+	// Allocating is the sum of the requests of pods not yet bound to a node.
+	// +optional
+	Allocating corev1.ResourceList `json:"allocating,omitempty"`
+	// Allocated is the sum of the requests of pods bound to nodes and not finished.
+	// +optional
+	Allocated corev1.ResourceList `json:"allocated,omitempty"`
+}
+
+// Cluster is a member cluster of the fleet.
+// +genclient
+// +genclient:nonNamespaced
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=mc;mcl,categories=shepherd
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.kubernetesVersion`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`
+// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.spec.zone`
+// +kubebuilder:printcolumn:name="Endpoint",type=string,JSONPath=`.spec.apiEndpoint`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 48",message="metadata.name of a Cluster must be at most 48 characters (it prefixes the cluster's execution namespace)"
+type Cluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ClusterSpec `json:"spec"`
+	// +optional
+	Status ClusterStatus `json:"status,omitempty"`
+}
+
+// ClusterList is a list of Clusters.
+// +kubebuilder:object:root=true
+type ClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Cluster `json:"items"`
+}

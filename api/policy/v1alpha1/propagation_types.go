@@ -1,0 +1,135 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+func knownTypes() []runtime.Object {
+	return []runtime.Object{
+		&PropagationPolicy{}, &PropagationPolicyList{},
+		&ClusterPropagationPolicy{}, &ClusterPropagationPolicyList{},
+	}
+}
+
+// PropagationSpec is the spec shared by PropagationPolicy and
+// ClusterPropagationPolicy: which resource templates to propagate and where.
+type PropagationSpec struct {
+	// ResourceSelectors pick the resource templates this policy governs.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=atomic
+	ResourceSelectors []ResourceSelector `json:"resourceSelectors"`
+
+	// Priority breaks ties between policies matching the same template: a
+	// selector naming the template beats a label selector, then the higher
+	// priority wins, then the policy whose name sorts first.
+	// +kubebuilder:default=0
+	// +optional
+	Priority *int32 `json:"priority,omitempty"`
+
+	// Placement says where the templates go.
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
+
+	// PropagateDeps also propagates what the templates depend on
+	// (ConfigMaps, Secrets, ServiceAccounts, PVCs referenced by pod templates).
+	// +optional
+	PropagateDeps bool `json:"propagateDeps,omitempty"`
+
+	// Failover says how workloads move when they or their clusters fail.
+	// +optional
+	Failover *FailoverBehavior `json:"failover,omitempty"`
+
+	// SchedulerName names the scheduler that places these templates.
+	// +kubebuilder:default=default-scheduler
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+}
+
+// ResourceSelector picks resource templates.
+// +kubebuilder:validation:XValidation:rule="!(has(self.name) && has(self.labelSelector))",message="resourceSelectors[]: name and labelSelector are mutually exclusive: a name already picks one object"
+type ResourceSelector struct {
+	// APIVersion of the templates, e.g. apps/v1.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=316
+	APIVersion string `json:"apiVersion"`
+	// Kind of the templates, e.g. Deployment.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Kind string `json:"kind"`
+	// Namespace of the templates. A PropagationPolicy only ever selects
+	// templates of its own namespace: a selector naming another namespace
+	// matches nothing (CEL cannot read metadata.namespace, so the API server
+	// cannot refuse it; the detector reports it as an event on the policy).
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of one template. Empty picks all templates of the kind.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+	// LabelSelector picks templates by label.
+	// +optional
+	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
+}
+
+// PropagationPolicy propagates templates of its own namespace.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=pp,categories=shepherd
+// +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
+// +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type PropagationPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec PropagationSpec `json:"spec"`
+}
+
+// PropagationPolicyList is a list of PropagationPolicies.
+// +kubebuilder:object:root=true
+type PropagationPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PropagationPolicy `json:"items"`
+}
+
+// ClusterPropagationPolicy propagates templates of any namespace and
+// cluster-scoped templates. A PropagationPolicy matching the same template wins.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=cpp,categories=shepherd
+// +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
+// +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ClusterPropagationPolicy struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec PropagationSpec `json:"spec"`
+}
+
+// ClusterPropagationPolicyList is a list of ClusterPropagationPolicies.
+// +kubebuilder:object:root=true
+type ClusterPropagationPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterPropagationPolicy `json:"items"`
+}
+
+// PolicyObject is implemented by both policy kinds so controllers serve
+// them through one generic code path.
+// +kubebuilder:object:generate=false
+type PolicyObject interface {
+	metav1.Object
+	runtime.Object
+	GetPropagationSpec() *PropagationSpec
+}
+
+// GetPropagationSpec returns the policy's spec.
+func (p *PropagationPolicy) GetPropagationSpec() *PropagationSpec { return &p.Spec }
+
+// GetPropagationSpec returns the policy's spec.
+func (p *ClusterPropagationPolicy) GetPropagationSpec() *PropagationSpec { return &p.Spec }

@@ -1,0 +1,367 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+func knownTypes() []runtime.Object {
+	return []runtime.Object{
+		&ResourceBinding{}, &ResourceBindingList{},
+		&ClusterResourceBinding{}, &ClusterResourceBindingList{},
+		&Work{}, &WorkList{},
+	}
+}
+
+// Condition types of a binding.
+const (
+	// ConditionScheduled is True when the scheduler placed the binding; its
+	// message holds the aggregated reason when it could not.
+	ConditionScheduled = "Scheduled"
+	// ConditionFullyApplied is True when every target's Work was applied.
+	ConditionFullyApplied = "FullyApplied"
+)
+
+// MaxSchedulingDecisions caps status.schedulingDecisions so a binding over a
+// large fleet stays small; the selected clusters are always kept first.
+const MaxSchedulingDecisions = 64
+
+// TargetState is where a target cluster is in its life cycle (the batch
+// semantics of a fleet scheduler).
+// +kubebuilder:validation:Enum=Scheduled;Bound;Unscheduled
+type TargetState string
+
+// Target states.
+const (
+	// TargetScheduled: the scheduler picked the cluster; no Work applied yet.
+	TargetScheduled TargetState = "Scheduled"
+	// TargetBound: the cluster's Work exists and was applied.
+	TargetBound TargetState = "Bound"
+	// TargetUnscheduled: the cluster left the placement; its Work and member
+	// objects are being removed, after which the target disappears.
+	TargetUnscheduled TargetState = "Unscheduled"
+)
+
+// ObjectReference identifies the resource template a binding places.
+type ObjectReference struct {
+	// APIVersion of the template.
+	// +kubebuilder:validation:MinLength=1
+	APIVersion string `json:"apiVersion"`
+	// Kind of the template.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Namespace of the template; empty for cluster-scoped templates.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the template.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// UID of the template.
+	// +optional
+	UID string `json:"uid,omitempty"`
+	// ResourceVersion of the template last seen.
+	// +optional
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+}
+
+// PolicyReference names the policy that produced a binding.
+type PolicyReference struct {
+	// Kind: PropagationPolicy or ClusterPropagationPolicy.
+	// +kubebuilder:validation:Enum=PropagationPolicy;ClusterPropagationPolicy
+	Kind string `json:"kind"`
+	// Namespace of a PropagationPolicy.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the policy.
+	Name string `json:"name"`
+}
+
+// ReplicaRequirements is what one replica needs.
+type ReplicaRequirements struct {
+	// ResourceRequest is one replica's resource request.
+	// +optional
+	ResourceRequest corev1.ResourceList `json:"resourceRequest,omitempty"`
+	// PriorityClassName of the pod template.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// TargetCluster is one cluster of a placement and its replicas.
+type TargetCluster struct {
+	// Name of the cluster.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Replicas on the cluster (for Duplicated, the workload's replicas).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// State: Scheduled, Bound or Unscheduled. Empty means Scheduled.
+	// +optional
+	State TargetState `json:"state,omitempty"`
+}
+
+// GracefulEvictionTask keeps a copy on an evicted cluster until it may go.
+type GracefulEvictionTask struct {
+	// FromCluster is the evicted cluster.
+	FromCluster string `json:"fromCluster"`
+	// Replicas the cluster had when evicted.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+	// Reason of the eviction, e.g. ApplicationFailure or TaintUntolerated.
+	Reason string `json:"reason"`
+	// Message for humans.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Producer is the controller that created the task.
+	Producer string `json:"producer"`
+	// PurgeMode of the old copy.
+	PurgeMode policyv1alpha1.PurgeMode `json:"purgeMode"`
+	// GracePeriodSeconds for a Graciously purged copy.
+	// +optional
+	GracePeriodSeconds *int32 `json:"gracePeriodSeconds,omitempty"`
+	// Confirmed is set by a user (or `shepherd failover confirm`) to let a
+	// PurgeMode Never copy go.
+	// +optional
+	Confirmed bool `json:"confirmed,omitempty"`
+	// CreationTimestamp is when the cluster was evicted.
+	CreationTimestamp metav1.Time `json:"creationTimestamp"`
+}
+
+// EvictionHistoryEntry records that a cluster was evicted, so the scheduler
+// keeps it out for the policy's block-predecessor window.
+type EvictionHistoryEntry struct {
+	// ClusterName of the evicted cluster.
+	ClusterName string `json:"clusterName"`
+	// EvictedAt is when it was evicted.
+	EvictedAt metav1.Time `json:"evictedAt"`
+	// Reason of the eviction.
+	Reason string `json:"reason"`
+	// Message for humans.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// BindingSpec is the spec shared by ResourceBinding and ClusterResourceBinding.
+type BindingSpec struct {
+	// Resource is the template placed.
+	Resource ObjectReference `json:"resource"`
+
+	// PolicyRef names the policy the binding follows.
+	// +optional
+	PolicyRef *PolicyReference `json:"policyRef,omitempty"`
+
+	// Replicas the template asks for; 0 for kinds without replicas.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// ReplicaRequirements is what one replica needs.
+	// +optional
+	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty"`
+
+	// Placement in force, copied from the policy; a change reschedules.
+	// +optional
+	Placement *policyv1alpha1.Placement `json:"placement,omitempty"`
+
+	// Failover behaviour copied from the policy.
+	// +optional
+	Failover *policyv1alpha1.FailoverBehavior `json:"failover,omitempty"`
+
+	// PropagateDeps copied from the policy.
+	// +optional
+	PropagateDeps bool `json:"propagateDeps,omitempty"`
+
+	// SchedulerName copied from the policy.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// Clusters are the targets and their replicas.
+	// +kubebuilder:validation:MaxItems=5000
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Clusters []TargetCluster `json:"clusters,omitempty"`
+
+	// RescheduleTriggeredAt asks the scheduler to recompute from scratch when
+	// it is later than status.lastScheduledTime. A time rather than a boolean,
+	// so that two tasks and the scheduler's own write cannot race.
+	// +optional
+	RescheduleTriggeredAt *metav1.Time `json:"rescheduleTriggeredAt,omitempty"`
+
+	// GracefulEvictionTasks keep copies on evicted clusters until they may go.
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=map
+	// +listMapKey=fromCluster
+	// +optional
+	GracefulEvictionTasks []GracefulEvictionTask `json:"gracefulEvictionTasks,omitempty"`
+
+	// EvictionHistory lists evicted clusters.
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=atomic
+	// +optional
+	EvictionHistory []EvictionHistoryEntry `json:"evictionHistory,omitempty"`
+}
+
+// ClusterDecision explains one cluster's fate in the last scheduling.
+type ClusterDecision struct {
+	// ClusterName of the cluster.
+	ClusterName string `json:"clusterName"`
+	// Selected is true when the cluster received the workload.
+	Selected bool `json:"selected"`
+	// Scores per score plugin (0..100 each, before weights).
+	// +listType=atomic
+	// +optional
+	Scores []PluginScore `json:"scores,omitempty"`
+	// TotalScore is the weighted sum of Scores.
+	// +optional
+	TotalScore int64 `json:"totalScore,omitempty"`
+	// Reason says why it was filtered out, or selected, or not selected.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+}
+
+// PluginScore is one score plugin's normalized score.
+type PluginScore struct {
+	Plugin string `json:"plugin"`
+	Score  int64  `json:"score"`
+}
+
+// AggregatedStatusItem is the status of the template's copy on one cluster.
+type AggregatedStatusItem struct {
+	// ClusterName of the member.
+	ClusterName string `json:"clusterName"`
+	// Applied is true when the copy was applied.
+	// +optional
+	Applied bool `json:"applied,omitempty"`
+	// AppliedMessage holds the apply error, if any.
+	// +optional
+	AppliedMessage string `json:"appliedMessage,omitempty"`
+	// Health of the copy.
+	// +optional
+	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// Status is the copy's raw status.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +optional
+	Status *runtime.RawExtension `json:"status,omitempty"`
+	// FirstCollectedTime is when the hub first collected the copy's status
+	// (the start of failover's delaySeconds).
+	// +optional
+	FirstCollectedTime *metav1.Time `json:"firstCollectedTime,omitempty"`
+	// Settled is true once the copy has been Healthy.
+	// +optional
+	Settled bool `json:"settled,omitempty"`
+	// UnhealthySince is when the copy last turned Unhealthy; cleared when it
+	// is not Unhealthy. Kept in the API so a restart does not reset the clock.
+	// +optional
+	UnhealthySince *metav1.Time `json:"unhealthySince,omitempty"`
+}
+
+// BindingStatus is the status shared by both binding kinds.
+type BindingStatus struct {
+	// ObservedGeneration is the generation the scheduler last acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// LastScheduledTime is when the scheduler last wrote a placement.
+	// +optional
+	LastScheduledTime *metav1.Time `json:"lastScheduledTime,omitempty"`
+	// ObservedAffinityName is the fallback affinity term in force.
+	// +optional
+	ObservedAffinityName string `json:"observedAffinityName,omitempty"`
+	// Conditions: Scheduled, FullyApplied.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// SchedulingDecisions explain every cluster's fate, selected first,
+	// capped at MaxSchedulingDecisions entries.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	SchedulingDecisions []ClusterDecision `json:"schedulingDecisions,omitempty"`
+	// AggregatedStatus per member.
+	// +listType=map
+	// +listMapKey=clusterName
+	// +optional
+	AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+}
+
+// ResourceBinding places one namespaced template.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=rb,categories=shepherd
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.resource.kind`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.spec.clusters[*].name`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
+// +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ResourceBinding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec BindingSpec `json:"spec"`
+	// +optional
+	Status BindingStatus `json:"status,omitempty"`
+}
+
+// ResourceBindingList is a list of ResourceBindings.
+// +kubebuilder:object:root=true
+type ResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ResourceBinding `json:"items"`
+}
+
+// ClusterResourceBinding places one cluster-scoped template, or a namespaced
+// one selected by a ClusterPropagationPolicy.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=crb,categories=shepherd
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.resource.kind`
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.spec.clusters[*].name`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
+// +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ClusterResourceBinding struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec BindingSpec `json:"spec"`
+	// +optional
+	Status BindingStatus `json:"status,omitempty"`
+}
+
+// ClusterResourceBindingList is a list of ClusterResourceBindings.
+// +kubebuilder:object:root=true
+type ClusterResourceBindingList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ClusterResourceBinding `json:"items"`
+}
+
+// BindingObject is implemented by both binding kinds so the scheduler and
+// controllers serve them through one generic code path.
+// +kubebuilder:object:generate=false
+type BindingObject interface {
+	metav1.Object
+	runtime.Object
+	GetBindingSpec() *BindingSpec
+	GetBindingStatus() *BindingStatus
+}
+
+// GetBindingSpec returns the binding's spec.
+func (b *ResourceBinding) GetBindingSpec() *BindingSpec { return &b.Spec }
+
+// GetBindingStatus returns the binding's status.
+func (b *ResourceBinding) GetBindingStatus() *BindingStatus { return &b.Status }
+
+// GetBindingSpec returns the binding's spec.
+func (b *ClusterResourceBinding) GetBindingSpec() *BindingSpec { return &b.Spec }
+
+// GetBindingStatus returns the binding's status.
+func (b *ClusterResourceBinding) GetBindingStatus() *BindingStatus { return &b.Status }

@@ -1,0 +1,112 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+// Condition types of a Work.
+const (
+	// WorkConditionApplied is True when every manifest was applied to the member.
+	WorkConditionApplied = "Applied"
+)
+
+// ExecutionNamespacePrefix prefixes the hub namespace that holds a cluster's
+// Works: shepherd-es-<cluster>.
+const ExecutionNamespacePrefix = "shepherd-es-"
+
+// WorkSpec is what to apply to one member cluster.
+type WorkSpec struct {
+	// Workload holds the manifests.
+	Workload WorkloadTemplate `json:"workload"`
+	// SuspendDispatching stops applying changes to the member while true.
+	// +optional
+	SuspendDispatching bool `json:"suspendDispatching,omitempty"`
+	// PreserveResourcesOnDeletion keeps the member's objects when the Work goes.
+	// +optional
+	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion,omitempty"`
+}
+
+// WorkloadTemplate holds manifests.
+type WorkloadTemplate struct {
+	// Manifests are the objects to apply, with per-cluster replicas written in.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	Manifests []Manifest `json:"manifests"`
+}
+
+// Manifest is one object to apply.
+// +kubebuilder:pruning:PreserveUnknownFields
+// +kubebuilder:validation:EmbeddedResource
+type Manifest struct {
+	runtime.RawExtension `json:",inline"`
+}
+
+// ResourceIdentifier identifies a manifest's object in the member.
+type ResourceIdentifier struct {
+	// Ordinal is the manifest's index in spec.workload.manifests.
+	Ordinal int32 `json:"ordinal"`
+	// +optional
+	Group string `json:"group,omitempty"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+	// +optional
+	Resource string `json:"resource,omitempty"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// ManifestStatus is the member-side status of one manifest.
+type ManifestStatus struct {
+	Identifier ResourceIdentifier `json:"identifier"`
+	// Status is the object's status in the member.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +optional
+	Status *runtime.RawExtension `json:"status,omitempty"`
+	// Health from the resource interpreter.
+	// +optional
+	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`
+}
+
+// WorkStatus is the applied status of a Work.
+type WorkStatus struct {
+	// Conditions: Applied.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ManifestStatuses per manifest.
+	// +listType=atomic
+	// +optional
+	ManifestStatuses []ManifestStatus `json:"manifestStatuses,omitempty"`
+}
+
+// Work is what the hub applies to one member cluster. It lives in the
+// cluster's execution namespace (shepherd-es-<cluster>).
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=shepherd
+// +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.metadata.labels.work\.shepherd\.io/cluster`
+// +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Work struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec WorkSpec `json:"spec"`
+	// +optional
+	Status WorkStatus `json:"status,omitempty"`
+}
+
+// WorkList is a list of Works.
+// +kubebuilder:object:root=true
+type WorkList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Work `json:"items"`
+}

@@ -1,0 +1,120 @@
+// Package verify holds repository checks that run with the tests.
+package verify
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// controllerGen is the pinned generator; keep it in step with the Makefile.
+const controllerGen = "sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0"
+
+// TestGeneratedFilesAreFresh regenerates the deepcopy functions and CRD
+// manifests into a scratch copy of the API and fails when the committed files
+// differ, so a change to a kubebuilder marker cannot land without `make generate`.
+func TestGeneratedFilesAreFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("regenerating with controller-gen takes a while; skipped in -short mode")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := t.TempDir()
+	for _, f := range []string{"go.mod", "go.sum", "hack/boilerplate.go.txt"} {
+		copyFile(t, filepath.Join(root, f), filepath.Join(scratch, f))
+	}
+	copyTree(t, filepath.Join(root, "api"), filepath.Join(scratch, "api"), func(p string) bool {
+		return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "zz_generated.deepcopy.go")
+	})
+
+	run(t, scratch, "go", "run", controllerGen, "object:headerFile=hack/boilerplate.go.txt", "paths=./api/...")
+	run(t, scratch, "go", "run", controllerGen, "crd", "paths=./api/...", "output:crd:artifacts:config=config/crd/bases")
+
+	compareTrees(t, filepath.Join(scratch, "config/crd/bases"), filepath.Join(root, "config/crd/bases"), ".yaml")
+	compareTrees(t, filepath.Join(scratch, "api"), filepath.Join(root, "api"), "zz_generated.deepcopy.go")
+}
+
+func run(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+// compareTrees checks that both trees hold the same files ending in suffix,
+// with the same contents.
+func compareTrees(t *testing.T, fresh, committed, suffix string) {
+	t.Helper()
+	want := collect(t, fresh, suffix)
+	got := collect(t, committed, suffix)
+	for name, content := range want {
+		c, ok := got[name]
+		switch {
+		case !ok:
+			t.Errorf("%s is missing from the repository: run `make generate` and commit it", name)
+		case !bytes.Equal(c, content):
+			t.Errorf("%s is stale: run `make generate` and commit the result", name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s is no longer generated: delete it (run `make generate`)", name)
+		}
+	}
+}
+
+func collect(t *testing.T, dir, suffix string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, suffix) {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func copyTree(t *testing.T, src, dst string, keep func(string) bool) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !keep(p) {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dst, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,27 @@
+// Package cli implements the `shepherd` command line: one cobra command per
+// file, wired together here so the list of subcommands reads in one place.
+package cli
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// NewRootCommand builds the `shepherd` command tree.
+func NewRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "shepherd",
+		Short: "Shepherd schedules Kubernetes workloads across a fleet of clusters",
+		Long: `Shepherd propagates resource templates (Deployments, Jobs, ...) from a hub
+to member clusters according to propagation policies, and keeps them placed
+through cluster and application failures.
+
+Start a local hub with "shepherd up", then use kubectl against it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newVersionCommand(),
+		newUpCommand(),
+	)
+	return root
+}

@@ -1,0 +1,47 @@
+package controlplane
+
+import (
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+)
+
+// klogInfoDemotion is how many verbosity levels kube-apiserver's klog info
+// messages are pushed down by RedirectKlog. The apiserver logs hundreds of
+// V(0) lines on every start (post-start hooks, storage, RBAC
+// reconciliation), which are noise for a hub user.
+const klogInfoDemotion = 2
+
+// RedirectKlog sends all klog output — which is how the embedded
+// kube-apiserver logs — to l, with informational messages demoted by two
+// verbosity levels (l.V(2)) and errors passed through as errors.
+//
+// klog is process-global, so this is opt-in and should be called at most
+// once, early, from main or TestMain; Start never changes logging. Without
+// it the apiserver logs to stderr in klog's text format.
+func RedirectKlog(l logr.Logger) {
+	if l.GetSink() == nil { // logr.Discard()
+		klog.SetLogger(l)
+		return
+	}
+	klog.SetLogger(logr.New(demotingSink{LogSink: l.GetSink(), by: klogInfoDemotion}))
+}
+
+// demotingSink shifts Info levels down by a fixed amount.
+type demotingSink struct {
+	logr.LogSink
+	by int
+}
+
+func (s demotingSink) Enabled(level int) bool { return s.LogSink.Enabled(level + s.by) }
+
+func (s demotingSink) Info(level int, msg string, kv ...any) {
+	s.LogSink.Info(level+s.by, msg, kv...)
+}
+
+func (s demotingSink) WithValues(kv ...any) logr.LogSink {
+	return demotingSink{LogSink: s.LogSink.WithValues(kv...), by: s.by}
+}
+
+func (s demotingSink) WithName(name string) logr.LogSink {
+	return demotingSink{LogSink: s.LogSink.WithName(name), by: s.by}
+}

@@ -1,0 +1,289 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+// policy renders a PropagationPolicy whose spec is the given YAML fragment
+// (indented by two spaces under spec:).
+func policy(name, spec string) string {
+	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: %s
+  namespace: default
+spec:
+%s`, name, indent(spec, "  "))
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.Trim(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+const selectNginx = `resourceSelectors:
+- apiVersion: apps/v1
+  kind: Deployment
+  name: nginx
+`
+
+// TestInvalidObjectsAreRejected feeds objects that break each validation rule
+// and checks the API server refuses them with a message naming the field.
+func TestInvalidObjectsAreRejected(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		// want are substrings the error must contain: the field path and the rule.
+		want []string
+	}{
+		{"min groups above max groups", policy("bad-minmax", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: cluster, minGroups: 3, maxGroups: 2}`),
+			[]string{"spec.placement.spreadConstraints[0]", "minGroups must be less than or equal to maxGroups"}},
+		{"two constraints on one field", policy("bad-dup-field", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: cluster, minGroups: 1}
+  - {spreadByField: cluster, minGroups: 2}`),
+			[]string{"spec.placement.spreadConstraints", "at most one constraint per spreadByField"}},
+		{"region spread without cluster spread", policy("bad-no-cluster", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: region, minGroups: 2}`),
+			[]string{"spec.placement.spreadConstraints", "needs a constraint with spreadByField: cluster"}},
+		{"field and label in one constraint", policy("bad-field-label", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: cluster, spreadByLabel: rack, minGroups: 1}`),
+			[]string{"spec.placement.spreadConstraints[0]", "exactly one of spreadByField and spreadByLabel"}},
+		{"unknown spread field", policy("bad-spread-enum", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: rack, minGroups: 1}`),
+			[]string{"spec.placement.spreadConstraints[0].spreadByField", `Unsupported value: "rack"`}},
+		{"min groups zero", policy("bad-mingroups", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: cluster, minGroups: 0}`),
+			[]string{"spec.placement.spreadConstraints[0].minGroups", "greater than or equal to 1"}},
+		{"static weight zero", policy("bad-weight", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Divided
+    replicaDivisionPreference: Weighted
+    weightPreference:
+      staticWeightList:
+      - targetCluster: {clusterNames: [member1]}
+        weight: 0`),
+			[]string{"spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight", "greater than or equal to 1"}},
+		{"static and dynamic weights together", policy("bad-both-weights", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Divided
+    replicaDivisionPreference: Weighted
+    weightPreference:
+      dynamicWeight: AvailableReplicas
+      staticWeightList:
+      - targetCluster: {clusterNames: [member1]}
+        weight: 1`),
+			[]string{"spec.placement.replicaScheduling.weightPreference", "exactly one of staticWeightList and dynamicWeight"}},
+		{"division preference with Duplicated", policy("bad-dup-division", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Duplicated
+    replicaDivisionPreference: Aggregated`),
+			[]string{"spec.placement.replicaScheduling", "only valid with replicaSchedulingType: Divided"}},
+		{"weight preference with Aggregated", policy("bad-agg-weights", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Divided
+    replicaDivisionPreference: Aggregated
+    weightPreference: {dynamicWeight: AvailableReplicas}`),
+			[]string{"spec.placement.replicaScheduling", "only valid with replicaDivisionPreference: Weighted"}},
+		{"unknown replica scheduling type", policy("bad-type", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Spread`),
+			[]string{"spec.placement.replicaScheduling.replicaSchedulingType", `Unsupported value: "Spread"`}},
+		{"unknown purge mode", policy("bad-purge", selectNginx+`failover:
+  application:
+    purgeMode: Sometimes`),
+			[]string{"spec.failover.application.purgeMode", `Unsupported value: "Sometimes"`}},
+		{"grace period without Graciously", policy("bad-grace", selectNginx+`failover:
+  application:
+    purgeMode: Immediately
+    gracePeriodSeconds: 30`),
+			[]string{"spec.failover.application", "gracePeriodSeconds is only valid with purgeMode: Graciously"}},
+		{"negative block predecessor seconds", policy("bad-block", selectNginx+`failover:
+  application:
+    blockPredecessorSeconds: -5`),
+			[]string{"spec.failover.application.blockPredecessorSeconds", "greater than or equal to 0"}},
+		{"cluster failover purge Never", policy("bad-cluster-purge", selectNginx+`failover:
+  cluster:
+    purgeMode: Never`),
+			[]string{"spec.failover.cluster.purgeMode", "must be Immediately or Graciously"}},
+		{"preferred weight above 100", policy("bad-pref-weight", selectNginx+`placement:
+  preferredClusterAffinities:
+  - weight: 101
+    preference: {clusterNames: [member1]}`),
+			[]string{"spec.placement.preferredClusterAffinities[0].weight", "less than or equal to 100"}},
+		{"preferred weight zero", policy("bad-pref-zero", selectNginx+`placement:
+  preferredClusterAffinities:
+  - weight: 0
+    preference: {clusterNames: [member1]}`),
+			[]string{"spec.placement.preferredClusterAffinities[0].weight", "must not be 0"}},
+		{"affinity and fallback affinities together", policy("bad-affinities", selectNginx+`placement:
+  clusterAffinity: {clusterNames: [member1]}
+  clusterAffinities:
+  - {affinityName: primary, clusterNames: [member2]}`),
+			[]string{"spec.placement", "clusterAffinity and spec.placement.clusterAffinities are mutually exclusive"}},
+		{"duplicate fallback affinity name", policy("bad-affinity-name", selectNginx+`placement:
+  clusterAffinities:
+  - {affinityName: primary, clusterNames: [member1]}
+  - {affinityName: primary, clusterNames: [member2]}`),
+			[]string{"spec.placement.clusterAffinities[1]", `Duplicate value: {"affinityName":"primary"}`}},
+		{"unknown field selector key", policy("bad-field-key", selectNginx+`placement:
+  clusterAffinity:
+    fieldSelector:
+      matchExpressions:
+      - {key: color, operator: In, values: [blue]}`),
+			[]string{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key", `Unsupported value: "color"`}},
+		{"field selector In without values", policy("bad-field-values", selectNginx+`placement:
+  clusterAffinity:
+    fieldSelector:
+      matchExpressions:
+      - {key: region, operator: In}`),
+			[]string{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0]", "values must be non-empty for In and NotIn"}},
+		{"toleration Exists with a value", policy("bad-toleration", selectNginx+`placement:
+  clusterTolerations:
+  - {key: dedicated, operator: Exists, value: web, effect: NoSchedule}`),
+			[]string{"spec.placement.clusterTolerations", "value must be empty when operator is Exists"}},
+		{"no resource selectors", policy("bad-no-selectors", `placement: {}`),
+			[]string{"spec.resourceSelectors", "Required value"}},
+		{"selector with name and label selector", policy("bad-selector", `resourceSelectors:
+- apiVersion: apps/v1
+  kind: Deployment
+  name: nginx
+  labelSelector: {matchLabels: {app: nginx}}`),
+			[]string{"spec.resourceSelectors[0]", "name and labelSelector are mutually exclusive"}},
+		{"cluster taint PreferNoSchedule", `apiVersion: cluster.shepherd.io/v1alpha1
+kind: Cluster
+metadata: {name: bad-taint}
+spec:
+  apiEndpoint: https://10.0.0.1:6443
+  secretRef: {namespace: shepherd-system, name: bad-taint}
+  taints:
+  - {key: spot, effect: PreferNoSchedule}
+`, []string{"spec.taints", "effect must be NoSchedule or NoExecute"}},
+		{"cluster endpoint not a URL", `apiVersion: cluster.shepherd.io/v1alpha1
+kind: Cluster
+metadata: {name: bad-endpoint}
+spec:
+  apiEndpoint: ftp://example.com
+  secretRef: {namespace: shepherd-system, name: bad-endpoint}
+`, []string{"spec.apiEndpoint", "should match"}},
+		{"cluster without credentials", `apiVersion: cluster.shepherd.io/v1alpha1
+kind: Cluster
+metadata: {name: bad-secret}
+spec:
+  apiEndpoint: https://example.com:6443
+`, []string{"spec.secretRef is required"}},
+		{"cluster name too long", `apiVersion: cluster.shepherd.io/v1alpha1
+kind: Cluster
+metadata: {name: a-very-long-cluster-name-that-exceeds-the-limit-xyz}
+spec:
+  apiEndpoint: https://example.com:6443
+  secretRef: {namespace: shepherd-system, name: long}
+`, []string{"metadata.name of a Cluster must be at most 48 characters"}},
+		{"reschedule task without targets", `apiVersion: task.shepherd.io/v1alpha1
+kind: RescheduleTask
+metadata: {name: bad-empty-task}
+spec: {}
+`, []string{"spec", "set at least one target in targetRefPolicy or targetRefResource"}},
+		{"reschedule task negative TTL", `apiVersion: task.shepherd.io/v1alpha1
+kind: RescheduleTask
+metadata: {name: bad-ttl-task}
+spec:
+  ttlSecondsAfterFinished: -1
+  targetRefPolicy: [{namespace: default, name: nginx}]
+`, []string{"spec.ttlSecondsAfterFinished", "greater than or equal to 0"}},
+		{"reschedule task resource without name", `apiVersion: task.shepherd.io/v1alpha1
+kind: RescheduleTask
+metadata: {name: bad-resource-task}
+spec:
+  targetRefResource: [{apiVersion: apps/v1, kind: Deployment, namespace: default}]
+`, []string{"spec.targetRefResource[0].name", "Required value"}},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// A plain create, as `kubectl create` does; server-side apply
+			// refuses some of these earlier, with less precise messages.
+			_, err := hub.Create(ctx, []byte(tc.yaml))
+			if err == nil {
+				t.Fatalf("the API server accepted an invalid object:\n%s", tc.yaml)
+			}
+			if !testenv.IsInvalid(unwrapStatus(err)) {
+				t.Fatalf("want an Invalid error, got %v (reason %s)", err, apierrors.ReasonForError(unwrapStatus(err)))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not mention %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+	if len(cases) < 15 {
+		t.Fatalf("only %d invalid cases; the foundation asks for at least 15", len(cases))
+	}
+}
+
+// TestRejectedUpdateKeepsStoredObject checks a refused update leaves the
+// stored object exactly as it was.
+func TestRejectedUpdateKeepsStoredObject(t *testing.T) {
+	ctx := context.Background()
+	good := policy("keep-me", selectNginx+`placement:
+  spreadConstraints:
+  - {spreadByField: cluster, minGroups: 1, maxGroups: 2}`)
+	objs, err := hub.Apply(ctx, []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := objs[0]
+	bad := strings.Replace(good, "maxGroups: 2", "maxGroups: 2}\n  - {spreadByField: cluster, minGroups: 1", 1)
+	if _, err := hub.Apply(ctx, []byte(bad)); err == nil {
+		t.Fatal("the invalid update was accepted")
+	}
+	ri, err := hub.Resource(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ri.Get(ctx, before.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.GetResourceVersion() != before.GetResourceVersion() {
+		t.Errorf("resourceVersion moved from %s to %s after a rejected update", before.GetResourceVersion(), after.GetResourceVersion())
+	}
+	sc, _, _ := unstructured.NestedSlice(after.Object, "spec", "placement", "spreadConstraints")
+	if len(sc) != 1 {
+		t.Errorf("stored spreadConstraints changed: %v", sc)
+	}
+}
+
+// unwrapStatus digs the API status error out of Apply's wrapping.
+func unwrapStatus(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		next := u.Unwrap()
+		if next == nil {
+			return err
+		}
+		err = next
+	}
+}
