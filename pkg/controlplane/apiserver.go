@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/go-logr/logr"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -18,6 +19,9 @@ const (
 	serviceCIDR = "10.96.0.0/16"
 	// serviceAccountIssuer is the conventional in-cluster issuer.
 	serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+	// watchTerminationGracePeriod bounds how long shutdown waits for
+	// watches to return after being told to stop (they return immediately).
+	watchTerminationGracePeriod = time.Second
 )
 
 // apiserverDNSNames are the serving-cert SANs clients may legitimately use.
@@ -62,6 +66,15 @@ func newAPIServerOptions(ctx context.Context, p apiserverParams) (options.Comple
 	s.GenericServerRunOptions.AdvertiseAddress = p.advertise
 	// No load balancer to drain from: shut down immediately on cancel.
 	s.GenericServerRunOptions.ShutdownDelayDuration = 0
+	// A positive grace period makes the apiserver end active watches when
+	// shutdown starts. With the default (0) an open watch keeps the HTTP
+	// server alive for up to the 60s request timeout, far beyond the 5s
+	// `shepherd up` has to exit after SIGTERM.
+	s.GenericServerRunOptions.ShutdownWatchTerminationGracePeriod = watchTerminationGracePeriod
+	// Metrics options only mutate process-global metric settings (hidden
+	// metrics, label allow-lists); with defaults they just log a bogus
+	// "manifest file is empty" error on every start. nil is a no-op.
+	s.Metrics = nil
 
 	s.Etcd.StorageConfig.Transport.ServerList = []string{p.etcdURL}
 

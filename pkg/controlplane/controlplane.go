@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/client-go/rest"
 )
 
@@ -23,6 +22,7 @@ type ControlPlane struct {
 	restConfig      *rest.Config
 	kubeconfigPath  string
 	shutdownTimeout time.Duration
+	lock            *dirLock
 
 	cancel context.CancelCauseFunc
 	done   chan struct{}
@@ -42,8 +42,9 @@ var errStopped = errors.New("control plane stopped")
 //
 // Starting again with the same DataDir (sequentially, in this or another
 // process) keeps all stored objects and certificates; ports may change, and
-// the kubeconfig is rewritten accordingly. Running two control planes
-// concurrently in one process is not supported (see package doc).
+// the kubeconfig is rewritten accordingly. A DataDir in use by another
+// running control plane is refused. See the package doc for the
+// process-global state kube-apiserver brings along.
 func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	opts, err := opts.complete()
 	if err != nil {
@@ -54,10 +55,28 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err := os.MkdirAll(opts.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data dir: %w", err)
 	}
+	lock, err := lockDir(opts.lockPath())
+	if err != nil {
+		return nil, fmt.Errorf("data dir %s: %w", opts.DataDir, err)
+	}
+	cp, err := start(ctx, opts, lock)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("control plane ready", "url", cp.URL(), "kubeconfig", cp.kubeconfigPath,
+		"crds", len(opts.CRDs), "elapsed", time.Since(begin).Round(time.Millisecond))
+	return cp, nil
+}
+
+// start does the work of Start once the data dir is locked. On failure it
+// releases the lock after etcd has let go of the data dir.
+func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, error) {
+	log := opts.Logger
 
 	dnsNames, ips := servingSANs(opts)
 	p, err := ensurePKI(log.WithName("pki"), opts.pkiDir(), dnsNames, ips)
 	if err != nil {
+		lock.release()
 		return nil, fmt.Errorf("preparing certificates in %s: %w", opts.pkiDir(), err)
 	}
 
@@ -67,16 +86,17 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		fmt.Errorf("control plane did not start within %s", opts.StartTimeout))
 	defer startCancel()
 
-	etcd, etcdURL, err := startEtcd(startCtx, log.WithName("etcd"), opts.etcdDir(), opts.EtcdClientPort, opts.EtcdPeerPort)
+	etcd, err := startEtcd(startCtx, log.WithName("etcd"), opts.etcdDir(), opts.EtcdClientPort, opts.EtcdPeerPort)
 	if err != nil {
 		cancel(err)
+		lock.release()
 		return nil, err
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.APIServerPort)))
 	if err != nil {
 		cancel(err)
-		stopEtcd(log, etcd)
+		releaseAfter(etcd.stop(), lock)
 		return nil, fmt.Errorf("listening for kube-apiserver on %s: %w", opts.BindAddress, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -87,15 +107,16 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		restConfig:      adminRestConfig(serverURL, p),
 		kubeconfigPath:  opts.kubeconfigPath(),
 		shutdownTimeout: opts.ShutdownTimeout,
+		lock:            lock,
 		cancel:          cancel,
 		done:            make(chan struct{}),
 	}
 
-	apiErr, err := startAPIServer(runCtx, log, ln, net.ParseIP(opts.clientHost()), etcdURL, p)
+	apiErr, err := startAPIServer(runCtx, log, ln, net.ParseIP(opts.clientHost()), etcd.clientURL, p)
 	if err != nil {
 		ln.Close()
 		cancel(err)
-		stopEtcd(log, etcd)
+		releaseAfter(etcd.stop(), lock)
 		return nil, err
 	}
 	go cp.supervise(runCtx, etcd, apiErr)
@@ -105,8 +126,6 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		<-cp.done
 		return nil, err
 	}
-	log.Info("control plane ready", "url", serverURL, "kubeconfig", cp.kubeconfigPath,
-		"crds", len(opts.CRDs), "elapsed", time.Since(begin).Round(time.Millisecond))
 	return cp, nil
 }
 
@@ -145,7 +164,7 @@ func (c *ControlPlane) finishStart(ctx context.Context, opts Options) error {
 // first (context, apiserver error, etcd error) brings the other down, in the
 // order apiserver then etcd, so the apiserver never loses its storage while
 // still serving.
-func (c *ControlPlane) supervise(ctx context.Context, etcd *embed.Etcd, apiErr <-chan error) {
+func (c *ControlPlane) supervise(ctx context.Context, etcd *etcdServer, apiErr <-chan error) {
 	var runErr error
 	apiDone := false
 	select {
@@ -157,6 +176,9 @@ func (c *ControlPlane) supervise(ctx context.Context, etcd *embed.Etcd, apiErr <
 			runErr = errors.New("kube-apiserver exited unexpectedly")
 		}
 	case err := <-etcd.Err():
+		if err == nil {
+			err = errors.New("stopped serving")
+		}
 		runErr = fmt.Errorf("embedded etcd failed: %w", err)
 	}
 	c.cancel(runErr)
@@ -174,8 +196,10 @@ func (c *ControlPlane) supervise(ctx context.Context, etcd *embed.Etcd, apiErr <
 			c.log.Info("kube-apiserver did not stop in time; closing etcd under it", "timeout", c.shutdownTimeout)
 		}
 	}
-	stopEtcd(c.log, etcd)
-	c.log.Info("control plane stopped", "elapsed", time.Since(begin).Round(time.Millisecond))
+	apiStopped := time.Since(begin)
+	releaseAfter(etcd.stop(), c.lock)
+	c.log.Info("control plane stopped", "elapsed", time.Since(begin).Round(time.Millisecond),
+		"apiserver", apiStopped.Round(time.Millisecond))
 	c.err = runErr
 	close(c.done)
 }
@@ -209,16 +233,31 @@ func (c *ControlPlane) Stop() error {
 	return c.Wait()
 }
 
+// releaseAfter releases lock once etcd has closed: immediately if it
+// already has (so a sequential restart finds the dir free), otherwise in
+// the background.
+func releaseAfter(etcdClosed <-chan struct{}, lock *dirLock) {
+	select {
+	case <-etcdClosed:
+		lock.release()
+	default:
+		go func() {
+			<-etcdClosed
+			lock.release()
+		}()
+	}
+}
+
 // servingSANs lists the names and IPs the serving certificate must cover.
 func servingSANs(opts Options) ([]string, []net.IP) {
 	dns := append([]string(nil), apiserverDNSNames...)
 	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), firstServiceIP()}
-	if ip := opts.bindIP(); !ip.IsUnspecified() && !ip.IsLoopback() {
+	if ip := opts.bindIP(); !ip.IsUnspecified() {
 		ips = append(ips, ip)
-	} else if ip.IsUnspecified() {
-		if host, err := os.Hostname(); err == nil && host != "" {
-			dns = append(dns, host)
-		}
+	} else if host, err := os.Hostname(); err == nil && host != "" {
+		// Listening on all interfaces: the host name is the likeliest
+		// name remote clients use; others go in Options.ExtraSANs.
+		dns = append(dns, host)
 	}
 	for _, san := range opts.ExtraSANs {
 		if ip := net.ParseIP(san); ip != nil {

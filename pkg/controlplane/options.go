@@ -100,6 +100,7 @@ func (o Options) complete() (Options, error) {
 func (o Options) etcdDir() string        { return filepath.Join(o.DataDir, "etcd") }
 func (o Options) pkiDir() string         { return filepath.Join(o.DataDir, "pki") }
 func (o Options) kubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }
+func (o Options) lockPath() string       { return filepath.Join(o.DataDir, "lock") }
 
 // bindIP is the parsed BindAddress; complete() guarantees it parses.
 func (o Options) bindIP() net.IP { return net.ParseIP(o.BindAddress) }
