@@ -50,7 +50,7 @@ type ResourceIdentifier struct {
 	// Ordinal is the manifest's index in spec.workload.manifests.
 	Ordinal int32 `json:"ordinal"`
 	// +optional
-	Group string `json:"group,omitempty"`
+	Group   string `json:"group,omitempty"`
 	Version string `json:"version"`
 	Kind    string `json:"kind"`
 	// +optional

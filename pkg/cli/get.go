@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+type getOptions struct {
+	hub           hubFlags
+	namespace     string
+	allNamespaces bool
+}
+
+func newGetCommand() *cobra.Command {
+	o := &getOptions{}
+	cmd := &cobra.Command{
+		Use:   "get clusters|bindings|placements",
+		Short: "Show the fleet's clusters, bindings and placements as tables",
+		Long: `Show what the hub knows, in tables a person can read:
+
+  clusters     member clusters: readiness, version, topology, taints, nodes
+  bindings     one row per binding: kind, replicas, Scheduled, FullyApplied
+  placements   one row per workload: cluster -> replicas (health) for each target
+
+kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
+		Example: `  shepherd get clusters
+  shepherd get placements -A
+  shepherd get bindings -n default`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"clusters", "bindings", "placements"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.hub.client()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			defer w.Flush()
+			switch args[0] {
+			case "clusters", "cluster":
+				return printClusters(ctx, c, w)
+			case "bindings", "binding":
+				return o.printBindings(ctx, c, w, false)
+			case "placements", "placement":
+				return o.printBindings(ctx, c, w, true)
+			default:
+				return fmt.Errorf("unknown resource %q: use clusters, bindings or placements", args[0])
+			}
+		},
+	}
+	o.hub.addTo(cmd)
+	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the bindings")
+	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "bindings of every namespace, and cluster-scoped ones")
+	return cmd
+}
+
+func age(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(time.Since(t))
+}
+
+func printClusters(ctx context.Context, c client.Client, w io.Writer) error {
+	var list clusterv1alpha1.ClusterList
+	if err := c.List(ctx, &list); err != nil {
+		return fmt.Errorf("listing clusters: %w", err)
+	}
+	fmt.Fprintln(w, "NAME\tREADY\tVERSION\tPROVIDER\tREGION\tZONE\tNODES\tTAINTS\tAGE")
+	for _, cl := range list.Items {
+		ready := "Unknown"
+		if cond := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond != nil {
+			ready = string(cond.Status)
+		}
+		nodes := "-"
+		if s := cl.Status.NodeSummary; s != nil {
+			nodes = fmt.Sprintf("%d/%d", s.ReadyNum, s.TotalNum)
+		}
+		taints := make([]string, 0, len(cl.Spec.Taints))
+		for _, t := range cl.Spec.Taints {
+			taints = append(taints, t.ToString())
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.Name, ready, dash(cl.Status.KubernetesVersion),
+			dash(cl.Spec.Provider), dash(cl.Spec.Region), dash(cl.Spec.Zone), nodes, dash(strings.Join(taints, ",")), age(cl.CreationTimestamp.Time))
+	}
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// listBindings returns the bindings in scope, namespaced ones first, each
+// group sorted by namespace and name.
+func (o *getOptions) listBindings(ctx context.Context, c client.Client) ([]workv1alpha1.BindingObject, error) {
+	var rbs workv1alpha1.ResourceBindingList
+	opts := []client.ListOption{}
+	if !o.allNamespaces {
+		opts = append(opts, client.InNamespace(o.namespace))
+	}
+	if err := c.List(ctx, &rbs, opts...); err != nil {
+		return nil, fmt.Errorf("listing resourcebindings: %w", err)
+	}
+	out := make([]workv1alpha1.BindingObject, 0, len(rbs.Items))
+	for i := range rbs.Items {
+		out = append(out, &rbs.Items[i])
+	}
+	if o.allNamespaces {
+		var crbs workv1alpha1.ClusterResourceBindingList
+		if err := c.List(ctx, &crbs); err != nil {
+			return nil, fmt.Errorf("listing clusterresourcebindings: %w", err)
+		}
+		for i := range crbs.Items {
+			out = append(out, &crbs.Items[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ni, nj := out[i].GetNamespace(), out[j].GetNamespace()
+		if (ni == "") != (nj == "") {
+			return nj == "" // namespaced bindings before cluster-scoped ones
+		}
+		if ni != nj {
+			return ni < nj
+		}
+		return out[i].GetName() < out[j].GetName()
+	})
+	return out, nil
+}
+
+func (o *getOptions) printBindings(ctx context.Context, c client.Client, w io.Writer, placements bool) error {
+	bindings, err := o.listBindings(ctx, c)
+	if err != nil {
+		return err
+	}
+	if placements {
+		fmt.Fprintln(w, "NAMESPACE\tWORKLOAD\tREPLICAS\tPLACEMENT")
+	} else {
+		fmt.Fprintln(w, "NAMESPACE\tNAME\tKIND\tREPLICAS\tSCHEDULED\tFULLYAPPLIED\tAGE")
+	}
+	for _, b := range bindings {
+		spec, status := b.GetBindingSpec(), b.GetBindingStatus()
+		if placements {
+			fmt.Fprintf(w, "%s\t%s/%s\t%d\t%s\n", dash(b.GetNamespace()), strings.ToLower(spec.Resource.Kind), spec.Resource.Name,
+				spec.Replicas, placementSummary(spec, status))
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", dash(b.GetNamespace()), b.GetName(), spec.Resource.Kind, spec.Replicas,
+			conditionStatus(status, workv1alpha1.ConditionScheduled), conditionStatus(status, workv1alpha1.ConditionFullyApplied),
+			age(b.GetCreationTimestamp().Time))
+	}
+	return nil
+}
+
+func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string {
+	cond := meta.FindStatusCondition(status.Conditions, condType)
+	if cond == nil {
+		return "-"
+	}
+	if cond.Status == "True" {
+		return "True"
+	}
+	return fmt.Sprintf("%s (%s)", cond.Status, cond.Reason)
+}
+
+// placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)", or
+// the unschedulable reason when there are no targets.
+func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) string {
+	if len(spec.Clusters) == 0 {
+		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.ConditionScheduled); cond != nil && cond.Status != "True" {
+			return "unschedulable: " + cond.Message
+		}
+		return "<pending>"
+	}
+	health := map[string]string{}
+	for _, s := range status.AggregatedStatus {
+		health[s.ClusterName] = string(s.Health)
+	}
+	parts := make([]string, 0, len(spec.Clusters))
+	for _, t := range spec.Clusters {
+		p := fmt.Sprintf("%s=%d", t.Name, t.Replicas)
+		if h := health[t.Name]; h != "" {
+			p += " (" + h + ")"
+		}
+		if t.State == workv1alpha1.TargetUnscheduled {
+			p += " [leaving]"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}
