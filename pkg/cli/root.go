@@ -22,6 +22,7 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 	root.AddCommand(
 		newVersionCommand(),
 		newUpCommand(),
+		newGetCommand(),
 	)
 	return root
 }
