@@ -1,8 +1,3 @@
-// Package core holds Shepherd's placement algorithms as pure functions over
-// plain data: selecting clusters under spread constraints and assigning
-// replicas to them. It knows nothing of plugins, the API server or clocks, so
-// it can be tested and fuzzed alone. The framework (pkg/scheduler/framework)
-// turns clusters into Candidates (filter, score, normalize) and calls Schedule.
 package core
 
 import (

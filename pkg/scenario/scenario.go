@@ -1,0 +1,140 @@
+// Package scenario loads fleet scenarios: a fleet of clusters and the
+// workloads to place on it, for `shepherd plan`, `shepherd bench` and tests.
+//
+// Two formats are read, and may be mixed in one multi-document YAML file:
+//
+//   - the fleet scenario format of /work/shared/bench/README.md, as a JSON
+//     object ({"name", "clusters", "workloads"}) or as a YAML document of
+//     kind Scenario with the same fields;
+//   - Shepherd's own objects: Cluster (spec, labels, status.resourceSummary,
+//     status.apiEnablements, conditions), PropagationPolicy and
+//     ClusterPropagationPolicy, the resource templates they select
+//     (Deployment, StatefulSet, ReplicaSet: spec.replicas; Job:
+//     spec.parallelism; Pod: one replica; the per-replica request is the
+//     pod template's effective request; any other kind has no replicas),
+//     and ResourceBinding / ClusterResourceBinding, scheduled as they stand
+//     (previous targets, eviction history, reschedule trigger).
+//
+// A template is placed by the policy that selects it the way the policy
+// controller picks: a PropagationPolicy of its namespace before a
+// ClusterPropagationPolicy, then a selector naming it before a label
+// selector before a kind-wide one, then the higher priority, then the
+// policy name. Templates no policy selects are listed in Unmatched.
+package scenario
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// Scenario is a loaded fleet and its workloads.
+type Scenario struct {
+	Name      string
+	Snapshot  *framework.Snapshot
+	Workloads []*framework.Workload
+	// Unmatched are the templates ("Kind namespace/name") no policy selects.
+	Unmatched []string
+}
+
+// Load reads a scenario file; now is the clock of every workload.
+func Load(path string, now time.Time) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := Parse(f, now)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Parse reads a scenario from r.
+func Parse(r io.Reader, now time.Time) (*Scenario, error) {
+	b := &builder{now: now}
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 64<<10)
+	for n := 1; ; n++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			continue
+		}
+		if err := b.add(raw); err != nil {
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+	}
+	return b.build()
+}
+
+type typeMeta struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Clusters   json.RawMessage `json:"clusters"`
+}
+
+// add dispatches one document on its kind.
+func (b *builder) add(raw []byte) error {
+	var tm typeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return err
+	}
+	switch {
+	case tm.Kind == "Scenario" || (tm.Kind == "" && tm.Clusters != nil):
+		return b.addFleet(raw)
+	case tm.Kind == "":
+		return errors.New("not a scenario (no clusters) and not an object (no kind)")
+	}
+	return b.addObject(tm.APIVersion, tm.Kind, raw)
+}
+
+func (b *builder) addFleet(raw []byte) error {
+	var f Fleet
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return err
+	}
+	if b.name == "" {
+		b.name = f.Name
+	}
+	for i := range f.Clusters {
+		b.clusters = append(b.clusters, f.Clusters[i].clusterInfo())
+	}
+	for i := range f.Workloads {
+		fw := &f.Workloads[i]
+		w, err := fw.workload()
+		if err != nil {
+			return fmt.Errorf("workloads[%d] (%s/%s): %w", i, fw.Namespace, fw.Name, err)
+		}
+		w.Now = b.now
+		b.workloads = append(b.workloads, w)
+	}
+	return nil
+}
+
+func (b *builder) build() (*Scenario, error) {
+	if err := b.placeTemplates(); err != nil {
+		return nil, err
+	}
+	if len(b.clusters) == 0 {
+		return nil, errors.New("no clusters: give a scenario with clusters or Cluster objects")
+	}
+	snap, err := framework.NewSnapshot(b.clusters)
+	if err != nil {
+		return nil, err
+	}
+	return &Scenario{Name: b.name, Snapshot: snap, Workloads: b.workloads, Unmatched: b.unmatched}, nil
+}

@@ -1,0 +1,93 @@
+// Package core holds Shepherd's placement algorithms as pure functions over
+// plain data: selecting clusters under spread constraints and assigning
+// replicas to them. It knows nothing of plugins, the API server or clocks, so
+// it can be tested and fuzzed alone. The framework (pkg/scheduler/framework)
+// turns clusters into Candidates (filter, score, normalize) and calls Schedule.
+//
+// # Steps
+//
+// Schedule runs the last two of the four steps of the design (filter, score,
+// select, assign):
+//
+//  1. Plan: pick the strategy (StrategyName), drop candidates that cannot
+//     take part (static weight 0 when some cluster has a weight; no room for
+//     capacity strategies), turn spread constraints into rules, and reject
+//     at once, naming the constraint, what no search can fix: too few groups
+//     for a minGroups, a minGroups above a finer maxGroups, replicas that do
+//     not fit in the clusters or in the largest maxGroups groups.
+//  2. Select: choose the clusters (search.go).
+//  3. Assign: the strategy divides the replicas (strategy.go and one
+//     assign_*.go file per strategy, registered at init).
+//  4. Finish: give every selected cluster of a spread Divided placement a
+//     replica, check the strategy's output (sum, capacity, spread on the
+//     clusters that actually receive replicas), and explain every candidate
+//     left out.
+//
+// # Capacity
+//
+// A cluster's capacity for the workload is Available + Previous: Available
+// is what still fits beside the replicas already there. Dynamic weights and
+// Aggregated never exceed it; a Steady scale-up adds at most Available.
+// Static weights ignore capacity, as in Karmada: the weights are the user's
+// statement of where replicas go.
+//
+// # Groups
+//
+// Clusters group provider -> region -> zone -> cluster, regions and zones
+// keyed by their whole path (a region name under two providers is two
+// regions), and by label value for spreadByLabel. A missing value forms the
+// "" group under its parent and counts as a group. A group's score is its
+// best cluster's score, ties by name: a spread placement needs one good
+// cluster per group, and a sum would favour big groups for their size.
+//
+// # Selection
+//
+// Candidates are walked best first: in Steady mode held clusters first, then
+// score, capacity and name. A depth-first search takes each cluster that is
+// wanted and keeps the set completable (maxGroups hold; each minGroups can
+// still be reached with the clusters allowed and the groups left; the
+// replicas can still fit), and backtracks to the last cluster taken when the
+// set cannot be completed. The first set found is therefore the best one in
+// that order; since a group's score is its best cluster's, groups are opened
+// in score order, top-down, without enumerating group combinations.
+//
+//   - Duplicated and equal weights take every cluster the constraints allow
+//     (all of them without constraints: PickAll; the best N with a cluster
+//     constraint minGroups = maxGroups = N: PickN).
+//   - Dynamic weights take clusters until they fit the replicas and meet
+//     every minimum; Aggregated does the same with the fewest clusters,
+//     trying set sizes upward from a lower bound.
+//   - Static weight lists ignore spread constraints and take every
+//     weighted cluster.
+//   - Divided placements never take more clusters than replicas, and a
+//     minGroups above the replicas counts as the replicas: one replica per
+//     group.
+//   - Steady mode keeps held clusters while the constraints allow, so
+//     raising N only adds clusters and lowering N drops the lowest-scored.
+//
+// Cost: grouping hashes each cluster once (its provider/region/zone tuple)
+// plus once per label rule; the order is a heap, O(n) to build and O(log n)
+// per cluster visited, and most searches stop after a few clusters; each
+// search step is O(rules) and a selection stops after 8192 + 8n steps in
+// all, failing with an error that says so. The pre-checks and capacity
+// bounds make exhausting the budget rare. Schedule is fastest when
+// candidates come sorted by name (its name sort is then linear).
+//
+// # Assignment
+//
+// Shares are apportioned by the largest remainder method, ties to the first
+// cluster by name, and sum exactly to the replicas. In Steady mode with
+// replicas in place, an unchanged total keeps the previous replicas exactly,
+// a larger one adds only the new replicas (by the strategy's weights), and a
+// smaller one shrinks the previous replicas in proportion. Fresh mode
+// recomputes from scratch.
+//
+// # Guarantees
+//
+// Fuzzed (FuzzSchedule, FuzzSteadyScale, FuzzApportion): Divided targets sum
+// to the replicas and have at least one each; every target is a candidate;
+// dynamic and aggregated targets fit; spread constraints hold on the targets;
+// every candidate is a target or explained; the result does not depend on
+// candidate order; a Steady run with the previous result in place returns
+// it unchanged. Ties always break by name; nothing iterates a map.
+package core

@@ -1,0 +1,115 @@
+package framework
+
+import (
+	"time"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
+)
+
+// Workload is what one scheduling cycle places: a resource template, its
+// placement and what the scheduler must remember of its past.
+type Workload struct {
+	Namespace  string
+	Name       string
+	APIVersion string
+	Kind       string
+	// Replicas desired; 0 for kinds without replicas.
+	Replicas int32
+	// Request is what one replica needs (Pods is ignored).
+	Request Resources
+	// Placement in force; nil places everywhere, Duplicated.
+	Placement *policyv1alpha1.Placement
+	// Previous are the current targets.
+	Previous []workv1alpha1.TargetCluster
+	// ObservedAffinityName is the fallback affinity term in force; a Steady
+	// cycle starts from it rather than from the first term.
+	ObservedAffinityName string
+	// EvictionHistory and GracefulEvictionTasks keep evicted clusters out.
+	EvictionHistory       []workv1alpha1.EvictionHistoryEntry
+	GracefulEvictionTasks []workv1alpha1.GracefulEvictionTask
+	// Failover behaviour of the policy (blockPredecessorSeconds).
+	Failover *policyv1alpha1.FailoverBehavior
+	// Now is the cycle's clock. Plugins read it instead of time.Now so that
+	// a cycle is a pure function of its input.
+	Now time.Time
+	// Mode: core.Steady keeps the previous placement where possible,
+	// core.Fresh recomputes it (a reschedule).
+	Mode core.Mode
+}
+
+// APIKey is the workload's "group/version/Kind", the key of ClusterInfo.APIs.
+func (w *Workload) APIKey() string { return w.APIVersion + "/" + w.Kind }
+
+// WorkloadFromBinding builds the workload of a binding. The cycle is Fresh
+// when a reschedule was triggered after the last scheduling.
+func WorkloadFromBinding(b workv1alpha1.BindingObject, now time.Time) *Workload {
+	spec, status := b.GetBindingSpec(), b.GetBindingStatus()
+	w := &Workload{
+		Namespace:             spec.Resource.Namespace,
+		Name:                  spec.Resource.Name,
+		APIVersion:            spec.Resource.APIVersion,
+		Kind:                  spec.Resource.Kind,
+		Replicas:              spec.Replicas,
+		Placement:             spec.Placement,
+		Previous:              spec.Clusters,
+		ObservedAffinityName:  status.ObservedAffinityName,
+		EvictionHistory:       spec.EvictionHistory,
+		GracefulEvictionTasks: spec.GracefulEvictionTasks,
+		Failover:              spec.Failover,
+		Now:                   now,
+		Mode:                  core.Steady,
+	}
+	if rr := spec.ReplicaRequirements; rr != nil {
+		w.Request = ResourcesFromList(rr.ResourceRequest)
+	}
+	if t := spec.RescheduleTriggeredAt; t != nil && (status.LastScheduledTime == nil || t.After(status.LastScheduledTime.Time)) {
+		w.Mode = core.Fresh
+	}
+	return w
+}
+
+// AffinityTerm is the cluster affinity in force for one cycle.
+type AffinityTerm struct {
+	// Name of the fallback term; "" when the placement has none.
+	Name string
+	// Affinity to match; nil matches every cluster.
+	Affinity *policyv1alpha1.ClusterAffinity
+}
+
+// AffinityTerms lists the terms to try in order: the fallback terms of
+// placement.clusterAffinities, or the single placement.clusterAffinity.
+func AffinityTerms(p *policyv1alpha1.Placement) []AffinityTerm {
+	if p == nil {
+		return []AffinityTerm{{}}
+	}
+	if len(p.ClusterAffinities) == 0 {
+		return []AffinityTerm{{Affinity: p.ClusterAffinity}}
+	}
+	terms := make([]AffinityTerm, len(p.ClusterAffinities))
+	for i := range p.ClusterAffinities {
+		terms[i] = AffinityTerm{Name: p.ClusterAffinities[i].AffinityName, Affinity: &p.ClusterAffinities[i].ClusterAffinity}
+	}
+	return terms
+}
+
+// IsDuplicated is true when every selected cluster runs all replicas
+// (also when the placement says nothing about replicas).
+func IsDuplicated(p *policyv1alpha1.Placement) bool {
+	return p == nil || p.ReplicaScheduling == nil ||
+		p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated
+}
+
+// StaticWeights returns the static weight list when replicas are divided by
+// static weights, nil otherwise.
+func StaticWeights(p *policyv1alpha1.Placement) []policyv1alpha1.StaticClusterWeight {
+	if IsDuplicated(p) {
+		return nil
+	}
+	rs := p.ReplicaScheduling
+	if rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated || rs.WeightPreference == nil {
+		return nil
+	}
+	return rs.WeightPreference.StaticWeightList
+}

@@ -1,0 +1,66 @@
+package scheduler
+
+import (
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/apienablement"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/capacity"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clusteraffinity"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clustereviction"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/locality"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/preferredaffinity"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/resourcefit"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/spreadconstraint"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/tainttoleration"
+)
+
+// DefaultProfileName is the name of the default profile, the
+// schedulerName policies get by default.
+const DefaultProfileName = "default-scheduler"
+
+// InTreeRegistry returns a registry of Shepherd's own plugins.
+func InTreeRegistry() framework.Registry {
+	return framework.Registry{
+		apienablement.Name:     apienablement.New,
+		clusteraffinity.Name:   clusteraffinity.New,
+		tainttoleration.Name:   tainttoleration.New,
+		clustereviction.Name:   clustereviction.New,
+		spreadconstraint.Name:  spreadconstraint.New,
+		resourcefit.Name:       resourcefit.New,
+		locality.Name:          locality.New,
+		preferredaffinity.Name: preferredaffinity.New,
+		capacity.Name:          capacity.New,
+	}
+}
+
+// DefaultProfile is the profile Shepherd runs.
+//
+// Filters run cheapest and most selective first: the API check and the
+// affinity are bit tests that drop most ineligible clusters, so the later
+// filters (and the only one doing arithmetic, ResourceFit) see fewer.
+//
+// Score weights (each plugin scores 0..100):
+//   - Locality 4: a cluster holding the workload scores 400, more than any
+//     cluster can gain from the other two together (200 + 100), so a steady
+//     workload never moves for a slightly better score elsewhere; moving costs
+//     a rollout and only a reschedule asks for it.
+//   - PreferredAffinity 2: an explicit user preference (200) outweighs the
+//     capacity heuristic (100).
+//   - Capacity 1: among otherwise equal clusters, prefer more room.
+func DefaultProfile() framework.Profile {
+	return framework.Profile{
+		Name: DefaultProfileName,
+		Filters: []string{
+			apienablement.Name,
+			clusteraffinity.Name,
+			tainttoleration.Name,
+			clustereviction.Name,
+			spreadconstraint.Name,
+			resourcefit.Name,
+		},
+		Scores: []framework.WeightedPlugin{
+			{Name: locality.Name, Weight: 4},
+			{Name: preferredaffinity.Name, Weight: 2},
+			{Name: capacity.Name, Weight: 1},
+		},
+	}
+}

@@ -1,0 +1,155 @@
+package scheduler
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// ReasonCount is how many clusters a filter reason rejected.
+type ReasonCount struct {
+	// Plugin is the filter that gave the reason.
+	Plugin string `json:"plugin"`
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// FitError says why a workload does not fit under one affinity term.
+type FitError struct {
+	// Term is the affinity term ("" without fallback terms).
+	Term string
+	// NumClusters in the fleet and NumFeasible that passed every filter.
+	NumClusters, NumFeasible int
+	// Reasons counts the filter rejections, most frequent first (ties by text).
+	Reasons []ReasonCount
+	// Constraint and Message come from package core when the feasible
+	// clusters could not be placed on (e.g. a spread constraint).
+	Constraint, Message string
+	// last is the plugin, latest in the profile's filter order, that
+	// rejected clusters: the one that rejected the last clusters standing.
+	last string
+}
+
+func newFitError(snap *framework.Snapshot, c *framework.Cycle, ue *core.UnschedulableError, filters []string) *FitError {
+	e := &FitError{Term: c.Term.Name, NumClusters: snap.Len(), NumFeasible: len(c.Feasible)}
+	if ue != nil {
+		e.Constraint, e.Message = ue.Constraint, ue.Message
+		if !strings.HasPrefix(e.Message, e.Constraint) {
+			e.Message = e.Constraint + ": " + e.Message
+		}
+	}
+	// Plugins share statuses, so count by pointer first (cheap) and merge
+	// equal messages after.
+	type reason struct{ plugin, text string }
+	byStatus := map[framework.Rejection]int{}
+	for _, rej := range c.Rejections {
+		if rej.Status != nil {
+			byStatus[rej]++
+		}
+	}
+	byReason := map[reason]int{}
+	lastRank := -2 // below the -1 of the framework's own rejections
+	for rej, n := range byStatus {
+		byReason[reason{rej.Plugin, rej.Status.Message()}] += n
+		if rank := slices.Index(filters, rej.Plugin); rank > lastRank {
+			lastRank, e.last = rank, rej.Plugin
+		}
+	}
+	for r, n := range byReason {
+		e.Reasons = append(e.Reasons, ReasonCount{Plugin: r.plugin, Reason: r.text, Count: n})
+	}
+	slices.SortFunc(e.Reasons, func(a, b ReasonCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
+	})
+	return e
+}
+
+// Error reads like kube-scheduler's: "0/40 clusters available: 12
+// untolerated taint {key=value:NoSchedule}, 28 missing apps/v1/StatefulSet",
+// or, when clusters passed the filters but no placement meets the
+// constraints, "12/40 clusters available (28 missing ...): spreadConstraints[region].minGroups: ...".
+func (e *FitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d/%d clusters available", e.NumFeasible, e.NumClusters)
+	reasons := make([]string, len(e.Reasons))
+	for i, r := range e.Reasons {
+		reasons[i] = fmt.Sprintf("%d %s", r.Count, r.Reason)
+	}
+	switch {
+	case e.Message == "" && len(reasons) == 0:
+		b.WriteString(": the fleet has no clusters")
+	case e.Message == "":
+		b.WriteString(": " + strings.Join(reasons, ", "))
+	case len(reasons) > 0:
+		b.WriteString(" (" + strings.Join(reasons, ", ") + "): " + e.Message)
+	default:
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Category is the error without counts, so that workloads failing for the
+// same reason share it whatever the fleet: core's message with its numbers
+// replaced by N, or else the reasons of the filter that rejected the last
+// clusters standing (the latest in profile order to reject any), sorted.
+// The earlier filters' reasons are in the message but not the category:
+// "labels do not match" is true of most clusters for most workloads and says
+// nothing about why this one failed.
+func (e *FitError) Category() string {
+	if e.Message != "" {
+		return numbersToN(e.Message)
+	}
+	var reasons []string
+	for _, r := range e.Reasons {
+		if r.Plugin == e.last {
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	if len(reasons) == 0 {
+		return "the fleet has no clusters"
+	}
+	slices.Sort(reasons)
+	return strings.Join(reasons, ", ")
+}
+
+// numbersToN replaces every run of digits by "N".
+func numbersToN(s string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range s {
+		isDigit := r >= '0' && r <= '9'
+		if !isDigit {
+			b.WriteRune(r)
+		} else if !digits {
+			b.WriteByte('N')
+		}
+		digits = isDigit
+	}
+	return b.String()
+}
+
+// UnschedulableError says the workload fits under none of its affinity
+// terms; Failures are in the order the terms were tried.
+type UnschedulableError struct {
+	Failures []*FitError
+}
+
+func (e *UnschedulableError) Error() string { return e.join((*FitError).Error) }
+
+// Category joins the failures' categories.
+func (e *UnschedulableError) Category() string { return e.join((*FitError).Category) }
+
+func (e *UnschedulableError) join(f func(*FitError) string) string {
+	parts := make([]string, len(e.Failures))
+	for i, fe := range e.Failures {
+		parts[i] = f(fe)
+		if fe.Term != "" {
+			parts[i] = fmt.Sprintf("affinity term %q: %s", fe.Term, parts[i])
+		}
+	}
+	return strings.Join(parts, "; ")
+}
