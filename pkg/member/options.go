@@ -1,0 +1,79 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+const defaultStartTimeout = 2 * time.Minute
+
+// SchedulerPluginFactory builds an out-of-tree kube-scheduler plugin. It is
+// the same type as k8s.io/kubernetes' frameworkruntime.PluginFactory, spelt
+// with staging types only so that plugin packages need not import
+// k8s.io/kubernetes. Out-of-tree plugins get nil args: configure them
+// through the closure.
+type SchedulerPluginFactory = func(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error)
+
+// Options configures one simulated member cluster. MemberSpec (name,
+// topology, node shape) is required and must pass Validate; start from
+// DefaultMemberSpec or a fleet loaded with LoadFleet.
+type Options struct {
+	MemberSpec
+
+	// DataDir holds the member's etcd data and certificates (see
+	// controlplane.Options.DataDir). Reusing it restarts the same member
+	// with all its objects. Required.
+	DataDir string
+
+	// KubeconfigPath is where the member's admin kubeconfig is written,
+	// with cluster, user and context all named after the member. Defaults
+	// to DataDir/NAME.kubeconfig.
+	KubeconfigPath string
+
+	// Logger receives the member's own logs; the upstream components
+	// (controllers, scheduler, kwok) log through it with their info
+	// messages demoted by two verbosity levels. Defaults to logr.Discard().
+	Logger logr.Logger
+
+	// SchedulerPlugins are out-of-tree kube-scheduler plugins by name. Each
+	// is registered and enabled at MultiPoint in the default-scheduler
+	// profile, after the in-tree plugins; a name clashing with an in-tree
+	// plugin makes Start fail.
+	SchedulerPlugins map[string]SchedulerPluginFactory
+
+	// StartTimeout bounds Start (default 2m, generous for a busy 2-core
+	// machine; a warm start takes a few seconds).
+	StartTimeout time.Duration
+}
+
+// complete validates o and returns a copy with defaults applied.
+func (o Options) complete() (Options, error) {
+	if err := o.MemberSpec.Validate(); err != nil {
+		return o, fmt.Errorf("member: invalid spec: %w", err)
+	}
+	if o.DataDir == "" {
+		return o, errors.New("member: Options.DataDir is required")
+	}
+	abs, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return o, fmt.Errorf("member: resolving data dir %q: %w", o.DataDir, err)
+	}
+	o.DataDir = abs
+	if o.KubeconfigPath == "" {
+		o.KubeconfigPath = filepath.Join(o.DataDir, o.Name+".kubeconfig")
+	}
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.Discard()
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = defaultStartTimeout
+	}
+	return o, nil
+}
