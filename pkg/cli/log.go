@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2/textlogger"
+
+	"github.com/shepherd-io/shepherd/pkg/controlplane"
 )
 
 // newLogger returns a structured (klog text format) logger writing to w at
@@ -12,3 +14,7 @@ import (
 func newLogger(w io.Writer, verbosity int) logr.Logger {
 	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(verbosity), textlogger.Output(w)))
 }
+
+// redirectKlog sends the embedded Kubernetes components' klog output to log
+// (their informational chatter only at -v 2 and above).
+func redirectKlog(log logr.Logger) { controlplane.RedirectKlog(log.WithName("k8s")) }

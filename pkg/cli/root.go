@@ -23,6 +23,10 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newVersionCommand(),
 		newUpCommand(),
 		newGetCommand(),
+		newPlanCommand(),
+		newBenchCommand(),
+		newJoinCommand(),
+		newUnjoinCommand(),
 	)
 	return root
 }

@@ -11,17 +11,20 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shepherd-io/shepherd/config/crd"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
 )
 
 // shutdownBudget is how long `shepherd up` may take to stop after a signal.
 const shutdownBudget = 5 * time.Second
 
 type upOptions struct {
-	dataDir string
-	port    int
-	verbose int
+	dataDir       string
+	port          int
+	members       int
+	fleetFile     string
+	noControllers bool
+	verbose       int
 }
 
 func defaultDataDir() string {
@@ -39,33 +42,79 @@ func newUpCommand() *cobra.Command {
 	o := upOptions{}
 	cmd := &cobra.Command{
 		Use:   "up",
-		Short: "Start a local Shepherd hub (embedded etcd and kube-apiserver) in this process",
-		Long: `Start a local Shepherd hub: etcd and a real kube-apiserver run in this
-process on loopback, with Shepherd's CRDs installed. The hub's kubeconfig is
-written to DATA_DIR/kubeconfig. Everything is kept in DATA_DIR, so running
-"shepherd up" again with the same --data-dir brings back every object.
+		Short: "Start a local Shepherd fleet (hub, member clusters, controllers) in this process",
+		Long: `Start a local Shepherd fleet in this process:
 
-Stop it with Ctrl-C or SIGTERM; it shuts down within 5 seconds.`,
-		Example: `  # start the hub with the default data dir ($HOME/.shepherd)
+  - the hub: etcd and a real kube-apiserver on loopback with Shepherd's CRDs;
+    its kubeconfig is written to DATA_DIR/kubeconfig;
+  - member clusters (--members, default 3, named member1..memberN, or the
+    members of --fleet): each a real kube-apiserver with the real workload
+    controllers, a real kube-scheduler and simulated (kwok) nodes, so
+    Deployments become available; member NAME's kubeconfig is written to
+    DATA_DIR/members/NAME.kubeconfig; members join the hub like real clusters
+    (a credentials Secret and a Cluster object);
+  - the controller manager that propagates templates to the members.
+
+Everything is kept in DATA_DIR: running "shepherd up" again with the same
+--data-dir brings the whole fleet back with its state. Stop it with Ctrl-C or
+SIGTERM; it shuts down within 5 seconds.
+
+A fleet file sets each member's topology and capacity:
+
+  members:
+  - name: member1
+    provider: aws
+    region: us-east-1
+    zone: us-east-1a
+    labels: {env: prod}
+    nodes: 4
+    nodeCPU: "8"
+    nodeMemory: 32Gi
+    nodePods: 110`,
+		Example: `  # hub and three members with the default data dir ($HOME/.shepherd)
   shepherd up
 
   # in another terminal
   export KUBECONFIG=$HOME/.shepherd/kubeconfig
-  kubectl get clusters,propagationpolicies`,
+  kubectl get clusters
+  kubectl apply -f examples/quickstart/
+  shepherd get placements -A
+  kubectl --kubeconfig $HOME/.shepherd/members/member1.kubeconfig get deployments
+
+  # the hub alone, or a fleet of your own
+  shepherd up --members 0
+  shepherd up --fleet fleet.yaml --data-dir /tmp/fleet`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runUp(cmd, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory holding the hub's etcd data, certificates and kubeconfig (env SHEPHERD_DATA_DIR)")
+	cmd.Flags().StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory holding the fleet's data, certificates and kubeconfigs (env SHEPHERD_DATA_DIR)")
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the hub's kube-apiserver on 127.0.0.1 (0 picks a free port)")
+	cmd.Flags().IntVar(&o.members, "members", 3, "number of simulated member clusters, named member1..memberN (ignored with --fleet)")
+	cmd.Flags().StringVar(&o.fleetFile, "fleet", "", "YAML file describing the members: names, provider/region/zone, labels, nodes and their capacity")
+	cmd.Flags().BoolVar(&o.noControllers, "no-controllers", false, "run the clusters only, without Shepherd's controllers (to run `shepherd controller-manager` yourself)")
 	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0 quiet; 2 shows the components' own logs)")
 	return cmd
+}
+
+func (o upOptions) fleet() (member.FleetSpec, error) {
+	if o.fleetFile != "" {
+		return member.LoadFleet(o.fleetFile)
+	}
+	if o.members < 0 || o.members > 20 {
+		return member.FleetSpec{}, fmt.Errorf("--members %d is out of range: use 0..20 (or --fleet for a fleet file)", o.members)
+	}
+	return member.DefaultFleet(o.members), nil
 }
 
 func runUp(cmd *cobra.Command, o upOptions) error {
 	if o.port < 0 || o.port > 65535 {
 		return fmt.Errorf("--port %d is out of range: use 0..65535", o.port)
+	}
+	fleet, err := o.fleet()
+	if err != nil {
+		return err
 	}
 	dataDir, err := filepath.Abs(o.dataDir)
 	if err != nil {
@@ -74,48 +123,53 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("--data-dir %q cannot be created: %w", dataDir, err)
 	}
-	crds, err := crd.CRDs()
-	if err != nil {
-		return err
-	}
 	log := newLogger(cmd.ErrOrStderr(), o.verbose)
-	controlplane.RedirectKlog(log)
+	redirectKlog(log)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	started := time.Now()
-	cp, err := controlplane.Start(ctx, controlplane.Options{
+	f, err := localfleet.Start(ctx, localfleet.Options{
 		DataDir:       dataDir,
-		CRDs:          crds,
-		Logger:        log.WithName("hub"),
-		APIServerPort: o.port,
+		Fleet:         fleet,
+		HubPort:       o.port,
+		NoControllers: o.noControllers,
+		Logger:        log,
 	})
 	if err != nil {
-		return fmt.Errorf("starting the hub: %w", err)
+		return fmt.Errorf("starting the fleet: %w", err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "Shepherd hub is up at %s (started in %s)\n\n", cp.URL(), time.Since(started).Round(100*time.Millisecond))
-	fmt.Fprintf(out, "  export KUBECONFIG=%s\n  kubectl get clusters,propagationpolicies\n\n", cp.KubeconfigPath())
-	fmt.Fprintln(out, "Press Ctrl-C to stop.")
+	fmt.Fprintf(out, "Shepherd hub is up at %s with %d member(s) (started in %s)\n\n", f.Hub.URL(), len(f.Members),
+		time.Since(started).Round(100*time.Millisecond))
+	fmt.Fprintf(out, "  export KUBECONFIG=%s\n  kubectl get clusters,propagationpolicies\n", f.Hub.KubeconfigPath())
+	for _, m := range f.Members {
+		fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes   # member %s\n", m.KubeconfigPath(), m.Name())
+	}
+	fmt.Fprintln(out, "\nPress Ctrl-C to stop.")
 
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-f.Done():
+		return f.Wait()
+	}
 	fmt.Fprintln(out, "Stopping...")
-	return waitStopped(cp, shutdownBudget)
+	return waitStopped(f, shutdownBudget)
 }
 
-// waitStopped waits for the control plane to finish shutting down, but no
-// longer than budget: a stuck component must not keep the process alive.
-func waitStopped(cp *controlplane.ControlPlane, budget time.Duration) error {
+// waitStopped waits for the fleet to finish shutting down, but no longer
+// than budget: a stuck component must not keep the process alive.
+func waitStopped(f *localfleet.Fleet, budget time.Duration) error {
 	done := make(chan error, 1)
-	go func() { done <- cp.Wait() }()
+	go func() { done <- f.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil && err != context.Canceled {
-			return fmt.Errorf("hub stopped with an error: %w", err)
+			return fmt.Errorf("the fleet stopped with an error: %w", err)
 		}
 		return nil
 	case <-time.After(budget):
-		return fmt.Errorf("hub did not stop within %s", budget)
+		return fmt.Errorf("the fleet did not stop within %s", budget)
 	}
 }

@@ -36,12 +36,12 @@ func (s *syncBuffer) String() string {
 
 // TestUpServesTheHubAndStopsQuickly runs `shepherd up` as a user would: it
 // must print how to use kubectl, serve Shepherd's kinds through the written
-// kubeconfig, and stop within five seconds of being told to.
+// kubeconfig, join its member, and stop within five seconds of being told to.
 func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
 	dir := t.TempDir()
 	var out syncBuffer
 	cmd := NewRootCommand()
-	cmd.SetArgs([]string{"up", "--data-dir", dir})
+	cmd.SetArgs([]string{"up", "--data-dir", dir, "--members", "1"})
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -82,14 +82,22 @@ func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
 		}
 	}
 
+	members, err := dc.Resource(schema.GroupVersionResource{Group: "cluster.shepherd.io", Version: "v1alpha1", Resource: "clusters"}).List(ctx, metav1.ListOptions{})
+	if err != nil || len(members.Items) != 1 || members.Items[0].GetName() != "member1" {
+		t.Errorf("want member1 joined as a Cluster, got %v (err %v)", members, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "members", "member1.kubeconfig")); err != nil {
+		t.Errorf("member1's kubeconfig was not written: %v", err)
+	}
+
 	cancel()
 	select {
 	case err := <-errc:
 		if err != nil {
-			t.Errorf("up returned %v after being stopped", err)
+			t.Errorf("up returned %v after being stopped:\n%s", err, out.String())
 		}
 	case <-time.After(shutdownBudget + time.Second):
-		t.Fatalf("up did not stop within %s", shutdownBudget)
+		t.Fatalf("up did not stop within %s:\n%s", shutdownBudget, out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "etcd")); err != nil {
 		t.Errorf("no etcd data kept in the data dir: %v", err)
@@ -97,12 +105,26 @@ func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
 }
 
 func TestUpRejectsBadFlags(t *testing.T) {
-	cmd := NewRootCommand()
-	cmd.SetArgs([]string{"up", "--port", "70000", "--data-dir", t.TempDir()})
-	cmd.SetOut(&bytes.Buffer{})
-	cmd.SetErr(&bytes.Buffer{})
-	err := cmd.Execute()
-	if err == nil || !strings.Contains(err.Error(), "--port 70000 is out of range") {
-		t.Fatalf("want a --port error, got %v", err)
+	badFleet := filepath.Join(t.TempDir(), "fleet.yaml")
+	if err := os.WriteFile(badFleet, []byte("members:\n- name: m1\n  nodes: 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--port", "70000"}, "--port 70000 is out of range"},
+		{[]string{"--members", "-1"}, "--members -1 is out of range"},
+		{[]string{"--fleet", badFleet}, "members[0].nodes"},
+		{[]string{"--fleet", "/does/not/exist.yaml"}, "exist.yaml"},
+	} {
+		cmd := NewRootCommand()
+		cmd.SetArgs(append([]string{"up", "--data-dir", t.TempDir()}, tc.args...))
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("up %v: want an error containing %q, got %v", tc.args, tc.want, err)
+		}
 	}
 }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shepherd-io/shepherd/pkg/scenario/scenariotest"
+)
+
+func TestBenchFleet20(t *testing.T) {
+	file := scenariotest.BenchFile(t, scenariotest.Fleet20)
+	profile := filepath.Join(t.TempDir(), "cpu.out")
+	out, err := execute(t, newBenchCommand(), "--scenario", file, "-o", "json", "--cpuprofile", profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatalf("bench -o json is not JSON: %v\n%s", err, out)
+	}
+	for _, key := range []string{"workloads", "scheduled", "unschedulable", "workloadsPerSecond", "p50Micros", "p99Micros", "allocsPerWorkload"} {
+		if _, ok := raw[key]; !ok {
+			t.Errorf("bench JSON lacks %q", key)
+		}
+	}
+	var r benchReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	unschedulable := 0
+	for reason, n := range r.Unschedulable {
+		if strings.ContainsAny(reason, "0123456789") && !strings.Contains(reason, "/v1") {
+			t.Errorf("category %q carries counts", reason)
+		}
+		unschedulable += n
+	}
+	if r.Workloads != 200 || r.Scheduled+unschedulable != 200 || r.Scheduled == 0 {
+		t.Errorf("counts: %+v", r)
+	}
+	if r.WorkloadsPerSecond <= 0 || r.P50Micros <= 0 || r.P99Micros < r.P50Micros || r.AllocsPerWorkload <= 0 {
+		t.Errorf("measurements: %+v", r)
+	}
+	if st, err := os.Stat(profile); err != nil || st.Size() == 0 {
+		t.Errorf("no CPU profile written: %v", err)
+	}
+
+	text, err := execute(t, newBenchCommand(), "--scenario", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"workloads            200", "workloads/s", "latency p99", "allocs per workload"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestBenchErrors(t *testing.T) {
+	if _, err := execute(t, newBenchCommand(), "--scenario", "/nonexistent/fleet.json"); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := execute(t, newBenchCommand(), "--scenario", "x.json", "-o", "table"); err == nil || !strings.Contains(err.Error(), `--output "table" is not supported`) {
+		t.Errorf("bad output: %v", err)
+	}
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/pkg/membership"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// hubRequestTimeout bounds each request to the hub, so a stopped hub fails
+// the command quickly instead of hanging.
+const hubRequestTimeout = 15 * time.Second
+
+type joinOptions struct {
+	hubKubeconfig string
+	kubeconfig    string
+	context       string
+	provider      string
+	region        string
+	zone          string
+	labels        []string
+	namespace     string
+	timeout       time.Duration
+}
+
+const hubKubeconfigUsage = "kubeconfig of the hub (default: $KUBECONFIG, else $HOME/.shepherd/kubeconfig as written by \"shepherd up\")"
+
+func newJoinCommand() *cobra.Command {
+	o := joinOptions{}
+	cmd := &cobra.Command{
+		Use:   "join NAME --kubeconfig FILE",
+		Short: "Add a member cluster to the fleet",
+		Long: `Add a member cluster to the fleet under NAME.
+
+join first checks that the member answers with the given credentials; it
+writes nothing for a member the hub cannot reach. It then stores a minimal
+kubeconfig for the chosen context (certificates embedded) in the Secret
+shepherd-system/NAME on the hub and creates the Cluster NAME pointing at it.
+Running join again updates the Cluster and the Secret; it is safe to repeat.
+
+NAME must be a lowercase DNS label of at most 48 characters. Credentials that
+run a command (exec or auth-provider plugins, as cloud CLIs install) cannot be
+used from the hub: give a kubeconfig with a token or a client certificate.`,
+		Example: `  # join the cluster of the current context of member.yaml
+  shepherd join eu-west-1 --kubeconfig member.yaml
+
+  # pick a context and describe where the cluster runs
+  shepherd join us-east-1 --kubeconfig ~/.kube/config --context prod-us \
+    --provider aws --region us-east-1 --zone us-east-1a --label env=prod
+
+  # then
+  kubectl get clusters`,
+		Args: exactlyOneName("join"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runJoin(cmd, args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig of the member cluster (required)")
+	f.StringVar(&o.context, "context", "", "context of --kubeconfig to use (default: its current context)")
+	f.StringVar(&o.provider, "provider", "", "cloud provider or owner of the member, e.g. aws")
+	f.StringVar(&o.region, "region", "", "region of the member")
+	f.StringVar(&o.zone, "zone", "", "zone of the member")
+	f.StringArrayVar(&o.labels, "label", nil, "label KEY=VALUE for the Cluster; repeat for more")
+	f.StringVar(&o.namespace, "namespace", membership.DefaultNamespace, "hub namespace of the credentials Secret")
+	f.DurationVar(&o.timeout, "timeout", membership.DefaultProbeTimeout, "how long to wait for the member to answer")
+	f.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
+	return cmd
+}
+
+func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
+	if o.kubeconfig == "" {
+		return errors.New("--kubeconfig is required: the kubeconfig of the member cluster to join")
+	}
+	labels, err := parseLabels(o.labels)
+	if err != nil {
+		return err
+	}
+	hub, _, err := hubClient(o.hubKubeconfig)
+	if err != nil {
+		return err
+	}
+	res, err := membership.Join(cmd.Context(), hub, membership.JoinOptions{
+		Name: name, KubeconfigPath: o.kubeconfig, Context: o.context,
+		Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
+		Namespace: o.namespace, ProbeTimeout: o.timeout,
+	})
+	if err != nil {
+		return oneLine(err)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "Cluster %q joined: %s (Kubernetes %s); credentials in Secret %s/%s.\n",
+		name, res.Endpoint, res.Version, res.Secret.Namespace, res.Secret.Name)
+	fmt.Fprintf(out, "  kubectl get cluster %s\n", name)
+	return nil
+}
+
+type unjoinOptions struct {
+	hubKubeconfig string
+	timeout       time.Duration
+}
+
+func newUnjoinCommand() *cobra.Command {
+	o := unjoinOptions{}
+	cmd := &cobra.Command{
+		Use:   "unjoin NAME",
+		Short: "Remove a member cluster from the fleet",
+		Long: `Remove the member cluster NAME from the fleet: delete its Cluster (the
+scheduler moves its workloads to other clusters), wait for the Cluster to be
+gone, then delete the credentials Secret that "shepherd join" created.
+
+If the Cluster is still being cleaned up after --timeout, the Secret is kept
+(cleanup may still need to reach the member); run unjoin again later.`,
+		Example: `  shepherd unjoin eu-west-1`,
+		Args:    exactlyOneName("unjoin"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runUnjoin(cmd, args[0], o)
+		},
+	}
+	cmd.Flags().DurationVar(&o.timeout, "timeout", membership.DefaultUnjoinTimeout, "how long to wait for the Cluster to be deleted")
+	cmd.Flags().StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
+	return cmd
+}
+
+func runUnjoin(cmd *cobra.Command, name string, o unjoinOptions) error {
+	hub, where, err := hubClient(o.hubKubeconfig)
+	if err != nil {
+		return err
+	}
+	res, err := membership.Unjoin(cmd.Context(), hub, name, membership.UnjoinOptions{Timeout: o.timeout})
+	if errors.Is(err, membership.ErrNotJoined) {
+		return fmt.Errorf("cluster %q is not joined to the hub at %s", name, where)
+	}
+	if err != nil {
+		return oneLine(err)
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "Cluster %q unjoined; its workloads move to the other clusters.\n", name)
+	if res.SecretDeleted != "" {
+		fmt.Fprintf(out, "Deleted Secret %s.\n", res.SecretDeleted)
+	}
+	if res.SecretKept != "" {
+		fmt.Fprintln(out, res.SecretKept)
+	}
+	return nil
+}
+
+// exactlyOneName says what is missing in the command's own words rather
+// than cobra's "accepts 1 arg(s), received 0".
+func exactlyOneName(verb string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return fmt.Errorf("%s takes exactly one cluster NAME, got %d arguments (see shepherd %s --help)", verb, len(args), verb)
+		}
+		return membership.ValidateName(args[0])
+	}
+}
+
+// parseLabels turns repeated --label KEY=VALUE flags into a map; the
+// values are validated by membership.Join.
+func parseLabels(flags []string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, kv := range flags {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--label %q: want KEY=VALUE", kv)
+		}
+		labels[k] = v
+	}
+	return labels, nil
+}
+
+// hubClient builds a client of the hub from --hub-kubeconfig, else
+// $KUBECONFIG (which may list several files), else the kubeconfig that
+// "shepherd up" writes. It returns where the hub is, for messages.
+func hubClient(path string) (client.Client, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	source := "$KUBECONFIG"
+	switch {
+	case path != "":
+		rules.ExplicitPath, source = path, "--hub-kubeconfig "+path
+	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "":
+		rules.ExplicitPath = filepath.Join(defaultDataDir(), "kubeconfig")
+		source = rules.ExplicitPath
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("hub kubeconfig (%s): %v; start a hub with \"shepherd up\" or pass --hub-kubeconfig", source, err)
+	}
+	cfg.Timeout = hubRequestTimeout
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, "", fmt.Errorf("hub at %s (%s): %w", cfg.Host, source, err)
+	}
+	return c, cfg.Host, nil
+}
+
+// oneLine flattens an error to one line: some upstream errors (e.g. an
+// aggregate of validation errors) span several.
+func oneLine(err error) error {
+	return errors.New(strings.Join(strings.Fields(err.Error()), " "))
+}

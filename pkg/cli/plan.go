@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/shepherd-io/shepherd/pkg/scenario"
+	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+type planOptions struct {
+	file     string
+	output   string
+	explain  bool
+	workload string
+}
+
+func newPlanCommand() *cobra.Command {
+	o := &planOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan -f FILE",
+		Short: "Show where the scheduler would place each workload of a scenario, without a hub",
+		Long: `Schedule every workload of a scenario file against its fleet, offline, and
+print each placement: the target clusters and their replicas, or why the
+workload cannot be placed. With --explain, every cluster's fate follows:
+which filter rejected it and why, or its scores and whether it was selected.
+
+The file is either a fleet scenario (the JSON format of the bench fleets, or
+a YAML document of kind Scenario with the same fields), or Shepherd objects
+in multi-document YAML: Clusters (with status.resourceSummary and
+status.apiEnablements), PropagationPolicies, ClusterPropagationPolicies, the
+resource templates they select, and ResourceBindings. Every workload is
+placed against the fleet as given; earlier placements do not use up room.`,
+		Example: `  # placements of a fleet scenario, as a table
+  shepherd plan -f fleet-20c-200w.json
+
+  # one workload, with every cluster's explanation
+  shepherd plan -f fleet.yaml --workload team-01/app-000002 --explain
+
+  # machine-readable
+  shepherd plan -f fleet.yaml -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVarP(&o.file, "filename", "f", "", "scenario file (JSON fleet scenario or multi-document YAML)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "explain every cluster's fate for each workload")
+	cmd.Flags().StringVar(&o.workload, "workload", "", "only this workload (NAMESPACE/NAME, or NAME)")
+	_ = cmd.MarkFlagRequired("filename")
+	return cmd
+}
+
+// planReport is the JSON and YAML output of plan.
+type planReport struct {
+	Scenario  string         `json:"scenario,omitempty"`
+	Clusters  int            `json:"clusters"`
+	Workloads []workloadPlan `json:"workloads"`
+	// Unmatched are templates no policy selects (not scheduled).
+	Unmatched []string `json:"unmatched,omitempty"`
+}
+
+type workloadPlan struct {
+	Namespace    string       `json:"namespace"`
+	Name         string       `json:"name"`
+	Kind         string       `json:"kind"`
+	Replicas     int32        `json:"replicas"`
+	Scheduled    bool         `json:"scheduled"`
+	AffinityName string       `json:"affinityName,omitempty"`
+	Targets      []planTarget `json:"targets"`
+	// Reason is empty when scheduled, the aggregated message otherwise.
+	Reason       string                  `json:"reason"`
+	Explanations []scheduler.Explanation `json:"explanations,omitempty"`
+}
+
+type planTarget struct {
+	Cluster  string `json:"cluster"`
+	Replicas int32  `json:"replicas"`
+}
+
+func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
+	switch o.output {
+	case "table", "json", "yaml":
+	default:
+		return fmt.Errorf("--output %q is not supported: use table, json or yaml", o.output)
+	}
+	s, err := scenario.Load(o.file, time.Now())
+	if err != nil {
+		return err
+	}
+	for _, u := range s.Unmatched {
+		fmt.Fprintf(errOut, "warning: no policy selects %s; it is not scheduled\n", u)
+	}
+	sched := scheduler.NewDefault()
+	report := planReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), Workloads: []workloadPlan{}, Unmatched: s.Unmatched}
+	for _, w := range s.Workloads {
+		if !o.selects(w) {
+			continue
+		}
+		p, err := planWorkload(ctx, sched, s.Snapshot, w, o.explain)
+		if err != nil {
+			return err
+		}
+		report.Workloads = append(report.Workloads, p)
+	}
+	if o.workload != "" && len(report.Workloads) == 0 {
+		return fmt.Errorf("--workload %q: no such workload in %s", o.workload, o.file)
+	}
+	switch o.output {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(report)
+	case "yaml":
+		b, err := yaml.Marshal(report)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(b)
+		return err
+	}
+	return printPlanTable(out, report, o.explain)
+}
+
+func (o *planOptions) selects(w *framework.Workload) bool {
+	if o.workload == "" {
+		return true
+	}
+	ns, name, ok := strings.Cut(o.workload, "/")
+	if !ok {
+		return w.Name == o.workload
+	}
+	return w.Namespace == ns && w.Name == name
+}
+
+func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framework.Snapshot, w *framework.Workload, explain bool) (workloadPlan, error) {
+	p := workloadPlan{Namespace: w.Namespace, Name: w.Name, Kind: w.Kind, Replicas: w.Replicas, Targets: []planTarget{}}
+	res, err := sched.Schedule(ctx, snap, w)
+	var ue *scheduler.UnschedulableError
+	switch {
+	case errors.As(err, &ue):
+		p.Reason = ue.Error()
+	case err != nil:
+		return p, err
+	default:
+		p.Scheduled, p.AffinityName = true, res.AffinityName
+		for _, t := range res.Targets {
+			p.Targets = append(p.Targets, planTarget{Cluster: t.Name, Replicas: t.Replicas})
+		}
+	}
+	if explain {
+		p.Explanations = res.Explanations()
+	}
+	res.Release()
+	return p, nil
+}
+
+// maxTableTargets caps the targets listed per row of the table (a placement
+// on every cluster of a large fleet would fill the screen); -o json has all.
+const maxTableTargets = 6
+
+func printPlanTable(out io.Writer, r planReport, explain bool) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tKIND\tREPLICAS\tSCHEDULED\tTARGETS\tREASON")
+	for _, w := range r.Workloads {
+		var targets []string
+		for i, t := range w.Targets {
+			if i == maxTableTargets {
+				targets = append(targets, fmt.Sprintf("(+%d more)", len(w.Targets)-i))
+				break
+			}
+			targets = append(targets, fmt.Sprintf("%s:%d", t.Cluster, t.Replicas))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%t\t%s\t%s\n", w.Namespace, w.Name, w.Kind, w.Replicas, w.Scheduled,
+			dash(strings.Join(targets, ",")), dash(w.Reason))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !explain {
+		return nil
+	}
+	for _, w := range r.Workloads {
+		fmt.Fprintf(out, "\n%s/%s", w.Namespace, w.Name)
+		if w.AffinityName != "" {
+			fmt.Fprintf(out, " (affinity term %q)", w.AffinityName)
+		}
+		fmt.Fprintln(out, ":")
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  CLUSTER\tSELECTED\tREPLICAS\tSCORES\tTOTAL\tFILTERED BY\tREASON")
+		for _, e := range w.Explanations {
+			scores := make([]string, len(e.Scores))
+			for i, s := range e.Scores {
+				scores[i] = fmt.Sprintf("%s=%d", s.Plugin, s.Score)
+			}
+			fmt.Fprintf(tw, "  %s\t%t\t%d\t%s\t%d\t%s\t%s\n", e.Cluster, e.Selected, e.Replicas,
+				dash(strings.Join(scores, ",")), e.Total, dash(e.FilteredBy), e.Reason)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/shepherd-io/shepherd/pkg/scenario/scenariotest"
+)
+
+// execute runs a command with args and returns its stdout.
+func execute(t *testing.T, cmd *cobra.Command, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestPlanFleet20JSON(t *testing.T) {
+	file := scenariotest.BenchFile(t, scenariotest.Fleet20)
+	out, err := execute(t, newPlanCommand(), "-f", file, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report planReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("plan -o json is not JSON: %v", err)
+	}
+	if report.Clusters != 20 || len(report.Workloads) != 200 {
+		t.Fatalf("%d clusters, %d workloads", report.Clusters, len(report.Workloads))
+	}
+	scheduled := 0
+	for _, w := range report.Workloads {
+		if !w.Scheduled {
+			if w.Reason == "" || len(w.Targets) != 0 {
+				t.Errorf("%s/%s: unscheduled without a reason or with targets", w.Namespace, w.Name)
+			}
+			continue
+		}
+		scheduled++
+		if len(w.Targets) == 0 || w.Reason != "" || w.Explanations != nil {
+			t.Errorf("%s/%s: %+v", w.Namespace, w.Name, w)
+		}
+	}
+	if scheduled < 150 {
+		t.Errorf("only %d of 200 workloads scheduled", scheduled)
+	}
+	// app-000001 is Duplicated: every target runs all 100 replicas.
+	w := report.Workloads[0]
+	if w.Name != "app-000001" || !w.Scheduled {
+		t.Fatalf("first workload: %+v", w)
+	}
+	for _, tc := range w.Targets {
+		if tc.Replicas != w.Replicas {
+			t.Errorf("duplicated target %s has %d replicas, want %d", tc.Cluster, tc.Replicas, w.Replicas)
+		}
+	}
+}
+
+func TestPlanExplain(t *testing.T) {
+	file := scenariotest.BenchFile(t, scenariotest.Fleet20)
+	out, err := execute(t, newPlanCommand(), "-f", file, "-o", "yaml", "--explain", "--workload", "team-01/app-000002")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report planReport
+	if err := yaml.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("plan -o yaml is not YAML: %v", err)
+	}
+	if len(report.Workloads) != 1 || len(report.Workloads[0].Explanations) != 20 {
+		t.Fatalf("want one workload with 20 explanations: %s", out)
+	}
+	filtered, selected := 0, 0
+	for _, e := range report.Workloads[0].Explanations {
+		switch {
+		case e.FilteredBy != "":
+			filtered++
+		case e.Selected:
+			selected++
+			if len(e.Scores) == 0 {
+				t.Errorf("selected %s has no scores", e.Cluster)
+			}
+		}
+	}
+	if filtered == 0 || selected != len(report.Workloads[0].Targets) {
+		t.Errorf("%d filtered, %d selected of %d targets", filtered, selected, len(report.Workloads[0].Targets))
+	}
+
+	table, err := execute(t, newPlanCommand(), "-f", file, "--explain", "--workload", "app-000002")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"NAMESPACE", "team-01/app-000002:", "FILTERED BY", "ClusterAffinity"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table output lacks %q:\n%s", want, table)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"clusters": [{"name": "a"}], "workloads": [{"name": "w", "placement": {"replicaScheduling": "Nope"}}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", filepath.Join(dir, "missing.json")}, "no such file"},
+		{[]string{"-f", bad}, `bad.json: document 1: workloads[0] (/w): placement.replicaScheduling "Nope"`},
+		{[]string{"-f", bad, "-o", "xml"}, `--output "xml" is not supported: use table, json or yaml`},
+		{[]string{}, `required flag(s) "filename" not set`},
+	}
+	for _, tt := range tests {
+		_, err := execute(t, newPlanCommand(), tt.args...)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("plan %v: got %v, want one line containing %q", tt.args, err, tt.want)
+		}
+	}
+}

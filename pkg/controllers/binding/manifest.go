@@ -1,0 +1,130 @@
+package binding
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// hubMetadata are the metadata fields the hub's API server owns: they
+// describe the template's life on the hub, not what to create in a member.
+var hubMetadata = []string{
+	"uid", "resourceVersion", "managedFields", "ownerReferences", "creationTimestamp",
+	"generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers",
+}
+
+// lastApplied is kubectl's record of what it applied to the hub.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// jobGeneratedLabels are the labels the API server puts on a Job's pod
+// template when it generates the Job's selector.
+var jobGeneratedLabels = []string{
+	"controller-uid", "job-name", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name",
+}
+
+// memberManifest returns what to create in a member for tmpl: a copy without its
+// status, the metadata the hub's API server set, and the values the hub
+// allocated that a member must allocate itself (a Job's generated
+// selector, a Service's cluster IPs). tmpl is not modified.
+func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured {
+	m := tmpl.DeepCopy()
+	delete(m.Object, "status")
+	for _, f := range hubMetadata {
+		unstructured.RemoveNestedField(m.Object, "metadata", f)
+	}
+	if ann := m.GetAnnotations(); ann != nil {
+		delete(ann, lastApplied)
+		if len(ann) == 0 {
+			ann = nil
+		}
+		m.SetAnnotations(ann)
+	}
+	switch m.GroupVersionKind().GroupKind() {
+	case schema.GroupKind{Group: "batch", Kind: "Job"}:
+		if manual, _, _ := unstructured.NestedBool(m.Object, "spec", "manualSelector"); !manual {
+			unstructured.RemoveNestedField(m.Object, "spec", "selector")
+			for _, l := range jobGeneratedLabels {
+				unstructured.RemoveNestedField(m.Object, "spec", "template", "metadata", "labels", l)
+			}
+		}
+	case schema.GroupKind{Kind: "Service"}:
+		if ip, _, _ := unstructured.NestedString(m.Object, "spec", "clusterIP"); ip != "None" {
+			unstructured.RemoveNestedField(m.Object, "spec", "clusterIP")
+			unstructured.RemoveNestedField(m.Object, "spec", "clusterIPs")
+		}
+	}
+	return m
+}
+
+// memberManifests returns the manifest of each active target: the template's
+// replicas for a Duplicated placement (and for kinds without replicas),
+// the target's share for a Divided one (see bindingutil.Divide).
+func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
+	base := memberManifest(tmpl)
+	active := bindingutil.ActiveTargets(spec.Clusters)
+	if framework.IsDuplicated(spec.Placement) {
+		out := make(map[string]*unstructured.Unstructured, len(active))
+		for _, t := range active {
+			out[t.Name] = base
+		}
+		return out, nil
+	}
+	return bindingutil.Divide(base, active)
+}
+
+// desiredWork is the Work holding manifest for cluster. The binding
+// controller applies exactly these fields; the execution controller adds
+// its finalizer and writes the status.
+func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Unstructured) *unstructured.Unstructured {
+	w := &unstructured.Unstructured{Object: map[string]any{
+		"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.Object}}},
+	}}
+	w.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind("Work"))
+	w.SetNamespace(names.ExecutionNamespace(cluster))
+	w.SetName(names.WorkName(ref.Namespace, ref.Name))
+	w.SetLabels(names.WorkLabels(ref, cluster))
+	w.SetAnnotations(map[string]string{names.AnnotationBinding: ref.String()})
+	return w
+}
+
+// upToDate reports whether the existing Work already holds what desired
+// says, so that applying it would change nothing and is skipped.
+func upToDate(existing *workv1alpha1.Work, desired *unstructured.Unstructured) bool {
+	for k, v := range desired.GetLabels() {
+		if existing.Labels[k] != v {
+			return false
+		}
+	}
+	for k, v := range desired.GetAnnotations() {
+		if existing.Annotations[k] != v {
+			return false
+		}
+	}
+	ms := existing.Spec.Workload.Manifests
+	if len(ms) != 1 {
+		return false
+	}
+	want, _, _ := unstructured.NestedSlice(desired.Object, "spec", "workload", "manifests")
+	return sameJSON(ms[0].Raw, want[0])
+}
+
+// sameJSON compares a stored manifest with a desired one through JSON, so
+// that number types (int64 in objects, float64 when decoded) do not count.
+func sameJSON(raw []byte, obj any) bool {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return false
+	}
+	var a, b any
+	if json.Unmarshal(raw, &a) != nil || json.Unmarshal(data, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}

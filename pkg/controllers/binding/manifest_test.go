@@ -1,0 +1,192 @@
+package binding
+
+import (
+	"encoding/json"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+func parse(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+const hubDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: team
+  uid: 0a1b
+  resourceVersion: "42"
+  generation: 3
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  finalizers: [hub.example/x]
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: owner, uid: u}]
+  managedFields: [{manager: kubectl}]
+  labels: {app: web}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: "{}"
+spec:
+  replicas: 6
+  template:
+    spec:
+      containers: [{name: web, image: nginx:1.27}]
+status:
+  replicas: 6
+`
+
+func TestMemberManifest(t *testing.T) {
+	tmpl := parse(t, hubDeployment)
+	orig := tmpl.DeepCopy()
+	m := memberManifest(tmpl)
+	if !equalObjects(tmpl, orig) {
+		t.Fatal("Manifest modified the template")
+	}
+	for _, f := range append([]string{"status"}, hubMetadata...) {
+		path := []string{"metadata", f}
+		if f == "status" {
+			path = []string{"status"}
+		}
+		if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, path...); found {
+			t.Errorf("manifest keeps %v", path)
+		}
+	}
+	if m.GetAnnotations() != nil {
+		t.Errorf("manifest keeps annotations %v", m.GetAnnotations())
+	}
+	if m.GetLabels()["app"] != "web" || m.GetName() != "web" || m.GetNamespace() != "team" {
+		t.Errorf("manifest lost identity or labels: %v", m.Object["metadata"])
+	}
+	cs, _, _ := unstructured.NestedSlice(m.Object, "spec", "template", "spec", "containers")
+	if len(cs) != 1 || cs[0].(map[string]any)["image"] != "nginx:1.27" {
+		t.Errorf("containers = %v", cs)
+	}
+}
+
+func TestMemberManifestPrunesHubAllocations(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		gone      [][]string
+		kept      [][]string
+	}{{
+		name: "job with generated selector",
+		doc: `{apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {selector: {matchLabels: {batch.kubernetes.io/controller-uid: u}},
+               template: {metadata: {labels: {batch.kubernetes.io/controller-uid: u, controller-uid: u, job-name: j, batch.kubernetes.io/job-name: j, app: x}}}}}`,
+		gone: [][]string{{"spec", "selector"}, {"spec", "template", "metadata", "labels", "controller-uid"}, {"spec", "template", "metadata", "labels", "batch.kubernetes.io/controller-uid"}},
+		kept: [][]string{{"spec", "template", "metadata", "labels", "app"}},
+	}, {
+		name: "job with manual selector",
+		doc:  `{apiVersion: batch/v1, kind: Job, metadata: {name: j}, spec: {manualSelector: true, selector: {matchLabels: {app: x}}}}`,
+		kept: [][]string{{"spec", "selector"}},
+	}, {
+		name: "service",
+		doc:  `{apiVersion: v1, kind: Service, metadata: {name: s}, spec: {clusterIP: 10.0.0.7, clusterIPs: [10.0.0.7], ports: [{port: 80}]}}`,
+		gone: [][]string{{"spec", "clusterIP"}, {"spec", "clusterIPs"}},
+		kept: [][]string{{"spec", "ports"}},
+	}, {
+		name: "headless service",
+		doc:  `{apiVersion: v1, kind: Service, metadata: {name: s}, spec: {clusterIP: None}}`,
+		kept: [][]string{{"spec", "clusterIP"}},
+	}}
+	for _, tt := range tests {
+		m := memberManifest(parse(t, tt.doc))
+		for _, p := range tt.gone {
+			if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, p...); found {
+				t.Errorf("%s: manifest keeps %v", tt.name, p)
+			}
+		}
+		for _, p := range tt.kept {
+			if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, p...); !found {
+				t.Errorf("%s: manifest lost %v", tt.name, p)
+			}
+		}
+	}
+}
+
+func TestMemberManifests(t *testing.T) {
+	targets := []workv1alpha1.TargetCluster{
+		{Name: "a", Replicas: 2, State: workv1alpha1.TargetBound},
+		{Name: "b", Replicas: 4},
+		{Name: "gone", Replicas: 3, State: workv1alpha1.TargetUnscheduled},
+	}
+	divided := &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}}
+	tests := []struct {
+		name      string
+		placement *policyv1alpha1.Placement
+		want      map[string]int64
+	}{
+		{name: "divided", placement: divided, want: map[string]int64{"a": 2, "b": 4}},
+		{name: "duplicated keeps the template's replicas", want: map[string]int64{"a": 6, "b": 6}},
+	}
+	for _, tt := range tests {
+		ms, err := memberManifests(parse(t, hubDeployment), &workv1alpha1.BindingSpec{Replicas: 6, Placement: tt.placement, Clusters: targets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != len(tt.want) {
+			t.Errorf("%s: manifests for %d clusters, want %d (unscheduled targets get none)", tt.name, len(ms), len(tt.want))
+		}
+		for cluster, want := range tt.want {
+			if got, _, _ := unstructured.NestedInt64(ms[cluster].Object, "spec", "replicas"); got != want {
+				t.Errorf("%s: %s has %d replicas, want %d", tt.name, cluster, got, want)
+			}
+		}
+	}
+}
+
+func TestDesiredWorkAndUpToDate(t *testing.T) {
+	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "team", Name: "web-deployment"}
+	manifest := memberManifest(parse(t, hubDeployment))
+	desired := desiredWork(ref, "c1", manifest)
+	if desired.GetNamespace() != "shepherd-es-c1" || desired.GetName() != "team.web-deployment" {
+		t.Errorf("Work %s/%s", desired.GetNamespace(), desired.GetName())
+	}
+	if desired.GetLabels()[workv1alpha1.LabelCluster] != "c1" || desired.GetAnnotations()[names.AnnotationBinding] != ref.String() {
+		t.Errorf("Work metadata %v %v", desired.GetLabels(), desired.GetAnnotations())
+	}
+
+	// What the API server stores and the cache returns: the typed Work,
+	// plus fields of other owners.
+	stored := &workv1alpha1.Work{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, stored); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(manifest.Object)
+	stored.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: raw}}}
+	stored.Finalizers = []string{workv1alpha1.FinalizerWork}
+	stored.Labels["extra"] = "x"
+	if !upToDate(stored, desired) {
+		t.Fatal("an identical Work is not up to date")
+	}
+	changed := manifest.DeepCopy()
+	_ = unstructured.SetNestedField(changed.Object, int64(3), "spec", "replicas")
+	if upToDate(stored, desiredWork(ref, "c1", changed)) {
+		t.Fatal("a Work with other replicas is up to date")
+	}
+	delete(stored.Labels, workv1alpha1.LabelBindingName)
+	if upToDate(stored, desired) {
+		t.Fatal("a Work missing a label is up to date")
+	}
+}
+
+func equalObjects(a, b *unstructured.Unstructured) bool {
+	x, _ := json.Marshal(a.Object)
+	y, _ := json.Marshal(b.Object)
+	return string(x) == string(y)
+}

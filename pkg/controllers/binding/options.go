@@ -1,0 +1,115 @@
+package binding
+
+import (
+	"context"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// Options configure the binding controllers.
+type Options struct {
+	// Workers is how many bindings of each kind are reconciled in parallel
+	// (default 4).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	return o
+}
+
+// Setup adds the binding controllers of both binding kinds to mgr.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	if err := NewForResourceBindings(mgr, opts).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return NewForClusterResourceBindings(mgr, opts).SetupWithManager(mgr)
+}
+
+// NewForResourceBindings returns the binding reconciler of
+// ResourceBindings.
+func NewForResourceBindings(mgr ctrl.Manager, opts Options) *Reconciler[*workv1alpha1.ResourceBinding] {
+	return newReconciler(mgr, bindingutil.ResourceBindings(), opts)
+}
+
+// NewForClusterResourceBindings returns the binding reconciler of
+// ClusterResourceBindings.
+func NewForClusterResourceBindings(mgr ctrl.Manager, opts Options) *Reconciler[*workv1alpha1.ClusterResourceBinding] {
+	return newReconciler(mgr, bindingutil.ClusterResourceBindings(), opts)
+}
+
+func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
+	return &Reconciler[T]{
+		client:    mgr.GetClient(),
+		cache:     mgr.GetCache(),
+		kind:      kind,
+		recorder:  mgr.GetEventRecorder("shepherd-binding"),
+		conflicts: bindingutil.NewConflicts(),
+		opts:      opts.withDefaults(),
+	}
+}
+
+// workIndex names the cache index of Works by binding ("<namespace>/<name>")
+// for one binding kind; one index per kind, so that each kind's controller
+// registers its own.
+func workIndex(kind string) string { return "binding.shepherd.io/" + strings.ToLower(kind) }
+
+// bindingOfWork returns the binding of the given kind a Work belongs to,
+// read from its AnnotationBinding.
+func bindingOfWork(kind string, obj client.Object) (names.BindingRef, bool) {
+	ref, ok := names.ParseBindingRef(obj.GetAnnotations()[names.AnnotationBinding])
+	return ref, ok && ref.Kind == kind
+}
+
+// SetupWithManager registers the controller ("binding-<kind>"), watching
+// the kind's bindings and their Works, and the Work index it reads.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	kind := r.kind.Name
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workIndex(kind), func(obj client.Object) []string {
+		if ref, ok := bindingOfWork(kind, obj); ok {
+			return []string{ref.Namespace + "/" + ref.Name}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("binding-"+strings.ToLower(kind)).
+		For(r.kind.New(), builder.WithPredicates(bindingPredicate())).
+		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+			if ref, ok := bindingOfWork(kind, obj); ok {
+				return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
+			}
+			return nil
+		})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		Complete(r)
+}
+
+// bindingPredicate passes binding events that change what the controller
+// acts on: the spec (the generation: targets, template version, placement)
+// and the deletion. Status writes (its own FullyApplied included) and
+// metadata changes (its own finalizer, the scheduler's hash annotation) do
+// not wake it.
+func bindingPredicate() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return o.GetGeneration() != n.GetGeneration() || (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil)
+		},
+	}
+}

@@ -1,0 +1,305 @@
+package binding
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// Event reasons on bindings.
+const (
+	ReasonSyncWorkSucceed  = "SyncWorkSucceed"
+	ReasonSyncWorkFailed   = "SyncWorkFailed"
+	ReasonWorkNameConflict = "WorkNameConflict"
+)
+
+// Reconciler turns the bindings of one kind into Works, moves their
+// targets through Scheduled, Bound and Unscheduled, and reports whether
+// every Work was applied. Both kinds run the same code.
+type Reconciler[T workv1alpha1.BindingObject] struct {
+	client    client.Client
+	cache     cache.Cache
+	kind      bindingutil.Kind[T]
+	recorder  events.EventRecorder
+	conflicts *bindingutil.Conflicts
+	opts      Options
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	b := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, b); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
+		}
+		// Gone without its finalizer (deleted before it was set, or
+		// removed by hand): its Works must not outlive it.
+		ref := names.BindingRef{Kind: r.kind.Name, Namespace: req.Namespace, Name: req.Name}
+		works, err := r.works(ctx, ref)
+		if err == nil {
+			_, err = r.deleteWorks(ctx, works, nil)
+		}
+		return reconcile.Result{}, err
+	}
+	ref := r.kind.Ref(b)
+	works, err := r.works(ctx, ref)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if b.GetDeletionTimestamp() != nil {
+		return reconcile.Result{}, r.finalize(ctx, b, works)
+	}
+	if err := r.ensureFinalizer(ctx, b); err != nil {
+		return reconcile.Result{}, err
+	}
+	applied, err := r.syncWorks(ctx, b, ref, works)
+	if err != nil {
+		r.recorder.Eventf(b, nil, "Warning", ReasonSyncWorkFailed, "SyncWork", "%s", bindingutil.Note(err.Error()))
+		return reconcile.Result{}, err
+	}
+	active := map[string]bool{}
+	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
+		active[t.Name] = true
+	}
+	deleted, err := r.deleteWorks(ctx, works, active)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if len(applied)+len(deleted) > 0 {
+		r.recorder.Eventf(b, nil, "Normal", ReasonSyncWorkSucceed, "SyncWork", "%s", bindingutil.Note(describeSync(applied, deleted)))
+	}
+	return reconcile.Result{}, r.updateTargetsAndStatus(ctx, b, works)
+}
+
+// works returns the binding's Works by cluster, from the cache index.
+func (r *Reconciler[T]) works(ctx context.Context, ref names.BindingRef) (map[string]*workv1alpha1.Work, error) {
+	list := &workv1alpha1.WorkList{}
+	if err := r.client.List(ctx, list, client.MatchingFields{workIndex(r.kind.Name): ref.Namespace + "/" + ref.Name}); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*workv1alpha1.Work, len(list.Items))
+	for i := range list.Items {
+		w := &list.Items[i]
+		if cluster, ok := names.ClusterOfExecutionNamespace(w.Namespace); ok {
+			out[cluster] = w
+		}
+	}
+	return out, nil
+}
+
+// finalize deletes the Works of a binding being deleted and lets the
+// binding go once they are gone. The execution controller's finalizer on
+// each Work holds it until the member's objects are deleted; the Works'
+// deletion events bring the binding back here.
+func (r *Reconciler[T]) finalize(ctx context.Context, b T, works map[string]*workv1alpha1.Work) error {
+	if !controllerutil.ContainsFinalizer(b, workv1alpha1.FinalizerBinding) {
+		return nil
+	}
+	if _, err := r.deleteWorks(ctx, works, nil); err != nil || len(works) > 0 {
+		return err
+	}
+	orig := b.DeepCopyObject().(T)
+	controllerutil.RemoveFinalizer(b, workv1alpha1.FinalizerBinding)
+	return client.IgnoreNotFound(r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)))
+}
+
+// ensureFinalizer adds FinalizerBinding before any Work exists, so that a
+// deleted binding never leaves Works behind.
+func (r *Reconciler[T]) ensureFinalizer(ctx context.Context, b T) error {
+	if controllerutil.ContainsFinalizer(b, workv1alpha1.FinalizerBinding) {
+		return nil
+	}
+	orig := b.DeepCopyObject().(T)
+	controllerutil.AddFinalizer(b, workv1alpha1.FinalizerBinding)
+	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+// template reads the binding's template from the shared cache (the
+// detector's informer of the kind); nil when it is gone, being deleted, or
+// not the object the binding names (recreated under the same name: the
+// detector updates the binding, which brings it back here).
+func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstructured, error) {
+	res := b.GetBindingSpec().Resource
+	gv, err := schema.ParseGroupVersion(res.APIVersion)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gv.WithKind(res.Kind))
+	if err := r.cache.Get(ctx, client.ObjectKey{Namespace: res.Namespace, Name: res.Name}, u); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	if u.GetDeletionTimestamp() != nil || (res.UID != "" && string(u.GetUID()) != res.UID) {
+		return nil, nil
+	}
+	return u, nil
+}
+
+// syncWorks applies the Work of every active target whose Work is missing
+// or out of date, records the stored Works in works, and returns the
+// clusters written. A Work being deleted (its cluster left and came back)
+// is re-created once it is gone.
+func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work) ([]string, error) {
+	tmpl, err := r.template(ctx, b)
+	if err != nil || tmpl == nil {
+		return nil, err
+	}
+	manifests, err := memberManifests(tmpl, b.GetBindingSpec())
+	if err != nil {
+		return nil, err
+	}
+	var applied []string
+	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
+		existing := works[t.Name]
+		desired := desiredWork(ref, t.Name, manifests[t.Name])
+		if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
+			continue
+		}
+		if existing == nil {
+			if owner, taken := r.takenBy(ctx, desired, ref); taken {
+				r.recorder.Eventf(b, nil, "Warning", ReasonWorkNameConflict, "SyncWork", "%s", bindingutil.Note(fmt.Sprintf(
+					"Work %s/%s belongs to %s; not propagating to %s", desired.GetNamespace(), desired.GetName(), owner, t.Name)))
+				continue
+			}
+			if err := r.ensureNamespace(ctx, t.Name); err != nil {
+				return applied, err
+			}
+		}
+		if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(desired), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership); err != nil {
+			return applied, fmt.Errorf("applying Work %s/%s: %w", desired.GetNamespace(), desired.GetName(), err)
+		}
+		workOps.WithLabelValues(opApplied).Inc()
+		applied = append(applied, t.Name)
+		// desired now holds the Work the server stored: its generation
+		// tells the FullyApplied condition of this same reconcile that
+		// the new spec awaits the execution controller.
+		w := &workv1alpha1.Work{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, w); err != nil {
+			return applied, err
+		}
+		works[t.Name] = w
+	}
+	return applied, nil
+}
+
+// takenBy reports whether a Work of another binding already has the name
+// and namespace of desired (names.WorkName keeps bindings apart unless two
+// kinds of the same name differ in scope), and names its binding.
+// Applying would take it over, so the caller leaves it alone.
+func (r *Reconciler[T]) takenBy(ctx context.Context, desired *unstructured.Unstructured, ref names.BindingRef) (string, bool) {
+	w := &workv1alpha1.Work{}
+	if err := r.client.Get(ctx, client.ObjectKeyFromObject(desired), w); err != nil {
+		return "", false
+	}
+	owner := w.Annotations[names.AnnotationBinding]
+	return owner, owner != ref.String()
+}
+
+// ensureNamespace creates the cluster's execution namespace if missing.
+func (r *Reconciler[T]) ensureNamespace(ctx context.Context, cluster string) error {
+	name := names.ExecutionNamespace(cluster)
+	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd,
+		workv1alpha1.LabelCluster:   cluster,
+	}}}
+	if err := r.client.Create(ctx, ns, client.FieldOwner(workv1alpha1.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// deleteWorks deletes the Works of clusters not in keep (all when keep is
+// nil) that are not being deleted yet, and returns their clusters.
+func (r *Reconciler[T]) deleteWorks(ctx context.Context, works map[string]*workv1alpha1.Work, keep map[string]bool) ([]string, error) {
+	var deleted []string
+	for _, cluster := range sortedKeys(works) {
+		w := works[cluster]
+		if keep[cluster] || w.DeletionTimestamp != nil {
+			continue
+		}
+		if err := r.client.Delete(ctx, w, client.Preconditions{UID: &w.UID}); client.IgnoreNotFound(err) != nil {
+			return deleted, err
+		}
+		workOps.WithLabelValues(opDeleted).Inc()
+		deleted = append(deleted, cluster)
+	}
+	return deleted, nil
+}
+
+// updateTargetsAndStatus writes the target states and the FullyApplied
+// condition the Works call for, each only when it changes, with the
+// optimistic lock the scheduler also uses on spec.clusters.
+func (r *Reconciler[T]) updateTargetsAndStatus(ctx context.Context, b T, works map[string]*workv1alpha1.Work) error {
+	states := make(map[string]workState, len(works))
+	for cluster, w := range works {
+		states[cluster] = observe(w)
+	}
+	targets, changed := nextTargets(b.GetBindingSpec().Clusters, states)
+	if changed {
+		orig := b.DeepCopyObject().(T)
+		b.GetBindingSpec().Clusters = targets
+		if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
+			return err
+		}
+		logf.FromContext(ctx).V(1).Info("targets updated", "targets", targets)
+	}
+	orig := b.DeepCopyObject().(T)
+	conds := &b.GetBindingStatus().Conditions
+	if c, ok := fullyApplied(targets, states); ok {
+		changed = meta.SetStatusCondition(conds, c)
+	} else {
+		changed = meta.RemoveStatusCondition(conds, workv1alpha1.ConditionFullyApplied)
+	}
+	if !changed {
+		return nil
+	}
+	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+func describeSync(applied, deleted []string) string {
+	var parts []string
+	if len(applied) > 0 {
+		parts = append(parts, "applied Works for "+strings.Join(applied, ", "))
+	}
+	if len(deleted) > 0 {
+		parts = append(parts, "deleted Works of "+strings.Join(deleted, ", "))
+	}
+	s := strings.Join(parts, "; ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,231 @@
+package clusterstatus
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+)
+
+// ControllerName names the controller in logs, metrics and events.
+const ControllerName = "cluster-status"
+
+// Reconciler probes one member per reconcile and requeues itself every
+// ProbeInterval.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	Options  Options
+
+	summaries *summarizers
+}
+
+// SetupWithManager registers the controller. Status writes do not
+// retrigger it (only spec changes do); the periodic requeue drives probes.
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	r.Options = r.Options.withDefaults()
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	if r.Options.Clients == nil {
+		r.Options.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+	}
+	r.summaries = newSummarizers()
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		r.summaries.stopAll()
+		return nil
+	})); err != nil {
+		return err
+	}
+	return builder.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&clusterv1alpha1.Cluster{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.Workers}).
+		Complete(r)
+}
+
+// Reconcile probes the member, updates the Cluster's status and taints,
+// and schedules the next probe.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	cluster := &clusterv1alpha1.Cluster{}
+	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.Name)
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	if !cluster.DeletionTimestamp.IsZero() || cluster.Spec.SyncMode == clusterv1alpha1.Pull {
+		// Pull members report their own status (not implemented yet).
+		r.forget(cluster.Name)
+		return reconcile.Result{}, nil
+	}
+
+	begin := time.Now()
+	status := r.probe(ctx, log, cluster)
+	ready := meta.FindStatusCondition(status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	probeDuration.WithLabelValues(string(ready.Status)).Observe(time.Since(begin).Seconds())
+	clusterReady.WithLabelValues(cluster.Name).Set(boolGauge(ready.Status == metav1.ConditionTrue))
+	r.recordTransition(cluster, ready)
+
+	if err := r.writeStatus(ctx, cluster, status, begin); err != nil {
+		return reconcile.Result{}, err
+	}
+	recheck, err := r.updateTaints(ctx, log, cluster, ready, time.Now())
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	next := r.Options.ProbeInterval
+	if recheck > 0 && recheck < next {
+		next = recheck
+	}
+	return reconcile.Result{RequeueAfter: next}, nil
+}
+
+// forget drops everything kept for a cluster that is gone.
+func (r *Reconciler) forget(name string) {
+	r.summaries.stop(name)
+	r.Options.Clients.Forget(name)
+	clusterReady.DeleteLabelValues(name)
+}
+
+// probe returns the status the member should have now. Facts that could not
+// be collected this time (version, APIs, summaries) keep their last value:
+// a member that is not ready has not lost its nodes.
+func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster) *clusterv1alpha1.ClusterStatus {
+	status := cluster.Status.DeepCopy()
+	ctx, cancel := context.WithTimeout(ctx, r.Options.ProbeTimeout)
+	defer cancel()
+
+	var rd readiness
+	clients, err := r.Options.Clients.ForCluster(ctx, cluster)
+	switch {
+	case errors.Is(err, clusterclient.ErrNoCredentials):
+		rd = unreachable(ReasonNoCredentials, err)
+	case err != nil:
+		rd = unreachable(ReasonUnreachable, err)
+	default:
+		rd = probeReady(ctx, clients)
+	}
+	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type: clusterv1alpha1.ClusterConditionReady, Status: rd.status, Reason: rd.reason, Message: rd.message,
+		ObservedGeneration: cluster.Generation,
+	})
+	if rd.status != metav1.ConditionTrue {
+		return status
+	}
+
+	if v, err := clients.Kubernetes.Discovery().ServerVersion(); err != nil {
+		log.Info("cannot read the member's version", "cluster", cluster.Name, "err", err.Error())
+	} else {
+		status.KubernetesVersion = v.GitVersion
+	}
+	if apis, err := apiEnablements(clients.Kubernetes.Discovery()); apis != nil {
+		status.APIEnablements = apis
+		if err != nil {
+			log.Info("some member APIs could not be discovered", "cluster", cluster.Name, "err", err.Error())
+		}
+	} else {
+		log.Info("cannot discover the member's APIs", "cluster", cluster.Name, "err", err.Error())
+	}
+	sum, err := r.summaries.get(clients)
+	if err == nil {
+		var nodes *clusterv1alpha1.NodeSummary
+		var resources *clusterv1alpha1.ResourceSummary
+		if nodes, resources, err = sum.summarize(ctx); err == nil {
+			status.NodeSummary, status.ResourceSummary = nodes, resources
+		}
+	}
+	if err != nil {
+		log.V(1).Info("node and resource summary not available yet", "cluster", cluster.Name, "err", err.Error())
+	}
+	return status
+}
+
+// writeStatus patches the status when it changed, and otherwise refreshes
+// lastProbeTime at most every ProbeTimeRefresh.
+func (r *Reconciler) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus, now time.Time) error {
+	last := cluster.Status.LastProbeTime
+	status.LastProbeTime = last
+	changed := !equality.Semantic.DeepEqual(&cluster.Status, status)
+	if !changed && last != nil && now.Sub(last.Time) < r.Options.ProbeTimeRefresh {
+		return nil
+	}
+	t := metav1.NewTime(now)
+	status.LastProbeTime = &t
+	patched := cluster.DeepCopy()
+	patched.Status = *status
+	if err := r.Client.Status().Patch(ctx, patched, client.MergeFrom(cluster)); err != nil {
+		return err
+	}
+	statusWrites.WithLabelValues(boolLabel(changed)).Inc()
+	cluster.Status = patched.Status
+	cluster.ResourceVersion = patched.ResourceVersion
+	return nil
+}
+
+// updateTaints adds or removes the readiness taints. spec.taints is an
+// atomic list shared with the user, so it is replaced as a whole under an
+// optimistic lock: a concurrent edit makes the patch fail and the next
+// reconcile recompute from the new list, rather than one writer losing the
+// other's taints.
+func (r *Reconciler) updateTaints(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster, ready *metav1.Condition, now time.Time) (time.Duration, error) {
+	ch := desiredTaints(cluster.Spec.Taints, ready, now, r.Options.taintRules())
+	if len(ch.added) == 0 && len(ch.removed) == 0 {
+		return ch.recheck, nil
+	}
+	patched := cluster.DeepCopy()
+	patched.Spec.Taints = ch.taints
+	if err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(cluster, client.MergeFromWithOptimisticLock{})); err != nil {
+		return 0, err
+	}
+	for _, t := range ch.added {
+		log.Info("tainted cluster", "cluster", cluster.Name, "taint", t.Key, "effect", t.Effect)
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeWarning, "TaintAdded", "Taint",
+			"Added taint %s:%s: %s for longer than the grace period", t.Key, t.Effect, ready.Reason)
+		taintChanges.WithLabelValues(t.Key, "added").Inc()
+	}
+	for _, t := range ch.removed {
+		log.Info("removed cluster taint", "cluster", cluster.Name, "taint", t.Key, "effect", t.Effect)
+		r.Recorder.Eventf(cluster, nil, corev1.EventTypeNormal, "TaintRemoved", "Taint", "Removed taint %s:%s", t.Key, t.Effect)
+		taintChanges.WithLabelValues(t.Key, "removed").Inc()
+	}
+	return ch.recheck, nil
+}
+
+// recordTransition emits an event when the Ready condition changes status.
+func (r *Reconciler) recordTransition(cluster *clusterv1alpha1.Cluster, ready *metav1.Condition) {
+	prev := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if prev != nil && prev.Status == ready.Status {
+		return
+	}
+	typ, reason := corev1.EventTypeNormal, "ClusterReady"
+	switch ready.Status {
+	case metav1.ConditionFalse:
+		typ, reason = corev1.EventTypeWarning, "ClusterNotReady"
+	case metav1.ConditionUnknown:
+		typ, reason = corev1.EventTypeWarning, "ClusterUnreachable"
+	}
+	r.Recorder.Eventf(cluster, nil, typ, reason, "Probe", "%s: %s", ready.Reason, ready.Message)
+}

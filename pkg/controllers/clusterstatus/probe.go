@@ -1,0 +1,120 @@
+package clusterstatus
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+)
+
+// Reasons of the Ready condition.
+const (
+	ReasonReady = "Ready"
+	// ReasonNotReady: the member answers but its readiness check fails.
+	ReasonNotReady = "NotReady"
+	// ReasonUnreachable: the member did not answer (network, TLS, timeout).
+	ReasonUnreachable = "Unreachable"
+	// ReasonUnauthorized: the member rejected the stored credentials.
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonNoCredentials: the credentials Secret is missing or unusable.
+	ReasonNoCredentials = "NoCredentials"
+)
+
+// maxMessage caps condition messages (and so event notes, which the
+// events API limits to 1024 characters).
+const maxMessage = 900
+
+// readiness is the outcome of the readiness probe.
+type readiness struct {
+	status  metav1.ConditionStatus
+	reason  string
+	message string
+}
+
+func unreachable(reason string, err error) readiness {
+	return readiness{status: metav1.ConditionUnknown, reason: reason, message: truncate(err.Error())}
+}
+
+// probeReady asks /readyz, falling back to /healthz for members that do not
+// serve it or forbid it to the stored identity, and finally to /version:
+// a member that answers with its version is at least serving requests.
+func probeReady(ctx context.Context, c *clusterclient.Clients) readiness {
+	for _, path := range []string{"/readyz", "/healthz"} {
+		var code int
+		body, err := c.Kubernetes.Discovery().RESTClient().Get().AbsPath(path).Do(ctx).StatusCode(&code).Raw()
+		switch {
+		case err == nil:
+			return readiness{status: metav1.ConditionTrue, reason: ReasonReady, message: "member API server is ready"}
+		case clusterclient.IsUnreachable(err):
+			return unreachable(ReasonUnreachable, err)
+		case code == http.StatusUnauthorized:
+			return unreachable(ReasonUnauthorized, err)
+		case code == http.StatusNotFound || code == http.StatusForbidden:
+			continue
+		default:
+			return readiness{status: metav1.ConditionFalse, reason: ReasonNotReady,
+				message: truncate(fmt.Sprintf("%s returned %d: %s", path, code, failedChecks(body, err)))}
+		}
+	}
+	if _, err := c.Kubernetes.Discovery().ServerVersion(); err != nil {
+		return unreachable(ReasonUnreachable, err)
+	}
+	return readiness{status: metav1.ConditionTrue, reason: ReasonReady, message: "member API server answers (health endpoints unavailable)"}
+}
+
+// failedChecks condenses a verbose health response ("[+]ping ok\n[-]etcd
+// failed: reason withheld\n...") to the checks that failed.
+func failedChecks(body []byte, err error) string {
+	var failed []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if check, ok := strings.CutPrefix(line, "[-]"); ok {
+			failed = append(failed, strings.TrimSuffix(check, ": reason withheld"))
+		}
+	}
+	if len(failed) > 0 {
+		return strings.Join(failed, ", ")
+	}
+	if msg := strings.TrimSpace(string(body)); msg != "" {
+		return msg
+	}
+	return err.Error()
+}
+
+func truncate(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	return s[:maxMessage-3] + "..."
+}
+
+// apiEnablements lists the member's group/versions and their resources,
+// sorted, without subresources. Discovery that fails for some groups (an
+// aggregated API that is down) still yields the others; the error is
+// returned alongside so the caller can log it.
+func apiEnablements(d discovery.DiscoveryInterface) ([]clusterv1alpha1.APIEnablement, error) {
+	_, lists, err := d.ServerGroupsAndResources()
+	if len(lists) == 0 && err != nil {
+		return nil, err
+	}
+	out := make([]clusterv1alpha1.APIEnablement, 0, len(lists))
+	for _, l := range lists {
+		e := clusterv1alpha1.APIEnablement{GroupVersion: l.GroupVersion}
+		for _, r := range l.APIResources {
+			if strings.Contains(r.Name, "/") {
+				continue
+			}
+			e.Resources = append(e.Resources, clusterv1alpha1.APIResource{Name: r.Name, Kind: r.Kind})
+		}
+		sort.Slice(e.Resources, func(i, j int) bool { return e.Resources[i].Name < e.Resources[j].Name })
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GroupVersion < out[j].GroupVersion })
+	return out, err
+}

@@ -1,0 +1,133 @@
+package detector
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// Policy kinds, as written in LabelPolicyKind and spec.policyRef.kind.
+const (
+	KindPropagationPolicy        = "PropagationPolicy"
+	KindClusterPropagationPolicy = "ClusterPropagationPolicy"
+)
+
+// policyKind returns p's kind name.
+func policyKind(p policyv1alpha1.PolicyObject) string {
+	if _, ok := p.(*policyv1alpha1.ClusterPropagationPolicy); ok {
+		return KindClusterPropagationPolicy
+	}
+	return KindPropagationPolicy
+}
+
+// policyRef names p as spec.policyRef does.
+func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
+	return &workv1alpha1.PolicyReference{Kind: policyKind(p), Namespace: p.GetNamespace(), Name: p.GetName()}
+}
+
+// desiredBinding is the binding the detector wants for tmpl governed by p,
+// holding only the fields the detector owns: the policy labels, the owner
+// reference to the template, and spec.resource, policyRef, replicas,
+// replicaRequirements, placement, failover, propagateDeps and
+// schedulerName. spec.clusters, rescheduleTriggeredAt, the eviction fields
+// and the status belong to other controllers and are left unset, so
+// applying this never touches them.
+//
+// The binding carries the binding controller's finalizer from its
+// creation, which spares a write racing the scheduler's first one (the
+// binding controller still adds it to bindings made otherwise).
+//
+// A namespaced template gets a ResourceBinding in its namespace even when
+// a ClusterPropagationPolicy governs it: the binding then lives, is listed
+// and is deleted with the template's namespace, like in Karmada.
+func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
+	replicas, requirements, err := bindingutil.Replicas(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	gvk := tmpl.GroupVersionKind()
+	b := bindingutil.NewForTemplate(namespaced)
+	b.SetName(names.BindingName(gvk.Kind, tmpl.GetName()))
+	b.SetNamespace(tmpl.GetNamespace())
+	b.SetLabels(names.PolicyLabels(policyKind(p), p.GetNamespace(), p.GetName()))
+	b.SetFinalizers([]string{workv1alpha1.FinalizerBinding})
+	b.SetOwnerReferences([]metav1.OwnerReference{{
+		APIVersion: gvk.GroupVersion().String(),
+		Kind:       gvk.Kind,
+		Name:       tmpl.GetName(),
+		UID:        tmpl.GetUID(),
+		Controller: ptr.To(true),
+	}})
+	ps := p.GetPropagationSpec()
+	spec := b.GetBindingSpec()
+	spec.Resource = workv1alpha1.ObjectReference{
+		APIVersion:      gvk.GroupVersion().String(),
+		Kind:            gvk.Kind,
+		Namespace:       tmpl.GetNamespace(),
+		Name:            tmpl.GetName(),
+		UID:             string(tmpl.GetUID()),
+		ResourceVersion: tmpl.GetResourceVersion(),
+	}
+	spec.PolicyRef = policyRef(p)
+	spec.Replicas = replicas
+	spec.ReplicaRequirements = requirements
+	spec.Placement = ps.Placement.DeepCopy()
+	spec.Failover = ps.Failover.DeepCopy()
+	spec.PropagateDeps = ps.PropagateDeps
+	spec.SchedulerName = ps.SchedulerName
+	return b, nil
+}
+
+// ownedFieldsEqual reports whether existing already holds every field of
+// desired the detector owns, so that nothing needs to be written.
+func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
+	for _, k := range []string{workv1alpha1.LabelPolicyKind, workv1alpha1.LabelPolicyNamespace, workv1alpha1.LabelPolicyName} {
+		if existing.GetLabels()[k] != desired.GetLabels()[k] {
+			return false
+		}
+	}
+	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
+		return false
+	}
+	e, d := existing.GetBindingSpec(), desired.GetBindingSpec()
+	return e.Resource == d.Resource &&
+		equality.Semantic.DeepEqual(e.PolicyRef, d.PolicyRef) &&
+		e.Replicas == d.Replicas &&
+		equality.Semantic.DeepEqual(e.ReplicaRequirements, d.ReplicaRequirements) &&
+		equality.Semantic.DeepEqual(e.Placement, d.Placement) &&
+		equality.Semantic.DeepEqual(e.Failover, d.Failover) &&
+		e.PropagateDeps == d.PropagateDeps &&
+		e.SchedulerName == d.SchedulerName
+}
+
+func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {
+	for _, r := range refs {
+		if r.UID == want.UID && r.APIVersion == want.APIVersion && r.Kind == want.Kind && r.Name == want.Name &&
+			ptr.Deref(r.Controller, false) == ptr.Deref(want.Controller, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// applyObject turns the desired binding into a server-side apply request
+// body: the typed object's fields without the status and the zero
+// creationTimestamp, which would otherwise be claimed (or rejected).
+func applyObject(b workv1alpha1.BindingObject) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	delete(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	u.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind(bindingutil.KindOf(b)))
+	return u, nil
+}

@@ -1,0 +1,129 @@
+package detector
+
+import (
+	"cmp"
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+// Template is what matching reads of a resource template.
+type Template struct {
+	GroupKind schema.GroupKind
+	// Namespace is empty for a cluster-scoped template.
+	Namespace string
+	Name      string
+	Labels    map[string]string
+}
+
+// strength is how specifically a selector picks a template; a stronger
+// selector wins over a weaker one whatever the policies' priorities.
+type strength int
+
+const (
+	noMatch strength = iota
+	// byKind: the selector names only the kind.
+	byKind
+	// byLabel: the selector's label selector matches.
+	byLabel
+	// byName: the selector names the template.
+	byName
+)
+
+// selectorStrength says how sel, a selector of a policy in policyNamespace
+// ("" for a ClusterPropagationPolicy), picks t.
+//
+// Selectors match by API group and kind, not version: a template is one
+// object whatever version it is read in, and the detector watches each
+// kind in its preferred version only.
+func selectorStrength(sel *policyv1alpha1.ResourceSelector, policyNamespace string, t *Template) strength {
+	gv, err := schema.ParseGroupVersion(sel.APIVersion)
+	if err != nil || gv.Group != t.GroupKind.Group || sel.Kind != t.GroupKind.Kind {
+		return noMatch
+	}
+	if policyNamespace != "" {
+		// A PropagationPolicy selects only templates of its own namespace,
+		// whatever its selector says.
+		if t.Namespace != policyNamespace || (sel.Namespace != "" && sel.Namespace != policyNamespace) {
+			return noMatch
+		}
+	} else if sel.Namespace != "" && sel.Namespace != t.Namespace {
+		return noMatch
+	}
+	switch {
+	case sel.Name != "":
+		if sel.Name == t.Name {
+			return byName
+		}
+		return noMatch
+	case sel.LabelSelector != nil:
+		s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
+		if err != nil || !s.Matches(labels.Set(t.Labels)) {
+			return noMatch
+		}
+		return byLabel
+	}
+	return byKind
+}
+
+// policyStrength is the strength of p's strongest selector for t.
+func policyStrength(p policyv1alpha1.PolicyObject, t *Template) strength {
+	best := noMatch
+	sels := p.GetPropagationSpec().ResourceSelectors
+	for i := range sels {
+		best = max(best, selectorStrength(&sels[i], p.GetNamespace(), t))
+	}
+	return best
+}
+
+// Match returns the policy governing t, nil when none matches. A matching
+// PropagationPolicy (of t's namespace) always beats a matching
+// ClusterPropagationPolicy. Among policies of one kind, the one whose
+// selector names t beats one matching by labels, which beats one naming
+// only the kind; then the higher spec.priority wins; then the name sorting
+// first. Policies being deleted match nothing. The result does not depend
+// on the order of the inputs.
+func Match(t *Template, policies, clusterPolicies []policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
+	if p := best(t, policies); p != nil {
+		return p
+	}
+	return best(t, clusterPolicies)
+}
+
+func best(t *Template, policies []policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
+	type scored struct {
+		p policyv1alpha1.PolicyObject
+		s strength
+	}
+	var matches []scored
+	for _, p := range policies {
+		if p.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if s := policyStrength(p, t); s != noMatch {
+			matches = append(matches, scored{p, s})
+		}
+	}
+	if len(matches) == 0 {
+		return nil
+	}
+	return slices.MinFunc(matches, func(a, b scored) int {
+		return cmp.Or(
+			cmp.Compare(b.s, a.s),
+			cmp.Compare(priority(b.p), priority(a.p)),
+			cmp.Compare(a.p.GetName(), b.p.GetName()),
+			cmp.Compare(a.p.GetNamespace(), b.p.GetNamespace()),
+		)
+	}).p
+}
+
+func priority(p policyv1alpha1.PolicyObject) int32 {
+	if pr := p.GetPropagationSpec().Priority; pr != nil {
+		return *pr
+	}
+	return 0
+}

@@ -1,0 +1,157 @@
+package detector
+
+import (
+	"slices"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+var deployment = schema.GroupKind{Group: "apps", Kind: "Deployment"}
+
+func sel(name string, labels map[string]string) policyv1alpha1.ResourceSelector {
+	s := policyv1alpha1.ResourceSelector{APIVersion: "apps/v1", Kind: "Deployment", Name: name}
+	if labels != nil {
+		s.LabelSelector = &metav1.LabelSelector{MatchLabels: labels}
+	}
+	return s
+}
+
+func pp(ns, name string, prio int32, sels ...policyv1alpha1.ResourceSelector) policyv1alpha1.PolicyObject {
+	return &policyv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       policyv1alpha1.PropagationSpec{ResourceSelectors: sels, Priority: ptr.To(prio)},
+	}
+}
+
+func cpp(name string, prio int32, sels ...policyv1alpha1.ResourceSelector) policyv1alpha1.PolicyObject {
+	return &policyv1alpha1.ClusterPropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       policyv1alpha1.PropagationSpec{ResourceSelectors: sels, Priority: ptr.To(prio)},
+	}
+}
+
+func TestMatch(t *testing.T) {
+	web := &Template{GroupKind: deployment, Namespace: "ns", Name: "web", Labels: map[string]string{"app": "web"}}
+	deleting := pp("ns", "a-deleting", 100, sel("web", nil))
+	deleting.SetDeletionTimestamp(&metav1.Time{})
+	otherNS := sel("web", nil)
+	otherNS.Namespace = "other"
+	cppOtherNS := sel("", nil)
+	cppOtherNS.Namespace = "other"
+	wrongVersion := sel("web", nil)
+	wrongVersion.APIVersion = "apps/v1beta1"
+	wrongGroup := sel("web", nil)
+	wrongGroup.APIVersion = "extensions/v1beta1"
+
+	tests := []struct {
+		name     string
+		t        *Template
+		pps      []policyv1alpha1.PolicyObject
+		cpps     []policyv1alpha1.PolicyObject
+		want     string // policy name; "" for no match
+		wantKind string
+	}{
+		{name: "no policy", t: web},
+		{name: "kind-only selector", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "all", 0, sel("", nil))}, want: "all"},
+		{name: "name beats label beats kind whatever the priority", t: web, pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "by-kind", 100, sel("", nil)),
+			pp("ns", "by-label", 50, sel("", map[string]string{"app": "web"})),
+			pp("ns", "by-name", 0, sel("web", nil)),
+		}, want: "by-name"},
+		{name: "label beats kind", t: web, pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "by-kind", 100, sel("", nil)),
+			pp("ns", "by-label", 0, sel("", map[string]string{"app": "web"})),
+		}, want: "by-label"},
+		{name: "then priority", t: web, pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "a", 1, sel("web", nil)), pp("ns", "b", 2, sel("web", nil)),
+		}, want: "b"},
+		{name: "then name", t: web, pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "zz", 1, sel("web", nil)), pp("ns", "aa", 1, sel("web", nil)),
+		}, want: "aa"},
+		{name: "strongest selector of a policy counts", t: web, pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "a", 0, sel("", nil)), pp("ns", "b", 0, sel("other", nil), sel("web", nil)),
+		}, want: "b"},
+		{name: "label mismatch", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "x", 0, sel("", map[string]string{"app": "db"}))}},
+		{name: "name mismatch", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "x", 0, sel("db", nil))}},
+		{name: "version does not matter", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "x", 0, wrongVersion)}, want: "x"},
+		{name: "group matters", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "x", 0, wrongGroup)}},
+		{name: "PropagationPolicy of another namespace", t: web, pps: []policyv1alpha1.PolicyObject{pp("other", "x", 0, sel("web", nil))}},
+		{name: "PropagationPolicy naming another namespace", t: web, pps: []policyv1alpha1.PolicyObject{pp("ns", "x", 0, otherNS)}},
+		{name: "PropagationPolicy beats a stronger ClusterPropagationPolicy", t: web,
+			pps:  []policyv1alpha1.PolicyObject{pp("ns", "weak", 0, sel("", nil))},
+			cpps: []policyv1alpha1.PolicyObject{cpp("strong", 1000, sel("web", nil))},
+			want: "weak", wantKind: KindPropagationPolicy},
+		{name: "ClusterPropagationPolicy when no PropagationPolicy matches", t: web,
+			pps:  []policyv1alpha1.PolicyObject{pp("ns", "db", 0, sel("db", nil))},
+			cpps: []policyv1alpha1.PolicyObject{cpp("all", 0, sel("", nil))},
+			want: "all", wantKind: KindClusterPropagationPolicy},
+		{name: "ClusterPropagationPolicy selector namespace", t: web, cpps: []policyv1alpha1.PolicyObject{cpp("x", 0, cppOtherNS)}},
+		{name: "ClusterPropagationPolicy namespace selector on a cluster-scoped template",
+			t:    &Template{GroupKind: deployment, Name: "web"},
+			cpps: []policyv1alpha1.PolicyObject{cpp("x", 0, cppOtherNS), cpp("y", 0, sel("web", nil))}, want: "y"},
+		{name: "deleting policies match nothing", t: web, pps: []policyv1alpha1.PolicyObject{deleting, pp("ns", "z", 0, sel("", nil))}, want: "z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, order := range [][]policyv1alpha1.PolicyObject{tt.pps, reversed(tt.pps)} {
+				got := Match(tt.t, order, tt.cpps)
+				switch {
+				case tt.want == "" && got != nil:
+					t.Fatalf("matched %s, want none", got.GetName())
+				case tt.want == "":
+				case got == nil:
+					t.Fatalf("matched none, want %s", tt.want)
+				case got.GetName() != tt.want:
+					t.Fatalf("matched %s, want %s", got.GetName(), tt.want)
+				case tt.wantKind != "" && policyKind(got) != tt.wantKind:
+					t.Fatalf("matched a %s, want a %s", policyKind(got), tt.wantKind)
+				}
+			}
+		})
+	}
+}
+
+func reversed(ps []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {
+	out := slices.Clone(ps)
+	slices.Reverse(out)
+	return out
+}
+
+func TestExcluded(t *testing.T) {
+	tests := []struct {
+		gk        schema.GroupKind
+		ns, name  string
+		want      bool
+		wantKinds bool
+	}{
+		{gk: deployment, ns: "default", name: "web"},
+		{gk: schema.GroupKind{Kind: "ConfigMap"}, ns: "default", name: "app"},
+		{gk: schema.GroupKind{Kind: "Namespace"}, name: "team-a"},
+		{gk: schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, name: "admin"},
+		{gk: deployment, ns: "kube-system", name: "coredns", want: true},
+		{gk: deployment, ns: "shepherd-es-member1", name: "x", want: true},
+		{gk: schema.GroupKind{Kind: "Namespace"}, name: "kube-public", want: true},
+		{gk: schema.GroupKind{Kind: "Namespace"}, name: "shepherd-es-member1", want: true},
+		{gk: schema.GroupKind{Kind: "ConfigMap"}, ns: "default", name: "kube-root-ca.crt", want: true},
+		{gk: schema.GroupKind{Kind: "ServiceAccount"}, ns: "default", name: "default", want: true},
+		{gk: schema.GroupKind{Kind: "Service"}, ns: "default", name: "kubernetes", want: true},
+		{gk: schema.GroupKind{Kind: "Node"}, name: "n1", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Kind: "Event"}, ns: "default", name: "e", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, ns: "default", name: "l", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "work.shepherd.io", Kind: "Work"}, ns: "default", name: "w", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "policy.shepherd.io", Kind: "PropagationPolicy"}, ns: "default", name: "p", want: true, wantKinds: true},
+	}
+	for _, tt := range tests {
+		if got := Excluded(tt.gk, tt.ns, tt.name); got != tt.want {
+			t.Errorf("Excluded(%s, %q, %q) = %v, want %v", tt.gk, tt.ns, tt.name, got, tt.want)
+		}
+		if got := ExcludedKind(tt.gk); got != tt.wantKinds {
+			t.Errorf("ExcludedKind(%s) = %v, want %v", tt.gk, got, tt.wantKinds)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package detector
+
+import (
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// Options configure the detector.
+type Options struct {
+	// Workers is how many templates are reconciled in parallel (default 4).
+	Workers int
+	// UnknownKindRetry is how long to wait before resolving again a kind a
+	// policy names but the hub does not serve yet (default 30 s).
+	UnknownKindRetry time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.UnknownKindRetry <= 0 {
+		o.UnknownKindRetry = 30 * time.Second
+	}
+	return o
+}
+
+// Setup adds the detector to mgr.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	return New(mgr, opts).SetupWithManager(mgr)
+}
+
+// New returns a detector reading through mgr's cache and writing with
+// mgr's client.
+func New(mgr ctrl.Manager, opts Options) *Reconciler {
+	return &Reconciler{
+		client:   mgr.GetClient(),
+		cache:    mgr.GetCache(),
+		kinds:    newKinds(mgr.GetRESTMapper(), mgr.GetCache()),
+		recorder: mgr.GetEventRecorder("shepherd-detector"),
+		opts:     opts.withDefaults(),
+	}
+}
+
+// SetupWithManager registers the template controller ("detector", keyed
+// by TemplateKey, watching policies, bindings and, on demand, the kinds
+// policies name) and one policy controller per policy kind.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	log := mgr.GetLogger().WithName("detector")
+	c, err := controller.NewTyped("detector", mgr, controller.TypedOptions[TemplateKey]{
+		Reconciler:              r,
+		MaxConcurrentReconciles: r.opts.Workers,
+		LogConstructor: func(k *TemplateKey) logr.Logger {
+			if k == nil {
+				return log
+			}
+			return log.WithValues("template", k.String())
+		},
+	})
+	if err != nil {
+		return err
+	}
+	r.kinds.bind(c, templateHandler(), templatePredicate())
+	cache := mgr.GetCache()
+	for _, src := range []source.TypedSource[TemplateKey]{
+		source.TypedKind(cache, &policyv1alpha1.PropagationPolicy{}, policyHandler[*policyv1alpha1.PropagationPolicy](r),
+			predicate.TypedGenerationChangedPredicate[*policyv1alpha1.PropagationPolicy]{}),
+		source.TypedKind(cache, &policyv1alpha1.ClusterPropagationPolicy{}, policyHandler[*policyv1alpha1.ClusterPropagationPolicy](r),
+			predicate.TypedGenerationChangedPredicate[*policyv1alpha1.ClusterPropagationPolicy]{}),
+		source.TypedKind(cache, &workv1alpha1.ResourceBinding{}, bindingHandler[*workv1alpha1.ResourceBinding](),
+			bindingPredicate[*workv1alpha1.ResourceBinding]()),
+		source.TypedKind(cache, &workv1alpha1.ClusterResourceBinding{}, bindingHandler[*workv1alpha1.ClusterResourceBinding](),
+			bindingPredicate[*workv1alpha1.ClusterResourceBinding]()),
+	} {
+		if err := c.Watch(src); err != nil {
+			return err
+		}
+	}
+	if err := setupPolicyController(mgr, r, "detector-propagationpolicy", func() *policyv1alpha1.PropagationPolicy {
+		return &policyv1alpha1.PropagationPolicy{}
+	}); err != nil {
+		return err
+	}
+	return setupPolicyController(mgr, r, "detector-clusterpropagationpolicy", func() *policyv1alpha1.ClusterPropagationPolicy {
+		return &policyv1alpha1.ClusterPropagationPolicy{}
+	})
+}
+
+func setupPolicyController[P policyv1alpha1.PolicyObject](mgr ctrl.Manager, r *Reconciler, name string, newPolicy func() P) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		For(newPolicy(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Complete(&policyReconciler[P]{client: r.client, kinds: r.kinds, recorder: r.recorder, newPolicy: newPolicy, opts: r.opts})
+}

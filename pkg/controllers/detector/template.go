@@ -1,0 +1,242 @@
+package detector
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// Event reasons on templates.
+const (
+	ReasonApplyPolicySucceed = "ApplyPolicySucceed"
+	ReasonApplyPolicyFailed  = "ApplyPolicyFailed"
+	ReasonPolicyNotMatched   = "PolicyNotMatched"
+	ReasonBindingConflict    = "BindingNameConflict"
+)
+
+// TemplateKey identifies a resource template. The version is not part of
+// it: the detector reads each kind in one version (see kinds).
+type TemplateKey struct {
+	Group, Kind string
+	// Namespace is empty for a cluster-scoped template.
+	Namespace, Name string
+}
+
+// GroupKind of the template.
+func (k TemplateKey) GroupKind() schema.GroupKind {
+	return schema.GroupKind{Group: k.Group, Kind: k.Kind}
+}
+
+func (k TemplateKey) String() string {
+	return fmt.Sprintf("%s %s/%s", k.GroupKind(), k.Namespace, k.Name)
+}
+
+func keyOf(u *unstructured.Unstructured) TemplateKey {
+	gk := u.GroupVersionKind().GroupKind()
+	return TemplateKey{Group: gk.Group, Kind: gk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// keyOfBinding returns the template a binding the detector made places;
+// false for a binding no policy produced (written by hand), which the
+// detector leaves alone.
+func keyOfBinding(b workv1alpha1.BindingObject) (TemplateKey, bool) {
+	spec := b.GetBindingSpec()
+	if spec.PolicyRef == nil {
+		return TemplateKey{}, false
+	}
+	gv, err := schema.ParseGroupVersion(spec.Resource.APIVersion)
+	if err != nil {
+		return TemplateKey{}, false
+	}
+	return TemplateKey{Group: gv.Group, Kind: spec.Resource.Kind, Namespace: spec.Resource.Namespace, Name: spec.Resource.Name}, true
+}
+
+// Reconciler makes the binding of one resource template agree with the
+// policies: creates or updates it when a policy governs the template,
+// deletes it when none does or the template is gone. The hub runs no
+// garbage collector, so the owner reference bindings carry documents the
+// relation but deletes nothing: the detector deletes bindings itself.
+type Reconciler struct {
+	client   client.Client
+	cache    cache.Cache
+	kinds    *kinds
+	recorder events.EventRecorder
+	opts     Options
+}
+
+// Reconcile implements reconcile.TypedReconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.Result, error) {
+	tmpl, err := r.template(ctx, key)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if tmpl == nil {
+		return reconcile.Result{}, r.unbind(ctx, key, nil)
+	}
+	p, err := r.match(ctx, tmpl)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if p == nil {
+		return reconcile.Result{}, r.unbind(ctx, key, tmpl)
+	}
+	return reconcile.Result{}, r.bind(ctx, key, tmpl, p)
+}
+
+// template returns the template from the cache; nil when it is gone, being
+// deleted, or never propagated.
+//
+// The kind is watched here if it is not yet: after a restart, a binding's
+// creation event may come before the policy controller has started the
+// watch of its kind, and taking the template for gone then would delete a
+// healthy binding and its Works. Only a kind the API server no longer
+// serves (its CRD deleted, and so every template of it) counts as gone.
+func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructured.Unstructured, error) {
+	if Excluded(key.GroupKind(), key.Namespace, key.Name) {
+		return nil, nil
+	}
+	gvk, err := r.kinds.ensure(key.GroupKind())
+	if meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	err = r.cache.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, u)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil || u.GetDeletionTimestamp() != nil || excludedObject(u) {
+		return nil, err
+	}
+	return u, nil
+}
+
+// match returns the policy governing tmpl, nil when none does.
+func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured) (policyv1alpha1.PolicyObject, error) {
+	var pps []policyv1alpha1.PolicyObject
+	if ns := tmpl.GetNamespace(); ns != "" {
+		list := &policyv1alpha1.PropagationPolicyList{}
+		if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, err
+		}
+		pps = asPolicies(bindingutil.Pointers(list.Items))
+	}
+	clist := &policyv1alpha1.ClusterPropagationPolicyList{}
+	if err := r.client.List(ctx, clist); err != nil {
+		return nil, err
+	}
+	t := &Template{GroupKind: tmpl.GroupVersionKind().GroupKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), Labels: tmpl.GetLabels()}
+	return Match(t, pps, asPolicies(bindingutil.Pointers(clist.Items))), nil
+}
+
+// asPolicies converts policies of one kind to their interface.
+func asPolicies[P policyv1alpha1.PolicyObject](ps []P) []policyv1alpha1.PolicyObject {
+	out := make([]policyv1alpha1.PolicyObject, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
+}
+
+// existing returns the binding named for key; nil when there is none or it
+// does not place this template (another kind of the same name in another
+// API group, or a binding written by hand).
+func (r *Reconciler) existing(ctx context.Context, key TemplateKey) (workv1alpha1.BindingObject, bool, error) {
+	b := bindingutil.NewForTemplate(key.Namespace != "")
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: names.BindingName(key.Kind, key.Name)}, b)
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	owned, ok := keyOfBinding(b)
+	return b, ok && owned == key, nil
+}
+
+// bind creates or updates the binding of tmpl, governed by p, with
+// server-side apply: the detector's fields only, so spec.clusters, the
+// eviction fields and the status stay as their owners wrote them. Nothing
+// is written when the binding already holds those fields.
+func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject) error {
+	log := logf.FromContext(ctx)
+	desired, err := desiredBinding(tmpl, key.Namespace != "", p)
+	if err != nil {
+		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
+		return err
+	}
+	existing, ours, err := r.existing(ctx, key)
+	switch {
+	case err != nil:
+		return err
+	case existing != nil && !ours:
+		r.recorder.Eventf(tmpl, existing, "Warning", ReasonBindingConflict, "ApplyPolicy",
+			"Binding %s already places another resource; not propagating this %s", existing.GetName(), key.Kind)
+		return nil
+	case existing != nil && existing.GetDeletionTimestamp() != nil:
+		// Its deletion event brings the template back here.
+		return nil
+	case existing != nil && ownedFieldsEqual(existing, desired):
+		return nil
+	}
+	u, err := applyObject(desired)
+	if err != nil {
+		return err
+	}
+	if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership); err != nil {
+		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s",
+			bindingutil.Note(fmt.Sprintf("Writing %s %s: %v", u.GetKind(), u.GetName(), err)))
+		return err
+	}
+	op := opUpdated
+	if existing == nil {
+		op = opCreated
+	}
+	bindingOps.WithLabelValues(u.GetKind(), op).Inc()
+	log.V(1).Info("binding "+op, "binding", u.GetName(), "kind", u.GetKind(), "policy", desired.GetBindingSpec().PolicyRef)
+	if existing == nil || !equality.Semantic.DeepEqual(existing.GetBindingSpec().PolicyRef, desired.GetBindingSpec().PolicyRef) {
+		r.recorder.Eventf(tmpl, p, "Normal", ReasonApplyPolicySucceed, "ApplyPolicy",
+			"Propagated by %s %s (binding %s)", policyKind(p), client.ObjectKeyFromObject(p), u.GetName())
+	}
+	return nil
+}
+
+// unbind deletes the binding of a template no policy governs any longer,
+// or that is gone (tmpl nil). The binding controller's finalizer removes
+// the binding's Works before the binding goes.
+func (r *Reconciler) unbind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured) error {
+	b, ours, err := r.existing(ctx, key)
+	if err != nil || !ours || b.GetDeletionTimestamp() != nil {
+		return err
+	}
+	uid := b.GetUID()
+	if err := r.client.Delete(ctx, b, client.Preconditions{UID: &uid}); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	kind := bindingutil.KindOf(b)
+	bindingOps.WithLabelValues(kind, opDeleted).Inc()
+	logf.FromContext(ctx).Info("binding deleted", "binding", b.GetName(), "kind", kind, "templateGone", tmpl == nil)
+	if tmpl != nil {
+		r.recorder.Eventf(tmpl, nil, "Normal", ReasonPolicyNotMatched, "ApplyPolicy",
+			"No policy governs the template any longer; deleted %s %s", kind, b.GetName())
+	}
+	return nil
+}

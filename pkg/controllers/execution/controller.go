@@ -1,0 +1,248 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// ControllerName names the controller in logs, metrics and events.
+const ControllerName = "execution"
+
+// Reasons of the Work's Applied condition.
+const (
+	ReasonAppliedSuccessful  = "AppliedSuccessful"
+	ReasonAppliedFailed      = "AppliedFailed"
+	ReasonClusterNotFound    = "ClusterNotFound"
+	ReasonClusterUnreachable = "ClusterUnreachable"
+)
+
+// Reconciler applies Works to their member clusters.
+type Reconciler struct {
+	Client   client.Client
+	Recorder events.EventRecorder
+	Options  Options
+
+	breaker *breaker
+	limiter *limiter
+}
+
+// SetupWithManager registers the controller: Works in execution namespaces
+// (spec changes and deletions; its own status writes do not retrigger it),
+// and the Works of a Cluster whose readiness changes or which goes away.
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	r.Options = r.Options.withDefaults()
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(ControllerName)
+	}
+	if r.Options.Clients == nil {
+		r.Options.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+	}
+	r.breaker = newBreaker(r.Options.UnreachableBackoff, time.Now)
+	r.limiter = newLimiter(r.Options.MaxInFlightPerCluster)
+	inExecutionNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return names.IsExecutionNamespace(o.GetNamespace()) })
+	deleting := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}
+	return builder.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting))).
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged())).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.Options.Workers,
+			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay),
+		}).
+		Complete(r)
+}
+
+// Reconcile applies a Work, or cleans up after a deleted one.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	work := &workv1alpha1.Work{}
+	if err := r.Client.Get(ctx, req.NamespacedName, work); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	// The predicate admits only execution namespaces, so there is a cluster.
+	clusterName := clusterOf(work)
+	log = log.WithValues("cluster", clusterName)
+	ctx = logr.NewContext(ctx, log)
+	cluster := &clusterv1alpha1.Cluster{}
+	err := r.Client.Get(ctx, types.NamespacedName{Name: clusterName}, cluster)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, err
+	}
+	if apierrors.IsNotFound(err) {
+		cluster = nil
+	}
+	if !r.limiter.acquire(clusterName) {
+		return reconcile.Result{RequeueAfter: busyRequeue}, nil
+	}
+	defer r.limiter.release(clusterName)
+
+	if !work.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, work, cluster)
+	}
+	if !controllerutil.ContainsFinalizer(work, workv1alpha1.FinalizerWork) {
+		orig := work.DeepCopy()
+		controllerutil.AddFinalizer(work, workv1alpha1.FinalizerWork)
+		if err := r.Client.Patch(ctx, work, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	switch {
+	case cluster == nil:
+		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonClusterNotFound, fmt.Sprintf("cluster %q does not exist", clusterName))
+	case !cluster.DeletionTimestamp.IsZero():
+		return reconcile.Result{}, nil // its Works are being removed
+	case work.Spec.SuspendDispatching:
+		log.V(1).Info("dispatching suspended")
+		return reconcile.Result{}, nil
+	case markedUnreachable(cluster):
+		// The Cluster's recovery event requeues the Work; the recheck only
+		// covers a missed event.
+		msg := fmt.Sprintf("cluster %q is unreachable; the Work is applied when it is back", clusterName)
+		return reconcile.Result{RequeueAfter: waitForClusterRecheck}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonClusterUnreachable, msg)
+	}
+	return r.apply(ctx, work, cluster)
+}
+
+// clusterOf is the Work's target cluster: its cluster label, or else the
+// cluster its execution namespace belongs to.
+func clusterOf(work *workv1alpha1.Work) string {
+	if c := work.Labels[workv1alpha1.LabelCluster]; c != "" {
+		return c
+	}
+	c, _ := names.ClusterOfExecutionNamespace(work.Namespace)
+	return c
+}
+
+// markedUnreachable reports whether the cluster status controller found
+// the member unreachable; before any probe the member is tried.
+func markedUnreachable(c *clusterv1alpha1.Cluster) bool {
+	ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	return ready != nil && ready.Status == metav1.ConditionUnknown
+}
+
+// clientsFor returns the member's clients unless its breaker is open.
+func (r *Reconciler) clientsFor(ctx context.Context, cluster *clusterv1alpha1.Cluster) (*clusterclient.Clients, error) {
+	if err := r.breaker.check(cluster.Name); err != nil {
+		return nil, err
+	}
+	return r.Options.Clients.ForCluster(ctx, cluster)
+}
+
+// finalize deletes the Work's objects from the member (unless the Work
+// preserves them) and then releases the Work. A Cluster that no longer
+// exists leaves nothing to clean up that the hub could reach.
+func (r *Reconciler) finalize(ctx context.Context, work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(work, workv1alpha1.FinalizerWork) {
+		return reconcile.Result{}, nil
+	}
+	if cluster != nil && !work.Spec.PreserveResourcesOnDeletion {
+		if markedUnreachable(cluster) {
+			return reconcile.Result{RequeueAfter: waitForClusterRecheck}, nil
+		}
+		if err := r.deleteAll(ctx, work, cluster); err != nil {
+			r.Recorder.Eventf(work, nil, corev1.EventTypeWarning, "DeleteFailed", "Delete", "Deleting the Work's objects from cluster %s: %v", cluster.Name, err)
+			return reconcile.Result{}, err
+		}
+	}
+	orig := work.DeepCopy()
+	controllerutil.RemoveFinalizer(work, workv1alpha1.FinalizerWork)
+	if err := r.Client.Patch(ctx, work, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	logr.FromContextOrDiscard(ctx).Info("released deleted Work", "work", client.ObjectKeyFromObject(work), "preserved", work.Spec.PreserveResourcesOnDeletion || cluster == nil)
+	return reconcile.Result{}, nil
+}
+
+// deleteAll deletes every object the Work applied or would apply: those of
+// its status identifiers and of its current manifests.
+func (r *Reconciler) deleteAll(ctx context.Context, work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster) error {
+	clients, err := r.clientsFor(ctx, cluster)
+	if err != nil {
+		return err
+	}
+	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(work.Status.ManifestStatuses))
+	for _, ms := range work.Status.ManifestStatuses {
+		ids = append(ids, ms.Identifier)
+	}
+	for _, mf := range decodeManifests(work) {
+		if mf.err == nil {
+			ids = append(ids, mf.id)
+		}
+	}
+	key := workKey(work)
+	var errs []error
+	for _, id := range ids {
+		err := deleteObject(ctx, clients, key, id)
+		if clusterclient.IsUnreachable(err) {
+			r.breaker.trip(cluster.Name, err)
+			return err
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", describe(id), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func workKey(w *workv1alpha1.Work) string { return w.Namespace + "/" + w.Name }
+
+// worksOfCluster maps a Cluster event to the Works in its execution namespace.
+func (r *Reconciler) worksOfCluster(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &workv1alpha1.WorkList{}
+	if err := r.Client.List(ctx, list, client.InNamespace(names.ExecutionNamespace(o.GetName()))); err != nil {
+		logr.FromContextOrDiscard(ctx).Error(err, "listing the Works of a cluster", "cluster", o.GetName())
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, w := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&w)})
+	}
+	return reqs
+}
+
+// readinessChanged passes Cluster creations, deletions and updates that
+// change the Ready condition's status or start the deletion.
+func readinessChanged() predicate.Predicate {
+	status := func(o client.Object) metav1.ConditionStatus {
+		c, ok := o.(*clusterv1alpha1.Cluster)
+		if !ok {
+			return ""
+		}
+		if ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady); ready != nil {
+			return ready.Status
+		}
+		return ""
+	}
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		return status(e.ObjectOld) != status(e.ObjectNew) ||
+			e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+	}}
+}

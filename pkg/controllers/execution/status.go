@@ -1,0 +1,195 @@
+package execution
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+)
+
+// Message caps: the Applied condition's message, and event notes, which
+// the events API limits to 1024 characters.
+const (
+	maxMessage   = 2048
+	maxEventNote = 1000
+)
+
+// apply applies every manifest, removes objects of manifests the Work no
+// longer has, and records the outcome in the Work's status.
+func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster) (reconcile.Result, error) {
+	begin := time.Now()
+	clients, err := r.clientsFor(ctx, cluster)
+	if err != nil {
+		applyTotal.WithLabelValues("failure").Inc()
+		if werr := r.setCondition(ctx, work, metav1.ConditionFalse, ReasonAppliedFailed, err.Error()); werr != nil {
+			return reconcile.Result{}, werr
+		}
+		return reconcile.Result{}, err
+	}
+	key := workKey(work)
+	manifests := decodeManifests(work)
+	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
+	var failures []string
+	var unreachable error
+	retry := false
+	for i := range manifests {
+		mf := &manifests[i]
+		err := mf.err
+		switch {
+		case err != nil:
+		case unreachable != nil:
+			err = errors.New("not attempted: the member did not answer")
+		default:
+			err = applyManifest(ctx, clients, key, mf)
+			if clusterclient.IsUnreachable(err) {
+				r.breaker.trip(cluster.Name, err)
+				unreachable = err
+			}
+			retry = retry || (err != nil && !permanent(err))
+		}
+		if err != nil {
+			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
+		}
+		ids = append(ids, mf.id)
+	}
+	if unreachable == nil {
+		r.breaker.reset(cluster.Name)
+	}
+
+	status := work.Status.DeepCopy()
+	switch pruneErr := r.prune(ctx, clients, key, work.Status.ManifestStatuses, ids, unreachable); {
+	case pruneErr != nil:
+		// Keep the old identifiers: they are how the next attempt knows
+		// what is left to remove.
+		failures = append(failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
+		retry = true
+	default:
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids)
+	}
+	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
+		Message: fmt.Sprintf("%d manifests applied to cluster %s", len(manifests), cluster.Name)}
+	result := "success"
+	if len(failures) > 0 {
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
+		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
+	}
+	applyTotal.WithLabelValues(result).Inc()
+	applyDuration.WithLabelValues(result).Observe(time.Since(begin).Seconds())
+	if err := r.writeStatus(ctx, work, status, cond); err != nil {
+		return reconcile.Result{}, err
+	}
+	switch {
+	case retry:
+		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
+	case len(failures) > 0:
+		// Invalid manifests: retrying cannot help until the Work changes.
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{RequeueAfter: r.Options.ResyncPeriod}, nil
+}
+
+// permanent reports errors that retrying the same manifest cannot fix.
+func permanent(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
+}
+
+// prune deletes the objects of previously applied identifiers that are no
+// longer among the Work's manifests. Nothing is pruned while the member is
+// unreachable.
+func (r *Reconciler) prune(ctx context.Context, c *clusterclient.Clients, key string, prev []workv1alpha1.ManifestStatus, current []workv1alpha1.ResourceIdentifier, unreachable error) error {
+	if unreachable != nil {
+		return nil
+	}
+	var errs []error
+	for _, ms := range prev {
+		if ms.Identifier.Kind == "" || containsObject(current, ms.Identifier) {
+			continue
+		}
+		if err := deleteObject(ctx, c, key, ms.Identifier); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", describe(ms.Identifier), err))
+			continue
+		}
+		logr.FromContextOrDiscard(ctx).Info("deleted object dropped from the Work", "work", key, "object", describe(ms.Identifier))
+	}
+	return errors.Join(errs...)
+}
+
+func containsObject(ids []workv1alpha1.ResourceIdentifier, id workv1alpha1.ResourceIdentifier) bool {
+	for _, x := range ids {
+		if sameObject(x, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestStatuses lists the current identifiers, keeping the status and
+// health the status controller collected for objects that stay.
+func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier) []workv1alpha1.ManifestStatus {
+	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
+	for _, id := range ids {
+		ms := workv1alpha1.ManifestStatus{Identifier: id}
+		for _, p := range prev {
+			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
+				ms.Status, ms.Health = p.Status, p.Health
+				break
+			}
+		}
+		out = append(out, ms)
+	}
+	return out
+}
+
+// setCondition records only the Applied condition.
+func (r *Reconciler) setCondition(ctx context.Context, work *workv1alpha1.Work, status metav1.ConditionStatus, reason, message string) error {
+	return r.writeStatus(ctx, work, work.Status.DeepCopy(), metav1.Condition{
+		Type: workv1alpha1.WorkConditionApplied, Status: status, Reason: reason, Message: truncate(message, maxMessage),
+	})
+}
+
+// writeStatus patches the Work's status if it changed, under an optimistic
+// lock: the status controller writes manifestStatuses too, and the list is
+// atomic. An event marks each change of the Applied condition.
+func (r *Reconciler) writeStatus(ctx context.Context, work *workv1alpha1.Work, status *workv1alpha1.WorkStatus, cond metav1.Condition) error {
+	prev := meta.FindStatusCondition(work.Status.Conditions, workv1alpha1.WorkConditionApplied)
+	cond.ObservedGeneration = work.Generation
+	meta.SetStatusCondition(&status.Conditions, cond)
+	if equality.Semantic.DeepEqual(&work.Status, status) {
+		return nil
+	}
+	patched := work.DeepCopy()
+	patched.Status = *status
+	if err := r.Client.Status().Patch(ctx, patched, client.MergeFromWithOptions(work, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	if prev == nil || prev.Status != cond.Status || prev.Reason != cond.Reason || prev.Message != cond.Message {
+		typ := corev1.EventTypeNormal
+		if cond.Status != metav1.ConditionTrue {
+			typ = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(work, nil, typ, cond.Reason, "Apply", "%s", truncate(cond.Message, maxEventNote))
+	}
+	*work = *patched
+	return nil
+}
+
+func truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return s[:max-3] + "..."
+}

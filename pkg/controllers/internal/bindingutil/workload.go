@@ -1,0 +1,141 @@
+package bindingutil
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// workloadKind says where a built-in kind keeps its replicas and its pod
+// spec. Kinds not listed have no replicas: the scheduler places them whole
+// on every selected cluster and the binding controller copies them as is.
+type workloadKind struct {
+	// replicas is the field holding the replica count; nil for a kind that
+	// always runs one replica (a Pod).
+	replicas []string
+	// podSpec is the field holding the pod spec whose requests one replica
+	// needs.
+	podSpec []string
+	// job: replicas are the Job's parallelism, capped by its completions,
+	// and a divided Job gets its share of the completions too.
+	job bool
+}
+
+// workloadKinds are the kinds Shepherd knows to have replicas, by group and
+// kind (every served version keeps them in the same place).
+var workloadKinds = map[schema.GroupKind]workloadKind{
+	{Group: "apps", Kind: "Deployment"}:  {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
+	{Group: "apps", Kind: "StatefulSet"}: {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
+	{Group: "apps", Kind: "ReplicaSet"}:  {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
+	{Group: "batch", Kind: "Job"}:        {replicas: []string{"spec", "parallelism"}, podSpec: []string{"spec", "template", "spec"}, job: true},
+	{Kind: "Pod"}:                        {podSpec: []string{"spec"}},
+}
+
+// Replicas reads how many replicas a template asks for and what one replica
+// needs: 0 and nil for kinds without replicas.
+//
+//   - Deployment, StatefulSet, ReplicaSet: spec.replicas (1 when unset, the
+//     API default).
+//   - Job: spec.parallelism (default 1), capped by spec.completions when set,
+//     since no more pods than completions ever run at once.
+//   - Pod: 1.
+//
+// One replica's request is what kube-scheduler would reserve for its pod:
+// the containers' requests summed, init containers taken at their maximum
+// (restartable sidecars add up), plus the pod overhead; a container that
+// sets a limit but no request requests its limit, as the API server's pod
+// defaulting does.
+func Replicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
+	wk, ok := workloadKinds[obj.GroupVersionKind().GroupKind()]
+	if !ok {
+		return 0, nil, nil
+	}
+	replicas := int64(1)
+	if wk.replicas != nil {
+		n, found, err := nestedInt(obj, wk.replicas...)
+		if err != nil {
+			return 0, nil, err
+		}
+		if found {
+			replicas = n
+		}
+	}
+	if wk.job {
+		if c, found, err := nestedInt(obj, "spec", "completions"); err != nil {
+			return 0, nil, err
+		} else if found {
+			replicas = min(replicas, c)
+		}
+	}
+	replicas = max(0, min(replicas, 1<<31-1))
+	req, err := requirements(obj, wk.podSpec)
+	return int32(replicas), req, err
+}
+
+func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1.ReplicaRequirements, error) {
+	m, found, err := unstructured.NestedMap(obj.Object, field...)
+	if err != nil || !found {
+		return nil, err
+	}
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pod.Spec); err != nil {
+		return nil, fmt.Errorf("reading the pod spec of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			requestLimits(&cs[i].Resources)
+		}
+	}
+	request := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+	for name, q := range request {
+		if q.IsZero() {
+			delete(request, name)
+		}
+	}
+	if len(request) == 0 && pod.Spec.PriorityClassName == "" {
+		return nil, nil
+	}
+	if len(request) == 0 {
+		request = nil
+	}
+	return &workv1alpha1.ReplicaRequirements{ResourceRequest: request, PriorityClassName: pod.Spec.PriorityClassName}, nil
+}
+
+// nestedInt reads an integer field. Objects decoded from JSON by
+// client-go hold int64; objects built from YAML or by hand may hold a
+// whole float64, which is accepted too.
+func nestedInt(obj *unstructured.Unstructured, fields ...string) (int64, bool, error) {
+	v, found, err := unstructured.NestedFieldNoCopy(obj.Object, fields...)
+	if err != nil || !found || v == nil {
+		return 0, false, err
+	}
+	switch n := v.(type) {
+	case int64:
+		return n, true, nil
+	case float64:
+		if n == float64(int64(n)) {
+			return int64(n), true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("%s %s: .%s is %v, not an integer", obj.GetKind(), obj.GetName(), strings.Join(fields, "."), v)
+}
+
+// requestLimits makes a limit without a request a request, as Kubernetes
+// defaults container requests.
+func requestLimits(r *corev1.ResourceRequirements) {
+	for name, q := range r.Limits {
+		if _, ok := r.Requests[name]; !ok {
+			if r.Requests == nil {
+				r.Requests = corev1.ResourceList{}
+			}
+			r.Requests[name] = q
+		}
+	}
+}

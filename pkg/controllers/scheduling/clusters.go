@@ -1,0 +1,108 @@
+package scheduling
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+)
+
+// Cache indexes on bindings, so that a cluster event finds the bindings it
+// concerns without scanning them all.
+const (
+	// indexTargetCluster: the names of the binding's active targets.
+	indexTargetCluster = "scheduling.shepherd.io/target-cluster"
+	// indexClass: classEverywhere and/or classRetry.
+	indexClass = "scheduling.shepherd.io/class"
+
+	// classEverywhere: the placement takes every eligible cluster.
+	classEverywhere = "everywhere"
+	// classRetry: the binding is not (successfully) scheduled.
+	classRetry = "retry"
+)
+
+func targetClusters(obj client.Object) []string {
+	b := obj.(workv1alpha1.BindingObject)
+	var out []string
+	for _, t := range b.GetBindingSpec().Clusters {
+		if bindingutil.IsActive(t) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func classes(obj client.Object) []string {
+	b := obj.(workv1alpha1.BindingObject)
+	var out []string
+	if PlacesEverywhere(b.GetBindingSpec()) {
+		out = append(out, classEverywhere)
+	}
+	if !meta.IsStatusConditionTrue(b.GetBindingStatus().Conditions, workv1alpha1.ConditionScheduled) {
+		out = append(out, classRetry)
+	}
+	return out
+}
+
+// setupIndexes registers the indexes for the kind's bindings.
+func setupIndexes(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
+	if err := indexer.IndexField(ctx, obj, indexTargetCluster, targetClusters); err != nil {
+		return err
+	}
+	return indexer.IndexField(ctx, obj, indexClass, classes)
+}
+
+// clusterHandler invalidates the fleet snapshot on every cluster event and
+// enqueues the bindings the change may concern:
+//
+//   - a cluster gone or leaving: the bindings targeting it;
+//   - a cluster that may have become eligible: the bindings placed on every
+//     eligible cluster (to add it) and those not scheduled yet (to retry);
+//   - allocatable resources changed: the bindings not scheduled yet.
+func (r *Reconciler[T]) clusterHandler() handler.TypedEventHandler[*clusterv1alpha1.Cluster, reconcile.Request] {
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	return handler.TypedFuncs[*clusterv1alpha1.Cluster, reconcile.Request]{
+		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[*clusterv1alpha1.Cluster], q queue) {
+			r.clusterChanged(ctx, e.Object.Name, changeEligibility, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[*clusterv1alpha1.Cluster], q queue) {
+			r.clusterChanged(ctx, e.ObjectNew.Name, classify(e.ObjectOld, e.ObjectNew), q)
+		},
+		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[*clusterv1alpha1.Cluster], q queue) {
+			r.clusterChanged(ctx, e.Object.Name, changeGone, q)
+		},
+	}
+}
+
+func (r *Reconciler[T]) clusterChanged(ctx context.Context, cluster string, c clusterChange, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	r.fleet.Invalidate()
+	var selectors []client.MatchingFields
+	if c&changeGone != 0 {
+		selectors = append(selectors, client.MatchingFields{indexTargetCluster: cluster})
+	}
+	if c&changeEligibility != 0 {
+		selectors = append(selectors, client.MatchingFields{indexClass: classEverywhere})
+	}
+	if c&(changeEligibility|changeCapacity) != 0 {
+		selectors = append(selectors, client.MatchingFields{indexClass: classRetry})
+	}
+	for _, sel := range selectors {
+		list := r.kind.NewList()
+		if err := r.client.List(ctx, list, sel); err != nil {
+			logf.FromContext(ctx).Error(err, "listing bindings for a cluster event", "cluster", cluster, "kind", r.kind.Name)
+			continue
+		}
+		for _, b := range r.kind.Items(list) {
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
+		}
+	}
+}

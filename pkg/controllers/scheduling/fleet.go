@@ -1,0 +1,103 @@
+package scheduling
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// Fleet caches the scheduler's snapshot of the clusters. Building one
+// indexes every cluster, so it is built once per fleet state, not per
+// binding: every cluster event bumps a generation, and the next binding
+// scheduled after it rebuilds the snapshot from the informer cache. One
+// Fleet is shared by the reconcilers of both binding kinds.
+type Fleet struct {
+	reader client.Reader
+	gen    atomic.Uint64
+
+	mu      sync.Mutex
+	snap    *framework.Snapshot
+	snapGen uint64
+}
+
+// NewFleet returns a Fleet listing clusters with reader (the manager's
+// cached client).
+func NewFleet(reader client.Reader) *Fleet {
+	f := &Fleet{reader: reader}
+	f.gen.Store(1) // so that the zero snapGen is stale
+	return f
+}
+
+// Invalidate marks the snapshot stale.
+func (f *Fleet) Invalidate() { f.gen.Add(1) }
+
+// Snapshot returns the snapshot of the current fleet, rebuilding it when a
+// cluster changed since it was built. Snapshots are immutable and shared
+// by concurrent scheduling cycles.
+func (f *Fleet) Snapshot(ctx context.Context) (*framework.Snapshot, error) {
+	gen := f.gen.Load()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.snap != nil && f.snapGen == gen {
+		return f.snap, nil
+	}
+	list := &clusterv1alpha1.ClusterList{}
+	if err := f.reader.List(ctx, list); err != nil {
+		return nil, err
+	}
+	snap, err := framework.SnapshotFromClusters(list.Items)
+	if err != nil {
+		return nil, err
+	}
+	snapshotBuilds.Inc()
+	f.snap, f.snapGen = snap, gen
+	return snap, nil
+}
+
+// clusterChange classifies a cluster event by the bindings it may concern.
+type clusterChange uint8
+
+const (
+	// changeEligibility: the cluster may have become eligible for
+	// placements (it appeared, or its labels, spec or APIs changed).
+	changeEligibility clusterChange = 1 << iota
+	// changeGone: the cluster left the fleet or is leaving it.
+	changeGone
+	// changeCapacity: its allocatable resources changed.
+	changeCapacity
+)
+
+// classify says what an update of a cluster changed for scheduling. The
+// Ready condition is not looked at: a selected cluster turning NotReady
+// is failover's business, and the taints the cluster status controller
+// sets for it are spec changes. Usage (allocated, allocating) changes with
+// every probe and is not looked at either.
+func classify(old, new *clusterv1alpha1.Cluster) clusterChange {
+	var c clusterChange
+	if old.DeletionTimestamp == nil && new.DeletionTimestamp != nil {
+		c |= changeGone
+	}
+	if old.Generation != new.Generation || !maps.Equal(old.Labels, new.Labels) ||
+		!equality.Semantic.DeepEqual(old.Status.APIEnablements, new.Status.APIEnablements) {
+		c |= changeEligibility
+	}
+	if !equality.Semantic.DeepEqual(allocatable(old), allocatable(new)) {
+		c |= changeCapacity
+	}
+	return c
+}
+
+func allocatable(c *clusterv1alpha1.Cluster) corev1.ResourceList {
+	if rs := c.Status.ResourceSummary; rs != nil {
+		return rs.Allocatable
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package scheduling
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/scheduler"
+)
+
+// Options configure the scheduling controllers.
+type Options struct {
+	// Workers is how many bindings of each kind are scheduled in parallel
+	// (default 8). The queue never hands one binding to two workers.
+	Workers int
+	// Scheduler runs the cycles (default scheduler.NewDefault()).
+	Scheduler *scheduler.Scheduler
+	// SchedulerName is the spec.schedulerName this scheduler serves
+	// (default scheduler.DefaultProfileName); bindings naming another
+	// scheduler are left alone. An empty schedulerName is served too.
+	SchedulerName string
+	// RetryBaseDelay and RetryMaxDelay bound the exponential back-off of
+	// unschedulable bindings (default 1 s and 5 min).
+	RetryBaseDelay, RetryMaxDelay time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.Scheduler == nil {
+		o.Scheduler = scheduler.NewDefault()
+	}
+	if o.SchedulerName == "" {
+		o.SchedulerName = scheduler.DefaultProfileName
+	}
+	if o.RetryBaseDelay <= 0 {
+		o.RetryBaseDelay = time.Second
+	}
+	if o.RetryMaxDelay <= 0 {
+		o.RetryMaxDelay = 5 * time.Minute
+	}
+	return o
+}
+
+// Setup adds the scheduling controllers of both binding kinds to mgr,
+// sharing one fleet snapshot.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	fleet := NewFleet(mgr.GetClient())
+	if err := NewForResourceBindings(mgr, fleet, opts).SetupWithManager(mgr); err != nil {
+		return err
+	}
+	return NewForClusterResourceBindings(mgr, fleet, opts).SetupWithManager(mgr)
+}
+
+// NewForResourceBindings returns the scheduling reconciler of
+// ResourceBindings.
+func NewForResourceBindings(mgr ctrl.Manager, fleet *Fleet, opts Options) *Reconciler[*workv1alpha1.ResourceBinding] {
+	return newReconciler(mgr, bindingutil.ResourceBindings(), fleet, opts)
+}
+
+// NewForClusterResourceBindings returns the scheduling reconciler of
+// ClusterResourceBindings.
+func NewForClusterResourceBindings(mgr ctrl.Manager, fleet *Fleet, opts Options) *Reconciler[*workv1alpha1.ClusterResourceBinding] {
+	return newReconciler(mgr, bindingutil.ClusterResourceBindings(), fleet, opts)
+}
+
+func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], fleet *Fleet, opts Options) *Reconciler[T] {
+	opts = opts.withDefaults()
+	return &Reconciler[T]{
+		client:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
+		kind:      kind,
+		fleet:     fleet,
+		recorder:  mgr.GetEventRecorder("shepherd-scheduler"),
+		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.RetryBaseDelay, opts.RetryMaxDelay),
+		conflicts: bindingutil.NewConflicts(),
+		opts:      opts,
+		now:       time.Now,
+	}
+}
+
+// SetupWithManager registers the controller ("scheduler-<kind>") and the
+// cache indexes it needs.
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer(), r.kind.New()); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler-"+strings.ToLower(r.kind.Name)).
+		For(r.kind.New(), builder.WithPredicates(bindingPredicate())).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &clusterv1alpha1.Cluster{}, r.clusterHandler())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		Complete(r)
+}
+
+// bindingPredicate passes new bindings (and every binding at start-up) and
+// updates of scheduling inputs (see inputsChanged).
+func bindingPredicate() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(workv1alpha1.BindingObject)
+			n, ok2 := e.ObjectNew.(workv1alpha1.BindingObject)
+			return ok1 && ok2 && inputsChanged(o, n)
+		},
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
+}

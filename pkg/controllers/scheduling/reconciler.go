@@ -1,0 +1,238 @@
+package scheduling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// Reasons of the Scheduled condition and of the scheduler's events.
+const (
+	ReasonSuccess          = "Success"
+	ReasonUnschedulable    = "Unschedulable"
+	ReasonSchedulerError   = "SchedulerError"
+	EventScheduled         = "Scheduled"
+	EventFailedScheduling  = "FailedScheduling"
+	maxConditionMessageLen = 32 * 1024
+)
+
+// Results counted in the metrics.
+const (
+	resultScheduled     = "scheduled"
+	resultUnschedulable = "unschedulable"
+	resultError         = "error"
+)
+
+// Reconciler schedules the bindings of one kind. Both kinds run the same
+// code: a Reconciler[*ResourceBinding] and a
+// Reconciler[*ClusterResourceBinding], sharing one Fleet.
+type Reconciler[T workv1alpha1.BindingObject] struct {
+	client    client.Client
+	apiReader client.Reader
+	kind      bindingutil.Kind[T]
+	fleet     *Fleet
+	recorder  events.EventRecorder
+	// backoff spaces the retries of unschedulable bindings; a binding that
+	// schedules or needs nothing is forgotten. Cluster events retry
+	// unschedulable bindings at once, whatever their back-off.
+	backoff   workqueue.TypedRateLimiter[reconcile.Request]
+	conflicts *bindingutil.Conflicts
+	opts      Options
+	now       func() time.Time
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	b := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, b); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if b.GetDeletionTimestamp() != nil || !r.ours(b) {
+		return reconcile.Result{}, nil
+	}
+	snap, err := r.fleet.Snapshot(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	trigger := Decide(b, snap)
+	if trigger == TriggerRetry {
+		// The spec patch that woke this reconcile was written just before
+		// the status patch of the same cycle, which the cache may not hold
+		// yet: confirm with the API server before scheduling again.
+		if err := r.apiReader.Get(ctx, req.NamespacedName, b); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		trigger = Decide(b, snap)
+	}
+	if trigger == TriggerNone {
+		r.backoff.Forget(req)
+		return reconcile.Result{}, nil
+	}
+	start := time.Now()
+	result, err := r.schedule(ctx, b, snap, trigger)
+	if result != "" {
+		scheduleAttempts.WithLabelValues(result).Inc()
+		e2eDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
+	}
+	switch {
+	case err != nil:
+		return reconcile.Result{}, err
+	case result == resultUnschedulable:
+		return reconcile.Result{RequeueAfter: r.backoff.When(req)}, nil
+	}
+	r.backoff.Forget(req)
+	return reconcile.Result{}, nil
+}
+
+// ours reports whether this scheduler places b.
+func (r *Reconciler[T]) ours(b T) bool {
+	name := b.GetBindingSpec().SchedulerName
+	return name == "" || name == r.opts.SchedulerName
+}
+
+// schedule runs one cycle and writes its outcome: at most one spec patch
+// (targets and hash annotation) and one status patch, each skipped when it
+// would change nothing. It returns the metric result, "" when the cycle
+// was only a check that changed nothing.
+func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snapshot, trigger Trigger) (string, error) {
+	log := logf.FromContext(ctx).WithValues("trigger", trigger)
+	now := r.now()
+	res, err := r.opts.Scheduler.Schedule(ctx, snap, framework.WorkloadFromBinding(b, now))
+	defer res.Release()
+	spec := b.GetBindingSpec()
+	if trigger == TriggerFleetChanged {
+		// Only a check for clusters that became eligible: a failure here
+		// says nothing new about a binding that is placed.
+		if err != nil {
+			log.V(1).Info("no cluster to add", "reason", err.Error())
+			return "", nil
+		}
+		if targets := MergeTargets(spec.Clusters, res.Targets, true); !equality.Semantic.DeepEqual(targets, spec.Clusters) {
+			return r.placed(ctx, b, res, targets, trigger, now)
+		}
+		return "", nil
+	}
+	var unschedulable *scheduler.UnschedulableError
+	switch {
+	case errors.As(err, &unschedulable):
+		log.Info("binding is unschedulable", "reason", unschedulable.Error())
+		r.recorder.Eventf(b, nil, "Warning", EventFailedScheduling, "Schedule", "%s", bindingutil.Note(unschedulable.Error()))
+		var decisions []workv1alpha1.ClusterDecision
+		if res != nil {
+			decisions = res.Decisions()
+		}
+		return resultUnschedulable, r.writeStatus(ctx, b, func(s *workv1alpha1.BindingStatus) {
+			s.SchedulingDecisions = decisions
+			setScheduled(s, b.GetGeneration(), metav1.ConditionFalse, ReasonUnschedulable, unschedulable.Error())
+		})
+	case err != nil:
+		r.recorder.Eventf(b, nil, "Warning", EventFailedScheduling, "Schedule", "%s", bindingutil.Note("Scheduler error: "+err.Error()))
+		if werr := r.writeStatus(ctx, b, func(s *workv1alpha1.BindingStatus) {
+			setScheduled(s, b.GetGeneration(), metav1.ConditionFalse, ReasonSchedulerError, err.Error())
+		}); werr != nil {
+			log.Error(werr, "recording the scheduler error")
+		}
+		return resultError, err
+	}
+	return r.placed(ctx, b, res, MergeTargets(spec.Clusters, res.Targets, false), trigger, now)
+}
+
+// placed writes a successful placement.
+func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, targets []workv1alpha1.TargetCluster, trigger Trigger, now time.Time) (string, error) {
+	if err := r.writeSpec(ctx, b, targets); err != nil {
+		return resultError, err
+	}
+	decisions := res.Decisions()
+	scheduledAt := now
+	if t := b.GetBindingSpec().RescheduleTriggeredAt; trigger == TriggerReschedule && t.After(now) {
+		// A request stamped ahead of this clock (skew between the writer
+		// and the scheduler) is served now; recording its own time marks
+		// it served, where an earlier lastScheduledTime would leave it
+		// pending with nothing left to wake the scheduler.
+		scheduledAt = t.Time
+	}
+	if err := r.writeStatus(ctx, b, func(s *workv1alpha1.BindingStatus) {
+		s.LastScheduledTime = &metav1.Time{Time: scheduledAt}
+		s.ObservedAffinityName = res.AffinityName
+		s.SchedulingDecisions = decisions
+		setScheduled(s, b.GetGeneration(), metav1.ConditionTrue, ReasonSuccess, "Binding has been scheduled successfully.")
+	}); err != nil {
+		return resultError, err
+	}
+	logf.FromContext(ctx).Info("binding scheduled", "trigger", trigger, "targets", describeTargets(targets))
+	r.recorder.Eventf(b, nil, "Normal", EventScheduled, "Schedule", "%s",
+		bindingutil.Note(fmt.Sprintf("Scheduled (%s) to %s", trigger, describeTargets(targets))))
+	return resultScheduled, nil
+}
+
+// writeSpec sets spec.clusters and the hash annotation in one merge patch.
+// The patch carries the resourceVersion read, so it fails rather than
+// overwrite a state change the binding controller wrote meanwhile; the
+// request is then retried on fresh data. b holds the patched binding
+// afterwards (its new generation included).
+func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alpha1.TargetCluster) error {
+	spec := b.GetBindingSpec()
+	orig := b.DeepCopyObject().(T)
+	spec.Clusters = targets
+	hash := SchedulingHash(spec)
+	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && b.GetAnnotations()[AnnotationScheduledHash] == hash {
+		return nil
+	}
+	ann := b.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[AnnotationScheduledHash] = hash
+	b.SetAnnotations(ann)
+	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+// writeStatus applies mutate to b's status and patches what changed, with
+// the same optimistic lock as writeSpec.
+func (r *Reconciler[T]) writeStatus(ctx context.Context, b T, mutate func(*workv1alpha1.BindingStatus)) error {
+	orig := b.DeepCopyObject().(T)
+	mutate(b.GetBindingStatus())
+	if equality.Semantic.DeepEqual(orig.GetBindingStatus(), b.GetBindingStatus()) {
+		return nil
+	}
+	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+func setScheduled(s *workv1alpha1.BindingStatus, generation int64, status metav1.ConditionStatus, reason, message string) {
+	s.ObservedGeneration = generation
+	meta.SetStatusCondition(&s.Conditions, metav1.Condition{
+		Type:               workv1alpha1.ConditionScheduled,
+		Status:             status,
+		Reason:             reason,
+		Message:            truncate(message),
+		ObservedGeneration: generation,
+	})
+}
+
+// truncate keeps a message within a condition's limit.
+func truncate(s string) string {
+	if len(s) <= maxConditionMessageLen {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d more bytes)", s[:maxConditionMessageLen-64], len(s)-maxConditionMessageLen+64)
+}

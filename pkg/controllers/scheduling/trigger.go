@@ -1,0 +1,163 @@
+package scheduling
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// AnnotationScheduledHash on a binding holds SchedulingHash of the binding
+// as the scheduler last left it. It is written in the same patch as
+// spec.clusters, so it always describes the targets it sits next to.
+const AnnotationScheduledHash = "work.shepherd.io/scheduled-hash"
+
+// Trigger says why a binding is scheduled.
+type Trigger string
+
+// Triggers, in the order Decide checks them.
+const (
+	// TriggerNone: nothing changed; the binding keeps its placement.
+	TriggerNone Trigger = ""
+	// TriggerReschedule: spec.rescheduleTriggeredAt is later than
+	// status.lastScheduledTime; the cycle is Fresh (fallback affinity
+	// terms restart from the first).
+	TriggerReschedule Trigger = "Reschedule"
+	// TriggerNew: the scheduler never placed the binding.
+	TriggerNew Trigger = "New"
+	// TriggerChanged: replicas, placement or the targets changed since the
+	// scheduler last placed the binding (the targets change when failover
+	// evicts a cluster, or a person edits them).
+	TriggerChanged Trigger = "Changed"
+	// TriggerRetry: the last attempt did not succeed.
+	TriggerRetry Trigger = "Retry"
+	// TriggerClusterGone: a target cluster was deleted or is being deleted.
+	TriggerClusterGone Trigger = "ClusterGone"
+	// TriggerFleetChanged: the placement takes every eligible cluster, so
+	// the fleet is checked for clusters that became eligible; they are
+	// added and nothing else moves.
+	TriggerFleetChanged Trigger = "FleetChanged"
+)
+
+// Decide says whether and why b must be scheduled on snap.
+//
+// Only what the scheduler acts on counts: a template edit that changes
+// neither replicas nor placement (the detector then only bumps
+// spec.resource.resourceVersion, and the generation with it), a selected
+// cluster turning NotReady (failover's business) and capacity changes
+// leave the binding alone, and so does a restart of the scheduler, since
+// every input is read from the binding and the fleet.
+func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
+	spec, status := b.GetBindingSpec(), b.GetBindingStatus()
+	hash := b.GetAnnotations()[AnnotationScheduledHash]
+	switch {
+	case rescheduleRequested(spec, status):
+		return TriggerReschedule
+	case hash == "":
+		return TriggerNew
+	case hash != SchedulingHash(spec):
+		return TriggerChanged
+	case !meta.IsStatusConditionTrue(status.Conditions, workv1alpha1.ConditionScheduled):
+		return TriggerRetry
+	case targetClusterGone(spec.Clusters, snap):
+		return TriggerClusterGone
+	case PlacesEverywhere(spec):
+		return TriggerFleetChanged
+	}
+	return TriggerNone
+}
+
+func rescheduleRequested(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) bool {
+	t := spec.RescheduleTriggeredAt
+	return t != nil && (status.LastScheduledTime == nil || t.After(status.LastScheduledTime.Time))
+}
+
+// targetClusterGone reports whether an active target's cluster left the
+// fleet or is leaving it.
+func targetClusterGone(targets []workv1alpha1.TargetCluster, snap *framework.Snapshot) bool {
+	for _, t := range targets {
+		if !bindingutil.IsActive(t) {
+			continue
+		}
+		i, ok := snap.Index(t.Name)
+		if !ok || snap.At(i).Deleting {
+			return true
+		}
+	}
+	return false
+}
+
+// PlacesEverywhere reports whether the placement takes every eligible
+// cluster ("PickAll"): whole copies (Duplicated, or a kind without
+// replicas) and no spread constraint bounding the number of groups.
+func PlacesEverywhere(spec *workv1alpha1.BindingSpec) bool {
+	if !framework.IsDuplicated(spec.Placement) && spec.Replicas > 0 {
+		return false
+	}
+	return spec.Placement == nil || !slices.ContainsFunc(spec.Placement.SpreadConstraints, func(c policyv1alpha1.SpreadConstraint) bool {
+		return c.MaxGroups != nil
+	})
+}
+
+// hashInput is what SchedulingHash covers.
+type hashInput struct {
+	Replicas  int32                     `json:"replicas"`
+	Placement *policyv1alpha1.Placement `json:"placement,omitempty"`
+	Targets   []hashTarget              `json:"targets,omitempty"`
+}
+
+type hashTarget struct {
+	Name     string `json:"name"`
+	Replicas int32  `json:"replicas"`
+}
+
+// SchedulingHash digests what scheduling depends on and produces:
+// replicas, placement, and the active targets (names and replicas; not
+// their state, which the binding controller moves, nor the Unscheduled
+// ones it removes). encoding/json writes struct fields in order and map
+// keys sorted, so equal inputs give equal hashes.
+func SchedulingHash(spec *workv1alpha1.BindingSpec) string {
+	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement}
+	for _, t := range spec.Clusters {
+		if bindingutil.IsActive(t) {
+			in.Targets = append(in.Targets, hashTarget{Name: t.Name, Replicas: t.Replicas})
+		}
+	}
+	slices.SortFunc(in.Targets, func(a, b hashTarget) int { return cmp.Compare(a.Name, b.Name) })
+	data, err := json.Marshal(in)
+	if err != nil {
+		panic(err) // plain data: cannot fail
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// inputsChanged reports whether an update of a binding may need the
+// scheduler: what the hash covers, the reschedule request, the scheduler
+// name or the hash annotation changed. Writes of the detector that only
+// bump spec.resource.resourceVersion, state moves by the binding
+// controller and every status write fail this test, so none of them
+// (including the scheduler's own status writes) wakes the scheduler.
+func inputsChanged(old, new workv1alpha1.BindingObject) bool {
+	o, n := old.GetBindingSpec(), new.GetBindingSpec()
+	return SchedulingHash(o) != SchedulingHash(n) ||
+		!timeEqual(o.RescheduleTriggeredAt, n.RescheduleTriggeredAt) ||
+		o.SchedulerName != n.SchedulerName ||
+		old.GetAnnotations()[AnnotationScheduledHash] != new.GetAnnotations()[AnnotationScheduledHash]
+}
+
+func timeEqual(a, b *metav1.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(b)
+}

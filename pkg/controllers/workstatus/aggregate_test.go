@@ -1,0 +1,177 @@
+package workstatus
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+const (
+	healthy   = policyv1alpha1.ResourceHealthy
+	unhealthy = policyv1alpha1.ResourceUnhealthy
+	unknown   = policyv1alpha1.ResourceUnknown
+)
+
+var tmplRef = workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+
+func raw(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }
+
+// work builds a Work of cluster whose manifests are a ConfigMap dependency
+// and the template, with the given Applied condition and template status.
+func work(cluster string, applied metav1.ConditionStatus, st *runtime.RawExtension, h policyv1alpha1.ResourceHealth) workv1alpha1.Work {
+	w := workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: "shepherd-es-" + cluster, Name: "shop.web-deployment",
+		Labels: map[string]string{workv1alpha1.LabelCluster: cluster}}}
+	w.Status.ManifestStatuses = []workv1alpha1.ManifestStatus{
+		{Identifier: workv1alpha1.ResourceIdentifier{Ordinal: 0, Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "web"}, Health: unknown},
+		{Identifier: workv1alpha1.ResourceIdentifier{Ordinal: 1, Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, Status: st, Health: h},
+	}
+	if applied != "" {
+		w.Status.Conditions = []metav1.Condition{{Type: "Applied", Status: applied, Message: "boom"}}
+	}
+	return w
+}
+
+func TestAggregate(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Minute))
+	t2 := metav1.NewTime(t0.Add(2 * time.Minute))
+
+	// Round 1: m2 applied and healthy, m1 applied but not yet collected,
+	// m3 failed to apply.
+	works := []workv1alpha1.Work{
+		work("m2", "True", raw(`{"replicas":2}`), healthy),
+		work("m1", "True", nil, ""),
+		work("m3", "False", nil, ""),
+	}
+	r1 := aggregate(nil, works, tmplRef, t0)
+	if len(r1) != 3 || r1[0].ClusterName != "m1" || r1[2].ClusterName != "m3" {
+		t.Fatalf("items not sorted by cluster: %+v", r1)
+	}
+	m1, m2, m3 := r1[0], r1[1], r1[2]
+	if !m1.Applied || m1.Health != unknown || m1.FirstCollectedTime != nil || m1.Settled {
+		t.Errorf("m1 round 1: %+v", m1)
+	}
+	if !m2.Applied || m2.Health != healthy || string(m2.Status.Raw) != `{"replicas":2}` || !m2.FirstCollectedTime.Equal(&t0) || !m2.Settled || m2.UnhealthySince != nil {
+		t.Errorf("m2 round 1: %+v", m2)
+	}
+	if m3.Applied || m3.AppliedMessage != "boom" {
+		t.Errorf("m3 round 1: %+v", m3)
+	}
+
+	// Round 2: m2 turns Unhealthy, m1 is collected and Unhealthy, m3's
+	// Work is being deleted (the cluster left the placement).
+	works = []workv1alpha1.Work{
+		work("m1", "True", raw(`{"replicas":1}`), unhealthy),
+		work("m2", "True", raw(`{"replicas":2,"readyReplicas":1}`), unhealthy),
+		work("m3", "False", nil, ""),
+	}
+	works[2].DeletionTimestamp = &t1
+	r2 := aggregate(r1, works, tmplRef, t1)
+	if len(r2) != 2 {
+		t.Fatalf("deleting Work kept its item: %+v", r2)
+	}
+	m1, m2 = r2[0], r2[1]
+	if !m1.FirstCollectedTime.Equal(&t1) || m1.Settled || !m1.UnhealthySince.Equal(&t1) {
+		t.Errorf("m1 round 2: %+v", m1)
+	}
+	if !m2.FirstCollectedTime.Equal(&t0) || !m2.Settled || !m2.UnhealthySince.Equal(&t1) {
+		t.Errorf("m2 round 2 (firstCollectedTime set once, settled sticks): %+v", m2)
+	}
+
+	// Round 3: m2 stays Unhealthy (the clock keeps running from t1), m1
+	// recovers (cleared).
+	works = []workv1alpha1.Work{work("m1", "True", raw(`{}`), healthy), work("m2", "True", raw(`{}`), unhealthy)}
+	r3 := aggregate(r2, works, tmplRef, t2)
+	if r3[0].UnhealthySince != nil || !r3[0].Settled || !r3[1].UnhealthySince.Equal(&t1) {
+		t.Errorf("round 3: %+v", r3)
+	}
+	if !sameItems(r3, aggregate(r3, works, tmplRef, t2)) {
+		t.Error("aggregate is not stable")
+	}
+	if sameItems(r2, r3) {
+		t.Error("sameItems missed a change")
+	}
+}
+
+func TestTemplateManifest(t *testing.T) {
+	w := work("m1", "True", raw(`{}`), healthy)
+	if ms := templateManifest(tmplRef, w.Status.ManifestStatuses); ms.Identifier.Kind != "Deployment" {
+		t.Errorf("matched %+v", ms.Identifier)
+	}
+	other := tmplRef
+	other.Name = "api"
+	if ms := templateManifest(other, w.Status.ManifestStatuses); ms.Identifier.Ordinal != 0 {
+		t.Errorf("fallback should be the first manifest: %+v", ms.Identifier)
+	}
+	if templateManifest(tmplRef, nil) != nil {
+		t.Error("no manifests")
+	}
+}
+
+func TestRawEqualityIgnoresEncoding(t *testing.T) {
+	a := raw(`{"a":1,"b":{"c":[1,2]}}`)
+	b := raw(`{ "b": {"c": [1, 2]}, "a": 1.0 }`)
+	if !rawEqual(a, b) || rawEqual(a, raw(`{"a":2}`)) || rawEqual(a, nil) || !rawEqual(nil, nil) {
+		t.Error("rawEqual")
+	}
+	x := []workv1alpha1.ManifestStatus{{Status: a, Health: healthy}}
+	if !sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: healthy}}) ||
+		sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: unhealthy}}) {
+		t.Error("sameManifestStatuses")
+	}
+}
+
+func TestBindingOf(t *testing.T) {
+	long := make([]byte, 80)
+	for i := range long {
+		long[i] = 'a'
+	}
+	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "shop", Name: string(long)}
+	w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Labels: names.BindingLabels(ref), Annotations: map[string]string{names.AnnotationBinding: ref.String()}}}
+	if got, ok := bindingOf(w); !ok || got != ref {
+		t.Errorf("with annotation: %+v", got)
+	}
+	w.Annotations = nil
+	w.Labels = map[string]string{workv1alpha1.LabelBindingKind: "ClusterResourceBinding", workv1alpha1.LabelBindingName: "crb"}
+	if got, ok := bindingOf(w); !ok || got != (names.BindingRef{Kind: "ClusterResourceBinding", Name: "crb"}) {
+		t.Errorf("labels only: %+v", got)
+	}
+	if _, ok := bindingOf(&workv1alpha1.Work{}); ok {
+		t.Error("a Work without binding")
+	}
+}
+
+func TestSummedStatus(t *testing.T) {
+	items := []workv1alpha1.AggregatedStatusItem{
+		{ClusterName: "m1", Status: raw(`{"replicas":3,"readyReplicas":3,"availableReplicas":3,"updatedReplicas":3,"observedGeneration":7}`)},
+		{ClusterName: "m2", Status: raw(`{"replicas":2,"readyReplicas":1,"unavailableReplicas":1}`)},
+		{ClusterName: "m3"},
+		{ClusterName: "m4", Status: raw(`not json`)},
+	}
+	got, ok := summedStatus(schema.GroupKind{Group: "apps", Kind: "Deployment"}, items)
+	want := map[string]int64{"replicas": 5, "readyReplicas": 4, "availableReplicas": 3, "updatedReplicas": 3, "unavailableReplicas": 1}
+	if !ok || len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %d", k, got[k], v)
+		}
+	}
+	job, ok := summedStatus(schema.GroupKind{Group: "batch", Kind: "Job"}, []workv1alpha1.AggregatedStatusItem{
+		{Status: raw(`{"active":1,"succeeded":2}`)}, {Status: raw(`{"failed":1,"succeeded":1}`)},
+	})
+	if !ok || job["active"] != int64(1) || job["succeeded"] != int64(3) || job["failed"] != int64(1) {
+		t.Errorf("job: %v", job)
+	}
+	if _, ok := summedStatus(schema.GroupKind{Kind: "ConfigMap"}, items); ok {
+		t.Error("ConfigMap status is not summed")
+	}
+}

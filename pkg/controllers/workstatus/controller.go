@@ -1,0 +1,121 @@
+package workstatus
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// ControllerName prefixes the controllers' names in logs, metrics and events.
+const ControllerName = "work-status"
+
+var statusWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "shepherd_status_writes_total",
+	Help: "Status writes by the work status controller, by object (work, binding, template).",
+}, []string{"object"})
+
+func init() { metrics.Registry.MustRegister(statusWrites) }
+
+// Reconciler wires the work status controllers; see the package doc.
+type Reconciler struct {
+	Options Options
+}
+
+// SetupWithManager registers four controllers sharing one set of member
+// informers: Work status (member -> Work), member informer lifecycle
+// (Cluster deletion), and binding status for each binding kind (Work ->
+// binding -> template).
+func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
+	o := r.Options.withDefaults()
+	if o.Clients == nil {
+		o.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+	}
+	r.Options = o
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workBindingIndex, indexWorkBinding); err != nil {
+		return err
+	}
+
+	// Member informer events reach the Work controller through a channel.
+	// A send gives up once the manager stops: the channel's reader is gone
+	// then, and a blocked informer handler would hang the informers'
+	// shutdown.
+	memberEvents := make(chan event.TypedGenericEvent[*workv1alpha1.Work], 1024)
+	stopping := make(chan struct{})
+	ms := newMembers(func(k types.NamespacedName) {
+		ev := event.TypedGenericEvent[*workv1alpha1.Work]{Object: &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}}}
+		select {
+		case memberEvents <- ev:
+		case <-stopping:
+		}
+	})
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		close(stopping)
+		ms.stopAll()
+		return nil
+	})); err != nil {
+		return err
+	}
+	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, health: o.Health, members: ms}
+	inExecutionNamespace := predicate.NewPredicateFuncs(func(obj client.Object) bool { return names.IsExecutionNamespace(obj.GetNamespace()) })
+	if err := builder.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace)).
+		WatchesRawSource(source.Channel(memberEvents, &handler.TypedEnqueueRequestForObject[*workv1alpha1.Work]{})).
+		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).
+		Complete(wr); err != nil {
+		return err
+	}
+
+	if err := builder.ControllerManagedBy(mgr).
+		Named(ControllerName+"-members").
+		For(&clusterv1alpha1.Cluster{}, builder.WithPredicates(predicate.Funcs{
+			CreateFunc: func(event.CreateEvent) bool { return false },
+			UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
+		})).
+		Complete(&memberReconciler{client: mgr.GetClient(), members: ms, clients: o.Clients}); err != nil {
+		return err
+	}
+
+	rec := mgr.GetEventRecorder(ControllerName)
+	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, o.Workers); err != nil {
+		return err
+	}
+	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, o.Workers)
+}
+
+// memberReconciler stops a member's informers when its Cluster goes.
+type memberReconciler struct {
+	client  client.Client
+	members *members
+	clients *clusterclient.Cache
+}
+
+func (r *memberReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	c := &clusterv1alpha1.Cluster{}
+	err := r.client.Get(ctx, req.NamespacedName, c)
+	if apierrors.IsNotFound(err) || (err == nil && !c.DeletionTimestamp.IsZero()) {
+		r.members.stop(req.Name)
+		r.clients.Forget(req.Name)
+		return reconcile.Result{}, nil
+	}
+	return reconcile.Result{}, err
+}

@@ -1,0 +1,231 @@
+package workstatus_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+func deployment(replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": "web"}
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+			},
+		},
+	}
+}
+
+// TestStatusFlowsBackToTheHub: a member Deployment's status reaches its
+// Work, the binding's aggregatedStatus and the hub template's status.
+func TestStatusFlowsBackToTheHub(t *testing.T) {
+	ctx := context.Background()
+	hubEnv := membershiptest.StartHub(t)
+	hub := membershiptest.HubClient(t, hubEnv)
+	members := map[string]*membershiptest.Member{"m1": membershiptest.StartMember(t, "m1"), "m2": membershiptest.StartMember(t, "m2")}
+	for _, m := range members {
+		m.Join(t, hub)
+	}
+	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
+		clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+		if err := (&execution.Reconciler{Options: execution.Options{Clients: clients}}).SetupWithManager(mgr); err != nil {
+			return err
+		}
+		return (&workstatus.Reconciler{Options: workstatus.Options{Clients: clients}}).SetupWithManager(mgr)
+	})
+
+	// The hub: template, binding, and one Work per cluster as the binding
+	// controller would write them.
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Create(ctx, deployment(5)); err != nil {
+		t.Fatal(err)
+	}
+	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-deployment"}, Spec: workv1alpha1.BindingSpec{
+		Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"},
+		Replicas: 5,
+		Clusters: []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 3}, {Name: "m2", Replicas: 2}},
+	}}
+	if err := hub.Create(ctx, rb); err != nil {
+		t.Fatal(err)
+	}
+	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "shop", Name: "web-deployment"}
+	for cluster, replicas := range map[string]int32{"m1": 3, "m2": 2} {
+		w := membershiptest.Work(t, cluster, "shop.web-deployment", names.BindingLabels(ref), deployment(replicas))
+		membershiptest.CreateWork(t, hub, w)
+	}
+
+	// The members' deployment controllers are simulated: write status.
+	begin := time.Now()
+	setStatus(t, members["m1"].Kube(t), appsv1.DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3})
+	setStatus(t, members["m2"].Kube(t), appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1})
+
+	membershiptest.Eventually(t, 30*time.Second, "Work status", func() error {
+		w := &workv1alpha1.Work{}
+		if err := hub.Get(ctx, types.NamespacedName{Namespace: "shepherd-es-m1", Name: "shop.web-deployment"}, w); err != nil {
+			return err
+		}
+		if len(w.Status.ManifestStatuses) != 1 {
+			return fmt.Errorf("manifest statuses %+v", w.Status.ManifestStatuses)
+		}
+		ms := w.Status.ManifestStatuses[0]
+		if ms.Health != policyv1alpha1.ResourceHealthy || ms.Status == nil || readyReplicas(ms.Status.Raw) != 3 {
+			return fmt.Errorf("manifest status %+v", ms)
+		}
+		return nil
+	})
+	var agg []workv1alpha1.AggregatedStatusItem
+	membershiptest.Eventually(t, 30*time.Second, "binding aggregatedStatus", func() error {
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
+			return err
+		}
+		agg = rb.Status.AggregatedStatus
+		if len(agg) != 2 || agg[0].Health != policyv1alpha1.ResourceHealthy || agg[1].Health != policyv1alpha1.ResourceUnhealthy {
+			return fmt.Errorf("aggregatedStatus %+v", agg)
+		}
+		return nil
+	})
+	m1, m2 := agg[0], agg[1]
+	if m1.ClusterName != "m1" || !m1.Applied || !m1.Settled || m1.FirstCollectedTime == nil || m1.UnhealthySince != nil || readyReplicas(m1.Status.Raw) != 3 {
+		t.Errorf("m1 item: %+v", m1)
+	}
+	if !m2.Applied || m2.Settled || m2.UnhealthySince == nil || m2.FirstCollectedTime == nil {
+		t.Errorf("m2 item: %+v", m2)
+	}
+	waitTemplate(t, hub, map[string]int64{"replicas": 5, "updatedReplicas": 5, "readyReplicas": 4, "availableReplicas": 4, "unavailableReplicas": 1})
+	t.Logf("member status reached the hub template in %s", time.Since(begin).Round(time.Millisecond))
+
+	t.Run("recovery clears unhealthySince and settles", func(t *testing.T) {
+		first := m2.FirstCollectedTime
+		setStatus(t, members["m2"].Kube(t), appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2})
+		membershiptest.Eventually(t, 30*time.Second, "m2 healthy", func() error {
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
+				return err
+			}
+			it := rb.Status.AggregatedStatus[1]
+			if it.Health != policyv1alpha1.ResourceHealthy || it.UnhealthySince != nil || !it.Settled {
+				return fmt.Errorf("m2 item %+v", it)
+			}
+			if !it.FirstCollectedTime.Equal(first) {
+				return fmt.Errorf("firstCollectedTime moved: %v -> %v", first, it.FirstCollectedTime)
+			}
+			return nil
+		})
+		waitTemplate(t, hub, map[string]int64{"replicas": 5, "readyReplicas": 5, "availableReplicas": 5, "unavailableReplicas": 0})
+	})
+
+	t.Run("ClusterResourceBinding takes the same path", func(t *testing.T) {
+		ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
+		crb := &workv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "team-a-namespace"}, Spec: workv1alpha1.BindingSpec{
+			Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "Namespace", Name: "team-a"},
+			Clusters: []workv1alpha1.TargetCluster{{Name: "m1"}},
+		}}
+		if err := hub.Create(ctx, crb); err != nil {
+			t.Fatal(err)
+		}
+		cref := names.BindingRef{Kind: workv1alpha1.KindClusterResourceBinding, Name: crb.Name}
+		w := membershiptest.Work(t, "m1", "team-a-namespace", names.BindingLabels(cref), ns)
+		w.Annotations = map[string]string{names.AnnotationBinding: cref.String()}
+		membershiptest.CreateWork(t, hub, w)
+		membershiptest.Eventually(t, 30*time.Second, "CRB aggregatedStatus", func() error {
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(crb), crb); err != nil {
+				return err
+			}
+			a := crb.Status.AggregatedStatus
+			if len(a) != 1 || !a[0].Applied || a[0].Health != policyv1alpha1.ResourceUnknown || a[0].Status == nil {
+				return fmt.Errorf("aggregatedStatus %+v", a)
+			}
+			return nil
+		})
+	})
+
+	t.Run("a deleted Work leaves the aggregated status", func(t *testing.T) {
+		w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: "shepherd-es-m2", Name: "shop.web-deployment"}}
+		if err := hub.Delete(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		membershiptest.Eventually(t, 30*time.Second, "m2 item gone", func() error {
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
+				return err
+			}
+			if a := rb.Status.AggregatedStatus; len(a) != 1 || a[0].ClusterName != "m1" {
+				return fmt.Errorf("aggregatedStatus %+v", a)
+			}
+			return nil
+		})
+		if _, err := members["m2"].Kube(t).AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("member m2 Deployment after the Work's deletion: %v", err)
+		}
+		waitTemplate(t, hub, map[string]int64{"replicas": 3, "readyReplicas": 3})
+	})
+}
+
+// setStatus waits for the Deployment the execution controller applies and
+// writes its status as the member's deployment controller would.
+func setStatus(t *testing.T, kc kubernetes.Interface, st appsv1.DeploymentStatus) {
+	t.Helper()
+	ctx := context.Background()
+	membershiptest.Eventually(t, 30*time.Second, "status written", func() error {
+		d, err := kc.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		st.ObservedGeneration = d.Generation
+		d.Status = st
+		_, err = kc.AppsV1().Deployments("shop").UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func readyReplicas(raw []byte) int64 {
+	var st struct {
+		ReadyReplicas int64 `json:"readyReplicas"`
+	}
+	_ = json.Unmarshal(raw, &st)
+	return st.ReadyReplicas
+}
+
+func waitTemplate(t *testing.T, hub client.Client, want map[string]int64) {
+	t.Helper()
+	membershiptest.Eventually(t, 30*time.Second, "template status", func() error {
+		d := &appsv1.Deployment{}
+		if err := hub.Get(context.Background(), types.NamespacedName{Namespace: "shop", Name: "web"}, d); err != nil {
+			return err
+		}
+		got := map[string]int64{"replicas": int64(d.Status.Replicas), "updatedReplicas": int64(d.Status.UpdatedReplicas),
+			"readyReplicas": int64(d.Status.ReadyReplicas), "availableReplicas": int64(d.Status.AvailableReplicas),
+			"unavailableReplicas": int64(d.Status.UnavailableReplicas)}
+		for k, v := range want {
+			if got[k] != v {
+				return fmt.Errorf("template status %s = %d, want %d (%+v)", k, got[k], v, d.Status)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,55 @@
+// Package workstatus carries the status of what Shepherd applied back to
+// the hub, in three steps:
+//
+//  1. member object -> Work: a per-member informer (one per resource in
+//     use, only objects labelled app.kubernetes.io/managed-by=shepherd)
+//     notices status changes and writes each manifest's raw status and
+//     health (package health) into the Work's status.manifestStatuses;
+//  2. Works -> binding: the Works of a binding (found through the Work's
+//     binding annotation or labels) become the binding's
+//     status.aggregatedStatus, one item per cluster, with the timestamps
+//     failover relies on (firstCollectedTime, settled, unhealthySince);
+//  3. binding -> template: for built-in workload kinds the members'
+//     counters (e.g. a Deployment's readyReplicas) are summed into the
+//     template's status on the hub, so `kubectl get deploy` on the hub
+//     shows the fleet-wide picture.
+//
+// Step 2 is one generic code path for ResourceBinding and
+// ClusterResourceBinding.
+//
+// Member informers start when a Work first needs a resource of that
+// member, restart when the member's credentials change, and stop when its
+// Cluster goes. Resources no longer used keep their informer until then:
+// the set of kinds Shepherd propagates is small and stable.
+package workstatus
+
+import (
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/health"
+)
+
+// Defaults of Options.
+const (
+	DefaultWorkers = 4
+)
+
+// Options configure the Reconciler. Zero values take the defaults.
+type Options struct {
+	// Workers is the concurrency of each of the controllers (default 4).
+	Workers int
+	// Clients is the member client cache, shared with the other
+	// controllers; nil makes SetupWithManager create one.
+	Clients *clusterclient.Cache
+	// Health interprets member objects; nil means health.Default().
+	Health *health.Registry
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.Health == nil {
+		o.Health = health.Default()
+	}
+	return o
+}

@@ -1,0 +1,122 @@
+package workstatus
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/health"
+)
+
+// syncRecheck is when a Work is looked at again while a member informer
+// has not finished its first list (its events would requeue it anyway).
+const syncRecheck = time.Second
+
+// workReconciler writes the member objects' status and health into their
+// Work.
+type workReconciler struct {
+	client  client.Client
+	clients *clusterclient.Cache
+	health  *health.Registry
+	members *members
+}
+
+func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	work := &workv1alpha1.Work{}
+	if err := r.client.Get(ctx, req.NamespacedName, work); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !work.DeletionTimestamp.IsZero() || len(work.Status.ManifestStatuses) == 0 {
+		return reconcile.Result{}, nil
+	}
+	cluster := &clusterv1alpha1.Cluster{}
+	if err := r.client.Get(ctx, types.NamespacedName{Name: clusterOfWork(work)}, cluster); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cluster.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, nil
+	}
+	clients, err := r.clients.ForCluster(ctx, cluster)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	mi, err := r.members.forClients(clients)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	status := work.Status.DeepCopy()
+	key := work.Namespace + "/" + work.Name
+	pending := false
+	for i := range status.ManifestStatuses {
+		ms := &status.ManifestStatuses[i]
+		id := ms.Identifier
+		if id.Resource == "" {
+			continue // never mapped: the execution controller reports why
+		}
+		gvr := schema.GroupVersionResource{Group: id.Group, Version: id.Version, Resource: id.Resource}
+		obj, synced, err := mi.get(gvr, id.Namespace, id.Name)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if !synced {
+			pending = true
+			continue
+		}
+		if obj != nil && obj.GetAnnotations()[workv1alpha1.AnnotationWork] != key {
+			obj = nil // another Work's object: not ours to report
+		}
+		if ms.Status, ms.Health, err = observe(r.health, obj); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	if !sameManifestStatuses(work.Status.ManifestStatuses, status.ManifestStatuses) {
+		patched := work.DeepCopy()
+		patched.Status = *status
+		if err := r.client.Status().Patch(ctx, patched, client.MergeFromWithOptions(work, client.MergeFromWithOptimisticLock{})); err != nil {
+			if apierrors.IsConflict(err) {
+				// The execution controller wrote first; the event of its
+				// write brings the Work back here.
+				logr.FromContextOrDiscard(ctx).V(1).Info("Work changed meanwhile", "work", key)
+				return reconcile.Result{}, nil
+			}
+			return reconcile.Result{}, err
+		}
+		statusWrites.WithLabelValues("work").Inc()
+	}
+	if pending {
+		return reconcile.Result{RequeueAfter: syncRecheck}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// observe returns a member object's raw status and health; a missing
+// object has no status and Unknown health.
+func observe(h *health.Registry, obj *unstructured.Unstructured) (*runtime.RawExtension, policyv1alpha1.ResourceHealth, error) {
+	if obj == nil {
+		return nil, policyv1alpha1.ResourceUnknown, nil
+	}
+	var raw *runtime.RawExtension
+	if st, ok := obj.Object["status"]; ok && st != nil {
+		b, err := json.Marshal(st)
+		if err != nil {
+			return nil, "", fmt.Errorf("encoding the status of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		raw = &runtime.RawExtension{Raw: b}
+	}
+	return raw, h.Interpret(obj).Health, nil
+}

@@ -1,0 +1,122 @@
+// Package health decides whether a workload's copy on a member cluster is
+// Healthy, Unhealthy or Unknown, from the object as the member reports it.
+//
+// Health feeds application failover (a copy Unhealthy for longer than the
+// policy's toleration is moved elsewhere) and the binding's aggregated
+// status, so interpreters err towards Unhealthy only for states that a user
+// would call broken or not yet serving, and towards Unknown for kinds they
+// do not understand: Unknown never triggers failover.
+//
+// Interpreters are looked up by GroupVersionKind in a Registry. The built-in
+// ones cover the workload kinds Kubernetes ships; a later CEL-based
+// interpreter registers itself through the same Register call.
+package health
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+// Result is an interpreter's verdict with a short reason for humans (events,
+// logs); the reason is not part of the API.
+type Result struct {
+	Health policyv1alpha1.ResourceHealth
+	Reason string
+}
+
+// Interpreter judges the health of one object. The object is what the
+// member returned (spec, status, metadata), never mutated.
+type Interpreter interface {
+	Interpret(obj *unstructured.Unstructured) Result
+}
+
+// InterpreterFunc adapts a function to Interpreter.
+type InterpreterFunc func(obj *unstructured.Unstructured) Result
+
+// Interpret calls f.
+func (f InterpreterFunc) Interpret(obj *unstructured.Unstructured) Result { return f(obj) }
+
+// Registry maps GroupVersionKinds to interpreters. It is safe for concurrent
+// use; registration normally happens at start-up.
+type Registry struct {
+	mu sync.RWMutex
+	m  map[schema.GroupVersionKind]Interpreter
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{m: map[schema.GroupVersionKind]Interpreter{}}
+}
+
+// Register sets the interpreter for gvk, replacing any earlier one so that a
+// user-defined interpreter can override a built-in.
+func (r *Registry) Register(gvk schema.GroupVersionKind, i Interpreter) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[gvk] = i
+}
+
+// Lookup returns the interpreter for gvk, if any.
+func (r *Registry) Lookup(gvk schema.GroupVersionKind) (Interpreter, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	i, ok := r.m[gvk]
+	return i, ok
+}
+
+// Kinds lists the registered GroupVersionKinds, sorted.
+func (r *Registry) Kinds() []schema.GroupVersionKind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]schema.GroupVersionKind, 0, len(r.m))
+	for gvk := range r.m {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Interpret judges obj with the interpreter registered for its kind; kinds
+// without one are Unknown.
+func (r *Registry) Interpret(obj *unstructured.Unstructured) Result {
+	if obj == nil {
+		return Result{Health: policyv1alpha1.ResourceUnknown, Reason: "object not found"}
+	}
+	i, ok := r.Lookup(obj.GroupVersionKind())
+	if !ok {
+		return Result{Health: policyv1alpha1.ResourceUnknown, Reason: "no health interpreter for " + obj.GroupVersionKind().String()}
+	}
+	return i.Interpret(obj)
+}
+
+// typed adapts an interpreter of a typed object (e.g. *appsv1.Deployment)
+// to Interpreter by converting from unstructured. A conversion failure means
+// the member sent something we cannot read: Unknown.
+func typed[T any](interpret func(*T) Result) Interpreter {
+	return InterpreterFunc(func(obj *unstructured.Unstructured) Result {
+		t := new(T)
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, t); err != nil {
+			return Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("cannot decode %s: %v", obj.GetKind(), err)}
+		}
+		return interpret(t)
+	})
+}
+
+func healthy(reason string) Result {
+	return Result{Health: policyv1alpha1.ResourceHealthy, Reason: reason}
+}
+
+func unhealthy(format string, args ...any) Result {
+	return Result{Health: policyv1alpha1.ResourceUnhealthy, Reason: fmt.Sprintf(format, args...)}
+}
+
+func unknown(format string, args ...any) Result {
+	return Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf(format, args...)}
+}

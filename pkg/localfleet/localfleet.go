@@ -1,0 +1,241 @@
+// Package localfleet runs a whole Shepherd fleet in one process: the
+// embedded hub, N simulated member clusters, and the controller manager.
+// `shepherd up` and the end-to-end tests use it. Members are registered
+// through membership.Join, the same path a real cluster takes: a
+// credentials Secret and a Cluster object, after a reachability check.
+package localfleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/config/crd"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/pkg/membership"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// Options describe the local fleet.
+type Options struct {
+	// DataDir holds everything: the hub in DataDir (kubeconfig at
+	// DataDir/kubeconfig), member NAME in DataDir/members/NAME with its
+	// kubeconfig at DataDir/members/NAME.kubeconfig.
+	DataDir string
+	// Fleet lists the members; empty runs the hub alone.
+	Fleet member.FleetSpec
+	// HubPort fixes the hub's API server port (0 picks a free one).
+	HubPort int
+	// Controllers configure the controller manager. Without it (NoControllers)
+	// only the clusters run.
+	Controllers controllermanager.Options
+	// NoControllers skips the controller manager.
+	NoControllers bool
+	// Logger receives the fleet's logs.
+	Logger logr.Logger
+}
+
+// Fleet is a running local fleet.
+type Fleet struct {
+	Hub     *controlplane.ControlPlane
+	Members []*member.Member
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	mu     sync.Mutex
+	err    error
+}
+
+// MemberKubeconfigPath is where member name's kubeconfig is written.
+func MemberKubeconfigPath(dataDir, name string) string {
+	return filepath.Join(dataDir, "members", name+".kubeconfig")
+}
+
+// Start starts the hub, the members (in parallel), joins the members to the
+// hub and starts the controller manager. Cancelling ctx stops everything.
+func Start(ctx context.Context, opts Options) (*Fleet, error) {
+	if err := opts.Fleet.Validate(); err != nil {
+		return nil, err
+	}
+	crds, err := crd.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f := &Fleet{cancel: cancel, done: make(chan struct{})}
+	fail := func(err error) (*Fleet, error) {
+		cancel()
+		f.waitComponents()
+		return nil, err
+	}
+	log := opts.Logger
+	f.Hub, err = controlplane.Start(ctx, controlplane.Options{
+		DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
+	})
+	if err != nil {
+		return fail(fmt.Errorf("starting the hub: %w", err))
+	}
+	if f.Members, err = startMembers(ctx, opts); err != nil {
+		return fail(err)
+	}
+	hubCfg := f.Hub.RestConfig()
+	if err := joinMembers(ctx, hubCfg, opts, f.Members); err != nil {
+		return fail(err)
+	}
+	var mgrErr <-chan error
+	if !opts.NoControllers {
+		if mgrErr, err = startControllers(ctx, hubCfg, opts.Controllers, log); err != nil {
+			return fail(err)
+		}
+	}
+	go f.supervise(ctx, mgrErr)
+	return f, nil
+}
+
+func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
+	members := make([]*member.Member, len(opts.Fleet.Members))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, spec := range opts.Fleet.Members {
+		g.Go(func() error {
+			dir := filepath.Join(opts.DataDir, "members", spec.Name)
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
+			m, err := member.Start(ctx, member.Options{
+				MemberSpec:     spec,
+				DataDir:        dir,
+				KubeconfigPath: MemberKubeconfigPath(opts.DataDir, spec.Name),
+				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),
+			})
+			if err != nil {
+				return fmt.Errorf("starting member %s: %w", spec.Name, err)
+			}
+			members[i] = m
+			return gctx.Err()
+		})
+	}
+	err := g.Wait()
+	return members, err
+}
+
+// joinMembers registers each member the way `shepherd join` does.
+func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members []*member.Member) error {
+	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	for i, m := range members {
+		spec := opts.Fleet.Members[i]
+		_, err := membership.Join(ctx, hub, membership.JoinOptions{
+			Name:           spec.Name,
+			KubeconfigPath: m.KubeconfigPath(),
+			Provider:       spec.Provider,
+			Region:         spec.Region,
+			Zone:           spec.Zone,
+			Labels:         spec.Labels,
+		})
+		if err != nil {
+			return fmt.Errorf("joining member %s: %w", spec.Name, err)
+		}
+	}
+	return nil
+}
+
+func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllermanager.Options, log logr.Logger) (<-chan error, error) {
+	mgr, err := controllermanager.New(hubCfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- mgr.Start(logr.NewContext(ctx, log.WithName("controllers"))) }()
+	return errc, nil
+}
+
+// supervise stops the whole fleet when any part fails, and records why.
+func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
+	defer close(f.done)
+	select {
+	case <-ctx.Done():
+	case <-f.Hub.Done():
+		f.setErr(errors.New("the hub stopped unexpectedly"))
+	case err := <-mgrErr:
+		if err != nil {
+			f.setErr(fmt.Errorf("the controller manager stopped: %w", err))
+		}
+		mgrErr = nil
+	}
+	f.cancel()
+	if mgrErr != nil {
+		if err := <-mgrErr; err != nil && !errors.Is(err, context.Canceled) {
+			f.setErr(fmt.Errorf("the controller manager: %w", err))
+		}
+	}
+	f.waitComponents()
+}
+
+func (f *Fleet) waitComponents() {
+	var wg sync.WaitGroup
+	for _, m := range f.Members {
+		if m == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := m.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+				f.setErr(fmt.Errorf("member %s: %w", m.Name(), err))
+			}
+		}()
+	}
+	wg.Wait()
+	if f.Hub != nil {
+		if err := f.Hub.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+			f.setErr(fmt.Errorf("hub: %w", err))
+		}
+	}
+}
+
+func (f *Fleet) setErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// Done is closed when every component has stopped.
+func (f *Fleet) Done() <-chan struct{} { return f.done }
+
+// Wait blocks until every component stopped and returns the first failure.
+func (f *Fleet) Wait() error {
+	<-f.done
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// Stop stops the fleet and waits for it.
+func (f *Fleet) Stop() error {
+	f.cancel()
+	return f.Wait()
+}
+
+// Member returns the member named name, or nil.
+func (f *Fleet) Member(name string) *member.Member {
+	for _, m := range f.Members {
+		if m.Name() == name {
+			return m
+		}
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package names
+
+import (
+	"strings"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// AnnotationBinding on a Work holds its binding as "<kind>/<namespace>/<name>"
+// (namespace empty for a ClusterResourceBinding). The binding labels say the
+// same, but a label value is cut to 63 characters and hashed (see
+// LabelValue), so mapping a Work event back to its binding reads this
+// annotation instead.
+const AnnotationBinding = "work.shepherd.io/binding"
+
+// BindingRef identifies a binding of either kind.
+type BindingRef struct {
+	// Kind: workv1alpha1.KindResourceBinding or KindClusterResourceBinding.
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// String is the AnnotationBinding form, "<kind>/<namespace>/<name>".
+func (r BindingRef) String() string { return r.Kind + "/" + r.Namespace + "/" + r.Name }
+
+// ParseBindingRef parses the AnnotationBinding form.
+func ParseBindingRef(s string) (BindingRef, bool) {
+	parts := strings.SplitN(s, "/", 3)
+	if len(parts) != 3 || parts[0] == "" || parts[2] == "" {
+		return BindingRef{}, false
+	}
+	return BindingRef{Kind: parts[0], Namespace: parts[1], Name: parts[2]}, true
+}
+
+// BindingLabels are the labels every Work of the binding carries, without
+// the cluster: select with them to find a binding's Works.
+func BindingLabels(ref BindingRef) map[string]string {
+	return map[string]string{
+		workv1alpha1.LabelBindingKind:      ref.Kind,
+		workv1alpha1.LabelBindingNamespace: ref.Namespace,
+		workv1alpha1.LabelBindingName:      LabelValue(ref.Name),
+	}
+}
+
+// WorkLabels are the labels of the binding's Work for cluster.
+func WorkLabels(ref BindingRef, cluster string) map[string]string {
+	l := BindingLabels(ref)
+	l[workv1alpha1.LabelCluster] = cluster
+	return l
+}
+
+// PolicyLabels are the labels of a binding produced by a policy (namespace
+// empty for a ClusterPropagationPolicy, and then left out).
+func PolicyLabels(kind, namespace, name string) map[string]string {
+	l := map[string]string{
+		workv1alpha1.LabelPolicyKind: kind,
+		workv1alpha1.LabelPolicyName: LabelValue(name),
+	}
+	if namespace != "" {
+		l[workv1alpha1.LabelPolicyNamespace] = namespace
+	}
+	return l
+}

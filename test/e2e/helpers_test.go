@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+// waitTimeout bounds every wait: generous, because the whole fleet shares two
+// cores with the other test packages. Waits return as soon as they succeed.
+const waitTimeout = 3 * time.Minute
+
+// eventually polls check until it returns nil, failing the test with the
+// last error after waitTimeout.
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	var err error
+	for {
+		if err = check(); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after %s: %v", what, waitTimeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// applyYAML server-side applies a YAML stream to the hub.
+func applyYAML(t *testing.T, yaml string) {
+	t.Helper()
+	objs, err := testenv.DecodeYAML([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objs {
+		if err := hub.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
+			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+}
+
+func createNamespace(t *testing.T, name string) {
+	t.Helper()
+	err := hub.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// binding returns the ResourceBinding of a namespaced template.
+func binding(ns, name, kind string) (*workv1alpha1.ResourceBinding, error) {
+	rb := &workv1alpha1.ResourceBinding{}
+	err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name + "-" + strings.ToLower(kind)}, rb)
+	return rb, err
+}
+
+// targets returns the binding's active targets: cluster -> replicas.
+func targets(b *workv1alpha1.ResourceBinding) map[string]int32 {
+	out := map[string]int32{}
+	for _, t := range b.Spec.Clusters {
+		if t.State != workv1alpha1.TargetUnscheduled {
+			out[t.Name] = t.Replicas
+		}
+	}
+	return out
+}
+
+func sum(m map[string]int32) int32 {
+	var s int32
+	for _, v := range m {
+		s += v
+	}
+	return s
+}
+
+func keys(m map[string]int32) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// waitPlaced waits until the binding is Scheduled and check accepts its
+// targets, and returns the binding.
+func waitPlaced(t *testing.T, ns, name, kind string, check func(map[string]int32) error) *workv1alpha1.ResourceBinding {
+	t.Helper()
+	var rb *workv1alpha1.ResourceBinding
+	eventually(t, fmt.Sprintf("%s/%s placed", ns, name), func() error {
+		var err error
+		if rb, err = binding(ns, name, kind); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(rb.Status.Conditions, workv1alpha1.ConditionScheduled) {
+			return fmt.Errorf("not scheduled: %+v", rb.Status.Conditions)
+		}
+		return check(targets(rb))
+	})
+	return rb
+}
+
+// inMember reads obj from a member into obj.
+func inMember(cluster string, key client.ObjectKey, obj client.Object) error {
+	return memberCl[cluster].Get(context.Background(), key, obj)
+}
+
+// goneFromMember checks obj no longer exists in the member.
+func goneFromMember(cluster string, key client.ObjectKey, obj client.Object) error {
+	err := inMember(cluster, key, obj)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s still in %s", key, cluster)
+}
+
+func deploymentYAML(ns, name string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[2]s
+  namespace: %[1]s
+spec:
+  replicas: %[3]d
+  selector:
+    matchLabels: {app: %[2]s}
+  template:
+    metadata:
+      labels: {app: %[2]s}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+`, ns, name, replicas)
+}
+
+// policyYAML renders a PropagationPolicy for one Deployment with the given
+// placement (YAML indented under placement:).
+func policyYAML(ns, name, kind, target, placement string) string {
+	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: %s
+  namespace: %s
+spec:
+  resourceSelectors:
+  - {apiVersion: %s, kind: %s, name: %s}
+  placement:
+%s`, name, ns, apiVersionOf(kind), kind, target, indent(placement, "    "))
+}
+
+func apiVersionOf(kind string) string {
+	switch kind {
+	case "Deployment":
+		return "apps/v1"
+	case "Job":
+		return "batch/v1"
+	default:
+		return "v1"
+	}
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.Trim(s, "\n"), "\n")
+	for i := range lines {
+		lines[i] = prefix + lines[i]
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
