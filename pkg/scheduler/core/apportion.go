@@ -128,7 +128,7 @@ func divide(name string, selected []Candidate, req Request, d divider) ([]workv1
 	for i := range selected {
 		cs[i] = &selected[i]
 	}
-	slices.SortFunc(cs, func(a, b *Candidate) int { return cmp.Compare(a.Name, b.Name) })
+	sortIfNeeded(cs, func(a, b *Candidate) int { return cmp.Compare(a.Name, b.Name) })
 	total := int64(max(req.Replicas, 0))
 	prev := make([]int64, len(cs))
 	var placed int64

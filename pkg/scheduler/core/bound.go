@@ -118,3 +118,19 @@ func (b *capBounds) bound(s *search, slots, room, undecided int) int64 {
 	}
 	return bound
 }
+
+// coverCount returns how few of the largest vals reach need, or
+// len(vals)+1 when all of them together do not. It reorders vals.
+func coverCount(vals []int64, need int64) int {
+	if need <= 0 {
+		return 0
+	}
+	slices.SortFunc(vals, func(a, b int64) int { return cmp.Compare(b, a) })
+	var sum int64
+	for n, v := range vals {
+		if sum = satAdd(sum, v); sum >= need {
+			return n + 1
+		}
+	}
+	return len(vals) + 1
+}

@@ -65,13 +65,14 @@
 //   - Steady mode keeps held clusters while the constraints allow, so
 //     raising N only adds clusters and lowering N drops the lowest-scored.
 //
-// Cost: grouping hashes each cluster once (its provider/region/zone tuple)
-// plus once per label rule; the order is a heap, O(n) to build and O(log n)
-// per cluster visited, and most searches stop after a few clusters; each
-// search step is O(rules) and a selection stops after 8192 + 8n steps in
-// all, failing with an error that says so. The pre-checks and capacity
-// bounds make exhausting the budget rare. Schedule is fastest when
-// candidates come sorted by name (its name sort is then linear).
+// Cost, for n candidates: grouping reads each cluster once (one hash of its
+// topology tuple, plus one per label rule) and derives every level from the
+// few distinct tuples; the order finds the best 64 in one pass and heapifies
+// the rest only if the search goes past them; each search step is O(rules),
+// and a selection stops after 8192 + 8n steps in all, failing with an error
+// that says so (the pre-checks and capacity bounds make that rare). Memory
+// is O(n), a constant number of allocations. Sorting by name is linear when
+// candidates come sorted, as the framework passes them.
 //
 // # Assignment
 //

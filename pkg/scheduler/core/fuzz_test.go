@@ -30,12 +30,17 @@ func (s *bytesource) pick(n int) int { return s.next() % n }
 
 var rsChoices = []*policyv1alpha1.ReplicaSchedulingStrategy{nil, duplicatedRS, equalRS, dynamicRS, aggregatedRS, staticRS}
 
-// fleetFrom builds candidates and a request from fuzz bytes: up to 24
-// clusters over a small topology with frequent ties and missing fields,
-// any strategy, and up to five spread constraints.
+// fleetFrom builds candidates and a request from fuzz bytes: up to 23
+// clusters (or 60 to 159) over a small topology with frequent ties and
+// missing fields, any strategy, and up to five spread constraints.
 func fleetFrom(data []byte) ([]Candidate, Request) {
 	s := &bytesource{b: data}
 	n := 1 + s.pick(24)
+	if n == 24 {
+		// Now and then a fleet past the order's first batch; once the
+		// input runs out its clusters tie on everything but the name.
+		n = 60 + s.pick(100)
+	}
 	r := Request{Replicas: int32(s.pick(40)), Mode: Mode(s.pick(2)),
 		Placement: &policyv1alpha1.Placement{ReplicaScheduling: rsChoices[s.pick(len(rsChoices))]}}
 	mask := s.next()

@@ -53,26 +53,15 @@ type grouping struct {
 	byTuple []int32
 }
 
-// newGrouping builds a grouping from the key id of each member (of, by
-// candidate index, -1 elsewhere; the grouping takes it over) and the keys,
-// numbered in order of first sight. It returns the grouping and each key's
-// group.
-func newGrouping(cands []Candidate, members []int32, caps []int64, of []int32, keys []internKey) (*grouping, []int32) {
-	groups := make([]group, len(keys))
-	for k := range keys {
-		groups[k] = group{Name: keys[k].s[0], Parent: keys[k].parent, Score: math.MinInt64}
+// rank sorts groups best first (Score descending, then name, then parent,
+// so a group's index does not depend on candidate order) and returns them
+// with the new index of each old one.
+func rank(groups []group) ([]group, []int32) {
+	order := make([]int32, len(groups))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	for _, m := range members {
-		gr := &groups[of[m]]
-		gr.Size++
-		gr.Score = max(gr.Score, cands[m].Score)
-		gr.AvailableReplicas = satAdd(gr.AvailableReplicas, caps[m])
-	}
-	rank := make([]int32, len(groups))
-	for i := range rank {
-		rank[i] = int32(i)
-	}
-	slices.SortFunc(rank, func(a, b int32) int {
+	slices.SortFunc(order, func(a, b int32) int {
 		ga, gb := &groups[a], &groups[b]
 		if c := cmp.Compare(gb.Score, ga.Score); c != 0 {
 			return c
@@ -82,23 +71,28 @@ func newGrouping(cands []Candidate, members []int32, caps []int64, of []int32, k
 		}
 		return cmp.Compare(ga.Parent, gb.Parent)
 	})
-	g := &grouping{of: of, groups: make([]group, len(rank))}
-	newID := make([]int32, len(rank))
-	for r, old := range rank {
-		g.groups[r] = groups[old]
+	sorted := make([]group, len(groups))
+	newID := make([]int32, len(groups))
+	for r, old := range order {
+		sorted[r] = groups[old]
 		newID[old] = int32(r)
 	}
-	for _, m := range members {
-		of[m] = newID[of[m]]
-	}
-	return g, newID
+	return sorted, newID
+}
+
+// add counts a cluster or a part of a group into gr.
+func (gr *group) add(score, available int64, size int32) {
+	gr.Score = max(gr.Score, score)
+	gr.AvailableReplicas = satAdd(gr.AvailableReplicas, available)
+	gr.Size += size
 }
 
 // topology builds the groupings of a candidate set on demand. Clusters
-// share few distinct topology tuples, so each cluster is looked up once, by
-// its tuple, and every level is derived from the tuples: hashing each
-// cluster once per level would dominate a 5,000-cluster schedule. The
-// tuple holds only the fields down to the deepest level asked for.
+// share few distinct topology tuples, so each cluster is read once, to find
+// its tuple and count it there, and every level is derived from the tuples:
+// hashing and reading each cluster once per level would dominate a
+// 5,000-cluster schedule. The tuple holds only the fields down to the
+// deepest level asked for.
 type topology struct {
 	cands   []Candidate
 	members []int32
@@ -106,9 +100,10 @@ type topology struct {
 	// depth is how many of provider, region and zone the tuples hold.
 	depth int
 	// tuple is the topology tuple of each member; tuples are the distinct
-	// ones, built on first use.
+	// ones, with their clusters counted in stats; built on first use.
 	tuple  []int32
 	tuples []internKey
+	stats  []group
 	levels map[policyv1alpha1.SpreadFieldValue]*grouping
 }
 
@@ -120,21 +115,13 @@ func newTopology(cands []Candidate, members []int32, caps []int64, depth int) *t
 }
 
 // field groups by provider, region or zone, each level keyed under the
-// group of the level above.
+// group of the level above. depth must cover the field.
 func (t *topology) field(f policyv1alpha1.SpreadFieldValue) *grouping {
 	if g, ok := t.levels[f]; ok {
 		return g
 	}
 	if t.tuple == nil {
-		ids := newInterner()
-		t.tuple = make([]int32, len(t.cands))
-		for _, m := range t.members {
-			c := &t.cands[m]
-			k := internKey{parent: -1, s: [3]string{c.Provider, c.Region, c.Zone}}
-			clear(k.s[t.depth:])
-			t.tuple[m] = ids.id(&k)
-		}
-		t.tuples = ids.keys
+		t.readTuples()
 	}
 	var level int
 	var parent *grouping
@@ -146,34 +133,78 @@ func (t *topology) field(f policyv1alpha1.SpreadFieldValue) *grouping {
 	}
 	ids := newInterner()
 	byTuple := make([]int32, len(t.tuples))
+	var groups []group
 	for k := range t.tuples {
 		key := internKey{parent: -1, s: [3]string{t.tuples[k].s[level]}}
 		if parent != nil {
 			key.parent = parent.byTuple[k]
 		}
 		byTuple[k] = ids.id(&key)
+		if int(byTuple[k]) == len(groups) {
+			groups = append(groups, group{Name: key.s[0], Parent: key.parent, Score: math.MinInt64})
+		}
+		st := &t.stats[k]
+		groups[byTuple[k]].add(st.Score, st.AvailableReplicas, st.Size)
 	}
-	of := t.newOf()
-	for _, m := range t.members {
-		of[m] = byTuple[t.tuple[m]]
-	}
-	g, newID := newGrouping(t.cands, t.members, t.caps, of, ids.keys)
+	g := &grouping{of: t.newOf(), byTuple: byTuple}
+	var newID []int32
+	g.groups, newID = rank(groups)
 	for k := range byTuple {
 		byTuple[k] = newID[byTuple[k]]
 	}
-	g.byTuple = byTuple
+	for _, m := range t.members {
+		g.of[m] = byTuple[t.tuple[m]]
+	}
 	t.levels[f] = g
 	return g
+}
+
+// readTuples finds every member's topology tuple and counts it there.
+func (t *topology) readTuples() {
+	ids := newInterner()
+	t.tuple = make([]int32, len(t.cands))
+	for _, m := range t.members {
+		c := &t.cands[m]
+		k := internKey{parent: -1}
+		switch t.depth {
+		case 3:
+			k.s[2] = c.Zone
+			fallthrough
+		case 2:
+			k.s[1] = c.Region
+			fallthrough
+		default:
+			k.s[0] = c.Provider
+		}
+		id := ids.id(&k)
+		if int(id) == len(t.stats) {
+			t.stats = append(t.stats, group{Score: math.MinInt64})
+		}
+		t.tuple[m] = id
+		t.stats[id].add(c.Score, t.caps[m], 1)
+	}
+	t.tuples = ids.keys
 }
 
 // label groups by the value of a cluster label.
 func (t *topology) label(key string) *grouping {
 	ids := newInterner()
-	of := t.newOf()
+	g := &grouping{of: t.newOf()}
+	var groups []group
 	for _, m := range t.members {
-		of[m] = ids.id(&internKey{parent: -1, s: [3]string{t.cands[m].Labels[key]}})
+		c := &t.cands[m]
+		id := ids.id(&internKey{parent: -1, s: [3]string{c.Labels[key]}})
+		if int(id) == len(groups) {
+			groups = append(groups, group{Name: c.Labels[key], Parent: -1, Score: math.MinInt64})
+		}
+		g.of[m] = id
+		groups[id].add(c.Score, t.caps[m], 1)
 	}
-	g, _ := newGrouping(t.cands, t.members, t.caps, of, ids.keys)
+	var newID []int32
+	g.groups, newID = rank(groups)
+	for _, m := range t.members {
+		g.of[m] = newID[g.of[m]]
+	}
 	return g
 }
 

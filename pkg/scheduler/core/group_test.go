@@ -125,16 +125,11 @@ func TestApportion(t *testing.T) {
 	}
 }
 
-func TestTopPrefixAndCoverCount(t *testing.T) {
+func TestTopPrefix(t *testing.T) {
 	vals := func() []int64 { return []int64{3, 9, 1, 7, 5} }
 	for k, want := range map[int][]int64{0: {0}, 2: {0, 9, 16}, 9: {0, 9, 16, 21, 24, 25}} {
 		if got := topPrefix(vals(), k); !slices.Equal(got, want) {
 			t.Errorf("topPrefix %d = %v, want %v", k, got, want)
-		}
-	}
-	for need, want := range map[int64]int{0: 0, 9: 1, 10: 2, 21: 3, 25: 5, 26: 6} {
-		if got := coverCount(vals(), need); got != want {
-			t.Errorf("coverCount(%d) = %d, want %d", need, got, want)
 		}
 	}
 }

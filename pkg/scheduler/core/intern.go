@@ -4,16 +4,14 @@ import "hash/maphash"
 
 // interner numbers keys densely in order of first sight. Grouping looks up
 // thousands of clusters per schedule, and a Go map with a struct key costs
-// several times a string hash plus a probe of this open-addressed table; a
-// one-entry cache catches neighbours that share a key. Ids depend only on
-// the order of the keys, never on the hash seed.
+// several times one string hash plus a probe of this open-addressed table.
+// Ids depend only on the order of the keys, never on the hash seed.
 type interner struct {
 	seed  maphash.Seed
 	slots []int32 // id+1 of the key stored there, 0 when empty
 	keys  []internKey
 	// hashes of the keys: a probe compares strings only on a full match.
 	hashes []uint64
-	last   int32 // id of the key looked up last, -1 at first
 }
 
 // internKey is up to three strings under a parent id.
@@ -23,14 +21,11 @@ type internKey struct {
 }
 
 func newInterner() *interner {
-	return &interner{seed: maphash.MakeSeed(), slots: make([]int32, 64), last: -1}
+	return &interner{seed: maphash.MakeSeed(), slots: make([]int32, 64)}
 }
 
 // id returns the id of k, adding it when new.
 func (t *interner) id(k *internKey) int32 {
-	if t.last >= 0 && t.keys[t.last].same(k) {
-		return t.last
-	}
 	mask := uint64(len(t.slots) - 1)
 	h := t.hash(k)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -42,11 +37,9 @@ func (t *interner) id(k *internKey) int32 {
 			if 2*len(t.keys) > len(t.slots) {
 				t.grow()
 			}
-			t.last = id
 			return id
 		}
 		if t.hashes[s-1] == h && t.keys[s-1].same(k) {
-			t.last = s - 1
 			return s - 1
 		}
 	}
@@ -65,14 +58,19 @@ func (t *interner) grow() {
 	}
 }
 
+// hash hashes the last non-empty string of k (the zone of a topology
+// tuple, or the region when the zone is missing, ...) with the lengths of
+// all three: one string hash per key instead of three. Keys that differ
+// only in an outer string of the same length collide and are told apart by
+// same, at the cost of a longer probe.
 func (t *interner) hash(k *internKey) uint64 {
-	h := uint64(k.parent+1) * 0x9e3779b97f4a7c15
-	for i, s := range k.s {
-		if s != "" {
-			h = (h ^ maphash.String(t.seed, s) ^ uint64(i)) * 0xff51afd7ed558ccd
+	h := uint64(k.parent+1)*0x9e3779b97f4a7c15 ^ uint64(len(k.s[0]))<<40 ^ uint64(len(k.s[1]))<<20 ^ uint64(len(k.s[2]))
+	for i := len(k.s) - 1; i >= 0; i-- {
+		if k.s[i] != "" {
+			return (h ^ maphash.String(t.seed, k.s[i]) ^ uint64(i)) * 0xff51afd7ed558ccd
 		}
 	}
-	return h
+	return h * 0xff51afd7ed558ccd
 }
 
 // same reports whether two keys are equal, cheapest comparisons first.

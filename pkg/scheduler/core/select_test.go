@@ -2,6 +2,8 @@ package core
 
 import (
 	"errors"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -198,6 +200,40 @@ func TestSearchPrunes(t *testing.T) {
 	} {
 		if got := outcome(t, cands, tc.req); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}
+
+// The lazy order hands out exactly a full sort, past its first batch too.
+func TestOrderMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 63, 64, 65, 300} {
+		for _, mode := range []Mode{Steady, Fresh} {
+			cands := syntheticFleet(n)
+			for i := range cands {
+				cands[i].Score = int64(rng.IntN(4))
+				cands[i].Available = int64(rng.IntN(3))
+				cands[i].Held = rng.IntN(5) == 0
+			}
+			r := req(1, nil)
+			r.Mode = mode
+			p, err := newPlan(cands, r, StrategyDuplicated, Shape{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := newOrder(p)
+			want := slices.Clone(p.members)
+			slices.SortFunc(want, func(a, b int32) int {
+				if o.better(a, b) {
+					return -1
+				}
+				return 1
+			})
+			for pos := range want {
+				if got := o.at(pos); got != want[pos] {
+					t.Fatalf("n=%d mode=%d: position %d is %d, want %d", n, mode, pos, got, want[pos])
+				}
+			}
 		}
 	}
 }

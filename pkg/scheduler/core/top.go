@@ -28,38 +28,8 @@ func topPrefix(vals []int64, k int) []int64 {
 	return prefix
 }
 
-// coverCount returns how few of the largest vals reach need, or
-// len(vals)+1 when all of them together do not. It reorders vals.
-func coverCount(vals []int64, need int64) int {
-	if need <= 0 {
-		return 0
-	}
-	h := maxHeap(vals)
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-	var sum int64
-	for n := 1; len(h) > 0; n++ {
-		if sum = satAdd(sum, h.pop()); sum >= need {
-			return n
-		}
-	}
-	return len(vals) + 1
-}
-
 // maxHeap is a binary max-heap of int64 kept in place.
 type maxHeap []int64
-
-// pop removes and returns the largest value.
-func (h *maxHeap) pop() int64 {
-	s := *h
-	n := len(s) - 1
-	top := s[0]
-	s[0] = s[n]
-	*h = s[:n]
-	h.down(0)
-	return top
-}
 
 func (h maxHeap) up(i int) {
 	for i > 0 {

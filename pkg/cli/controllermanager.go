@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+)
+
+func newControllerManagerCommand() *cobra.Command {
+	var (
+		hub     hubFlags
+		opts    controllermanager.Options
+		verbose int
+	)
+	cmd := &cobra.Command{
+		Use:   "controller-manager",
+		Short: "Run Shepherd's controllers against a hub (for real deployments)",
+		Long: `Run every Shepherd controller against a hub cluster: the detector (templates
+to bindings), the scheduler, the binding controller (bindings to Works), the
+execution controller (Works to members), the status controllers and the
+cluster status controller.
+
+Run two or more replicas with --leader-elect: one acts, the others wait.
+Prometheus metrics are served on --metrics-bind-address and /healthz and
+/readyz on --health-probe-bind-address. config/deploy holds manifests for
+running it in the hub cluster.`,
+		Example: `  shepherd controller-manager --hub-kubeconfig hub.kubeconfig \
+    --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := hub.restConfig()
+			if err != nil {
+				return err
+			}
+			log := newLogger(cmd.ErrOrStderr(), verbose)
+			redirectKlog(log)
+			mgr, err := controllermanager.New(cfg, opts)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			log.Info("starting the controller manager", "hub", cfg.Host, "leaderElection", opts.LeaderElection)
+			if err := mgr.Start(logr.NewContext(ctx, log)); err != nil {
+				return fmt.Errorf("controller manager: %w", err)
+			}
+			return nil
+		},
+	}
+	hub.addTo(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)
+	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
+	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect a leader so only one replica acts")
+	f.StringVar(&opts.Namespace, "namespace", controllermanager.DefaultNamespace, "namespace of the leader-election lease")
+	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
+	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
+	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 8)")
+	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 8)")
+	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
+	return cmd
+}
