@@ -19,12 +19,12 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
+// dividedOverThree divides replicas evenly (equal weights) over three members.
 const dividedOverThree = `clusterAffinity:
   clusterNames: [member1, member2, member3]
 replicaScheduling:
   replicaSchedulingType: Divided
   replicaDivisionPreference: Weighted
-  weightPreference: {dynamicWeight: AvailableReplicas}
 `
 
 // checkMemberDeployments waits until every member in want runs the
@@ -63,8 +63,8 @@ func TestDividedDeployment(t *testing.T) {
 	applyYAML(t, policyYAML(ns, "web", "Deployment", "web", dividedOverThree)+"---\n"+deploymentYAML(ns, "web", 6))
 
 	rb := waitPlaced(t, ns, "web", "Deployment", func(got map[string]int32) error {
-		if sum(got) != 6 || len(got) != 3 {
-			return fmt.Errorf("targets %v, want 6 replicas over 3 members", got)
+		if got["member1"] != 2 || got["member2"] != 2 || got["member3"] != 2 {
+			return fmt.Errorf("targets %v, want 2 replicas on each of 3 members", got)
 		}
 		return nil
 	})
