@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+)
+
+func newBenchE2ECommand() *cobra.Command {
+	var (
+		o       fleetbench.Options
+		output  string
+		verbose int
+	)
+	cmd := &cobra.Command{
+		Use:   "e2e",
+		Short: "Measure the whole propagation loop through real API servers",
+		Long: `Start a local fleet (hub, members, controllers) in a temporary directory,
+create --policies PropagationPolicies and --deployments Deployments on the hub,
+and measure how long until every binding is Scheduled and every Work is
+applied to its member, and the bindings scheduled per second through the
+hub's API server.`,
+		Example: `  shepherd bench e2e --members 20 --deployments 1000 --policies 10
+  shepherd bench e2e -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "json" {
+				return fmt.Errorf("--output %q is not supported: use text or json", output)
+			}
+			log := newLogger(cmd.ErrOrStderr(), verbose)
+			redirectKlog(log)
+			o.Logger = log
+			if o.DataDir != "" {
+				dir, err := filepath.Abs(o.DataDir)
+				if err != nil {
+					return err
+				}
+				if _, err := os.Stat(filepath.Join(dir, "kubeconfig")); err == nil {
+					return fmt.Errorf("--data-dir %s already holds a fleet: use an empty directory", dir)
+				}
+				o.DataDir = dir
+			}
+			rep, err := fleetbench.Run(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintf(w, "members\t%d\ndeployments\t%d\npolicies\t%d\n", rep.Members, rep.Deployments, rep.Policies)
+			fmt.Fprintf(w, "fleet start\t%.1f s\ncreate\t%.1f s\n", rep.FleetStartSeconds, rep.CreateSeconds)
+			fmt.Fprintf(w, "all scheduled after\t%.1f s\nall applied after\t%.1f s (%d works)\n", rep.ScheduledSeconds, rep.AppliedSeconds, rep.Works)
+			fmt.Fprintf(w, "bindings scheduled/s\t%.0f\n", rep.BindingsScheduledPerSecond)
+			return w.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Members, "members", 20, "member clusters")
+	f.IntVar(&o.Deployments, "deployments", 1000, "Deployments to propagate")
+	f.IntVar(&o.Policies, "policies", 10, "PropagationPolicies the Deployments are spread over")
+	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
+	return cmd
+}

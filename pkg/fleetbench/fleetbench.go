@@ -1,0 +1,215 @@
+// Package fleetbench measures the whole propagation loop through real API
+// servers: it starts a local fleet, creates Deployments under a few policies,
+// and times how long until every binding is Scheduled and every Work applied.
+// `shepherd bench e2e` runs it; numbers come from the clock, never from
+// assertions in tests.
+package fleetbench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// Options size the benchmark.
+type Options struct {
+	Members, Deployments, Policies int
+	// ReplicasPerDeployment of every Deployment (default 2).
+	ReplicasPerDeployment int32
+	// DataDir for the fleet; empty uses a temporary directory removed afterwards.
+	DataDir string
+	// Timeout bounds the wait for the fleet to settle (default 10 min).
+	Timeout time.Duration
+	Logger  logr.Logger
+}
+
+// Report is what one run measured.
+type Report struct {
+	Members     int `json:"members"`
+	Deployments int `json:"deployments"`
+	Policies    int `json:"policies"`
+	// FleetStartSeconds is how long the hub, members and controllers took to start.
+	FleetStartSeconds float64 `json:"fleetStartSeconds"`
+	// CreateSeconds is how long creating the policies and Deployments took.
+	CreateSeconds float64 `json:"createSeconds"`
+	// ScheduledSeconds is from the first Deployment created until every
+	// binding is Scheduled; AppliedSeconds until every Work is Applied.
+	ScheduledSeconds float64 `json:"scheduledSeconds"`
+	AppliedSeconds   float64 `json:"appliedSeconds"`
+	// BindingsScheduledPerSecond is bindings / ScheduledSeconds: the rate of
+	// the detector and scheduler together through the real API server.
+	BindingsScheduledPerSecond float64 `json:"bindingsScheduledPerSecond"`
+	Works                      int     `json:"works"`
+}
+
+// Run starts a fleet, loads it, measures, and stops it.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Members < 1 || o.Deployments < 1 || o.Policies < 1 {
+		return nil, fmt.Errorf("members, deployments and policies must each be at least 1 (got %d, %d, %d)", o.Members, o.Deployments, o.Policies)
+	}
+	if o.ReplicasPerDeployment <= 0 {
+		o.ReplicasPerDeployment = 2
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.DataDir == "" {
+		dir, err := os.MkdirTemp("", "shepherd-bench-e2e-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		o.DataDir = dir
+	}
+	fleetSpec := member.DefaultFleet(o.Members)
+	for i := range fleetSpec.Members {
+		fleetSpec.Members[i].Nodes = 2
+	}
+	rep := &Report{Members: o.Members, Deployments: o.Deployments, Policies: o.Policies}
+	started := time.Now()
+	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Stop() }()
+	rep.FleetStartSeconds = time.Since(started).Seconds()
+
+	cfg := f.Hub.RestConfig()
+	cfg.QPS, cfg.Burst = 1000, 2000
+	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	const ns = "bench"
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return nil, err
+	}
+	begin := time.Now()
+	for p := 0; p < o.Policies; p++ {
+		if err := hub.Create(ctx, policy(ns, p)); err != nil {
+			return nil, fmt.Errorf("creating policy %d: %w", p, err)
+		}
+	}
+	for d := 0; d < o.Deployments; d++ {
+		if err := hub.Create(ctx, deployment(ns, d, d%o.Policies, o.ReplicasPerDeployment)); err != nil {
+			return nil, fmt.Errorf("creating deployment %d: %w", d, err)
+		}
+	}
+	rep.CreateSeconds = time.Since(begin).Seconds()
+
+	waitCtx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	if err := poll(waitCtx, func() (bool, error) { return allScheduled(waitCtx, hub, ns, o.Deployments) }); err != nil {
+		return nil, fmt.Errorf("waiting for every binding to be scheduled: %w", err)
+	}
+	rep.ScheduledSeconds = time.Since(begin).Seconds()
+	rep.BindingsScheduledPerSecond = float64(o.Deployments) / rep.ScheduledSeconds
+	if err := poll(waitCtx, func() (bool, error) {
+		n, done, err := allApplied(waitCtx, hub)
+		rep.Works = n
+		return done, err
+	}); err != nil {
+		return nil, fmt.Errorf("waiting for every Work to be applied: %w", err)
+	}
+	rep.AppliedSeconds = time.Since(begin).Seconds()
+	return rep, nil
+}
+
+// poll checks cond every 100 ms until it holds or ctx ends.
+func poll(ctx context.Context, cond func() (bool, error)) error {
+	for {
+		ok, err := cond()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func allScheduled(ctx context.Context, hub client.Client, ns string, want int) (bool, error) {
+	var rbs workv1alpha1.ResourceBindingList
+	if err := hub.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
+		return false, err
+	}
+	n := 0
+	for i := range rbs.Items {
+		if meta.IsStatusConditionTrue(rbs.Items[i].Status.Conditions, workv1alpha1.ConditionScheduled) {
+			n++
+		}
+	}
+	return n == want, nil
+}
+
+func allApplied(ctx context.Context, hub client.Client) (int, bool, error) {
+	var works workv1alpha1.WorkList
+	if err := hub.List(ctx, &works); err != nil {
+		return 0, false, err
+	}
+	for i := range works.Items {
+		if !meta.IsStatusConditionTrue(works.Items[i].Status.Conditions, workv1alpha1.WorkConditionApplied) {
+			return len(works.Items), false, nil
+		}
+	}
+	return len(works.Items), len(works.Items) > 0, nil
+}
+
+// policy p divides the Deployments labelled policy=p over two members by
+// dynamic weight, rotating which two, so the fleet shares the load.
+func policy(ns string, p int) *policyv1alpha1.PropagationPolicy {
+	return &policyv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("policy-%d", p)},
+		Spec: policyv1alpha1.PropagationSpec{
+			ResourceSelectors: []policyv1alpha1.ResourceSelector{{
+				APIVersion: "apps/v1", Kind: "Deployment",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"policy": fmt.Sprint(p)}},
+			}},
+			Placement: policyv1alpha1.Placement{
+				SpreadConstraints: []policyv1alpha1.SpreadConstraint{{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: ptr.To[int32](2)}},
+				ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
+					ReplicaSchedulingType:     policyv1alpha1.ReplicaSchedulingTypeDivided,
+					ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted,
+				},
+			},
+		},
+	}
+}
+
+func deployment(ns string, d, p int, replicas int32) *appsv1.Deployment {
+	labels := map[string]string{"app": fmt.Sprintf("app-%d", d)}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app-%d", d), Labels: map[string]string{"policy": fmt.Sprint(p)}},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "app", Image: "nginx:1.27",
+					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi"),
+					}},
+				}}},
+			},
+		},
+	}
+}
