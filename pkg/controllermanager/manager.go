@@ -47,6 +47,9 @@ type Options struct {
 	Namespace string
 	// LeaderElectionID names the lease.
 	LeaderElectionID string
+	// GracefulShutdownTimeout bounds how long the controllers may take to
+	// stop (default 30 s, controller-runtime's).
+	GracefulShutdownTimeout time.Duration
 
 	Detector      detector.Options
 	Scheduling    scheduling.Options
@@ -77,7 +80,12 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
+	var shutdown *time.Duration
+	if opts.GracefulShutdownTimeout > 0 {
+		shutdown = &opts.GracefulShutdownTimeout
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		GracefulShutdownTimeout:       shutdown,
 		Scheme:                        scheme.Scheme,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:        probeAddr,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
@@ -50,10 +51,11 @@ type Fleet struct {
 	Hub     *controlplane.ControlPlane
 	Members []*member.Member
 
-	cancel context.CancelFunc
-	done   chan struct{}
-	mu     sync.Mutex
-	err    error
+	cancel       context.CancelFunc
+	stopClusters context.CancelFunc
+	done         chan struct{}
+	mu           sync.Mutex
+	err          error
 }
 
 // MemberKubeconfigPath is where member name's kubeconfig is written.
@@ -71,21 +73,30 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The clusters run under their own context, so that on shutdown the
+	// controllers stop first, while the API servers they talk to are still
+	// up, and the clusters after them.
+	clusterCtx, stopClusters := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
-	f := &Fleet{cancel: cancel, done: make(chan struct{})}
+	f := &Fleet{cancel: cancel, stopClusters: stopClusters, done: make(chan struct{})}
 	fail := func(err error) (*Fleet, error) {
 		cancel()
+		stopClusters()
 		f.waitComponents()
 		return nil, err
 	}
 	log := opts.Logger
-	f.Hub, err = controlplane.Start(ctx, controlplane.Options{
+	// Until Start returns, cancelling ctx aborts the clusters' start; after
+	// that, supervise orders the shutdown.
+	stopOnCancel := context.AfterFunc(ctx, stopClusters)
+	defer stopOnCancel()
+	f.Hub, err = controlplane.Start(clusterCtx, controlplane.Options{
 		DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
 	})
 	if err != nil {
 		return fail(fmt.Errorf("starting the hub: %w", err))
 	}
-	if f.Members, err = startMembers(ctx, opts); err != nil {
+	if f.Members, err = startMembers(clusterCtx, opts); err != nil {
 		return fail(err)
 	}
 	hubCfg := f.Hub.RestConfig()
@@ -151,7 +162,14 @@ func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members
 	return nil
 }
 
+// controllersShutdownTimeout bounds how long the controllers may take to
+// stop, so the whole fleet stops within `shepherd up`'s five seconds.
+const controllersShutdownTimeout = 2 * time.Second
+
 func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllermanager.Options, log logr.Logger) (<-chan error, error) {
+	if opts.GracefulShutdownTimeout == 0 {
+		opts.GracefulShutdownTimeout = controllersShutdownTimeout
+	}
 	mgr, err := controllermanager.New(hubCfg, opts)
 	if err != nil {
 		return nil, err
@@ -161,7 +179,8 @@ func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllerm
 	return errc, nil
 }
 
-// supervise stops the whole fleet when any part fails, and records why.
+// supervise stops the whole fleet when any part fails or the caller's
+// context ends, and records why: the controllers first, then the clusters.
 func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 	defer close(f.done)
 	select {
@@ -180,6 +199,7 @@ func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 			f.setErr(fmt.Errorf("the controller manager: %w", err))
 		}
 	}
+	f.stopClusters()
 	f.waitComponents()
 }
 

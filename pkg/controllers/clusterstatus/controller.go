@@ -139,7 +139,7 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 	if v, err := clients.Kubernetes.Discovery().ServerVersion(); err != nil {
 		log.Info("cannot read the member's version", "cluster", cluster.Name, "err", err.Error())
 	} else {
-		status.KubernetesVersion = v.GitVersion
+		status.KubernetesVersion = displayVersion(v)
 	}
 	if apis, err := apiEnablements(clients.Kubernetes.Discovery()); apis != nil {
 		status.APIEnablements = apis

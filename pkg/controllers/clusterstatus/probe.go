@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
@@ -117,4 +118,19 @@ func apiEnablements(d discovery.DiscoveryInterface) ([]clusterv1alpha1.APIEnable
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GroupVersion < out[j].GroupVersion })
 	return out, err
+}
+
+// unstampedVersion prefixes the git version of a Kubernetes build made
+// without version ldflags, such as the embedded API servers of `shepherd up`
+// run with `go run`.
+const unstampedVersion = "v0.0.0-master"
+
+// displayVersion is the member's git version, or "v<major>.<minor>" from its
+// binary version when the build was not stamped: the placeholder
+// "v0.0.0-master+$Format:%H$" tells a user nothing.
+func displayVersion(v *version.Info) string {
+	if strings.HasPrefix(v.GitVersion, unstampedVersion) && v.Major != "" && v.Minor != "" {
+		return fmt.Sprintf("v%s.%s", v.Major, v.Minor)
+	}
+	return v.GitVersion
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	clienttesting "k8s.io/client-go/testing"
 )
@@ -34,5 +35,20 @@ func TestFailedChecks(t *testing.T) {
 	}
 	if got := truncate(string(make([]byte, 2000))); len(got) != maxMessage {
 		t.Errorf("truncate to %d", len(got))
+	}
+}
+
+func TestDisplayVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in   version.Info
+		want string
+	}{
+		{version.Info{GitVersion: "v1.36.3", Major: "1", Minor: "36"}, "v1.36.3"},
+		{version.Info{GitVersion: "v0.0.0-master+$Format:%H$", Major: "1", Minor: "36"}, "v1.36"},
+		{version.Info{GitVersion: "v0.0.0-master+$Format:%H$"}, "v0.0.0-master+$Format:%H$"},
+	} {
+		if got := displayVersion(&tc.in); got != tc.want {
+			t.Errorf("displayVersion(%+v) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
