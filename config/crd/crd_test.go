@@ -15,6 +15,7 @@ func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 		"clusterresourcebindings.work.shepherd.io":      "Cluster",
 		"works.work.shepherd.io":                        "Namespaced",
 		"rescheduletasks.task.shepherd.io":              "Cluster",
+		"healthinterpreters.config.shepherd.io":         "Cluster",
 	}
 	got := map[string]string{}
 	for _, c := range crds {

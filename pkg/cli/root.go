@@ -24,10 +24,14 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newUpCommand(),
 		newGetCommand(),
 		newControllerManagerCommand(),
+		newFailoverCommand(),
+		newRescheduleCommand(),
 		newPlanCommand(),
 		newBenchCommand(),
 		newJoinCommand(),
 		newUnjoinCommand(),
+		newKubeSchedulerCommand(),
+		newPodReschedulerCommand(),
 	)
 	return root
 }

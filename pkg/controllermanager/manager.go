@@ -23,8 +23,12 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
+	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/health"
+	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -32,6 +36,12 @@ import (
 const (
 	DefaultNamespace        = "shepherd-system"
 	DefaultLeaderElectionID = "shepherd-controller-manager"
+	// DefaultQPS and DefaultBurst rate-limit the hub client shared by every
+	// controller. Propagating one Deployment takes about ten hub writes
+	// (binding, targets, Work, statuses), so client-go's usual 20 QPS would
+	// cap the fleet at two workloads a second.
+	DefaultQPS   = 500
+	DefaultBurst = 1000
 )
 
 // Options configure the manager and its controllers. Zero values take the
@@ -47,6 +57,9 @@ type Options struct {
 	Namespace string
 	// LeaderElectionID names the lease.
 	LeaderElectionID string
+	// QPS and Burst rate-limit the hub client (defaults DefaultQPS, DefaultBurst).
+	QPS   float32
+	Burst int
 	// GracefulShutdownTimeout bounds how long the controllers may take to
 	// stop (default 30 s, controller-runtime's).
 	GracefulShutdownTimeout time.Duration
@@ -57,6 +70,8 @@ type Options struct {
 	ClusterStatus clusterstatus.Options
 	Execution     execution.Options
 	WorkStatus    workstatus.Options
+	Failover      failover.Options
+	Reschedule    reschedule.Options
 }
 
 // New returns a manager with every controller registered; start it with
@@ -74,6 +89,14 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	probeAddr := opts.HealthProbeBindAddress
 	if probeAddr == "" {
 		probeAddr = "0"
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
+	if opts.QPS > 0 {
+		cfg.QPS = opts.QPS
+	}
+	if opts.Burst > 0 {
+		cfg.Burst = opts.Burst
 	}
 	if opts.LeaderElection {
 		if err := ensureNamespace(cfg, opts.Namespace); err != nil {
@@ -110,13 +133,18 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 }
 
 // setup registers the controllers in the order a template travels: detector,
-// scheduler, binding, execution, status; the member client cache is shared
-// so each member gets one set of connections.
+// scheduler, binding, execution, status, then failover; the member client
+// cache is shared so each member gets one set of connections.
 func setup(mgr ctrl.Manager, opts Options) error {
 	clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
 	opts.ClusterStatus.Clients = clients
 	opts.Execution.Clients = clients
 	opts.WorkStatus.Clients = clients
+	// One health registry: the CEL interpreters that users define are
+	// consulted by the work status controller that computes health.
+	if opts.WorkStatus.Health == nil {
+		opts.WorkStatus.Health = health.Default()
+	}
 	steps := []struct {
 		name  string
 		setup func() error
@@ -124,11 +152,16 @@ func setup(mgr ctrl.Manager, opts Options) error {
 		{"detector", func() error { return detector.Setup(mgr, opts.Detector) }},
 		{"scheduling", func() error { return scheduling.Setup(mgr, opts.Scheduling) }},
 		{"binding", func() error { return binding.Setup(mgr, opts.Binding) }},
+		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
 		{"cluster status", func() error {
 			return (&clusterstatus.Reconciler{Options: opts.ClusterStatus}).SetupWithManager(mgr)
 		}},
 		{"execution", func() error { return (&execution.Reconciler{Options: opts.Execution}).SetupWithManager(mgr) }},
 		{"work status", func() error { return (&workstatus.Reconciler{Options: opts.WorkStatus}).SetupWithManager(mgr) }},
+		{"health interpreter", func() error {
+			return (&healthcel.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
+		}},
+		{"failover", func() error { return failover.Setup(mgr, opts.Failover) }},
 	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {

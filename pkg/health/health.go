@@ -8,8 +8,10 @@
 // do not understand: Unknown never triggers failover.
 //
 // Interpreters are looked up by GroupVersionKind in a Registry. The built-in
-// ones cover the workload kinds Kubernetes ships; a later CEL-based
-// interpreter registers itself through the same Register call.
+// ones cover the workload kinds Kubernetes ships. User-defined interpreters
+// (package health/cel, from HealthInterpreter objects) come and go at run
+// time, so they live in a separate layer (SetOverride, ClearOverride) that
+// takes precedence: removing one brings the built-in back.
 package health
 
 import (
@@ -46,13 +48,30 @@ func (f InterpreterFunc) Interpret(obj *unstructured.Unstructured) Result { retu
 // Registry maps GroupVersionKinds to interpreters. It is safe for concurrent
 // use; registration normally happens at start-up.
 type Registry struct {
-	mu sync.RWMutex
-	m  map[schema.GroupVersionKind]Interpreter
+	mu        sync.RWMutex
+	m         map[schema.GroupVersionKind]Interpreter
+	overrides map[schema.GroupVersionKind]Interpreter
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{m: map[schema.GroupVersionKind]Interpreter{}}
+	return &Registry{m: map[schema.GroupVersionKind]Interpreter{}, overrides: map[schema.GroupVersionKind]Interpreter{}}
+}
+
+// SetOverride sets a run-time interpreter for gvk that takes precedence
+// over the one registered with Register.
+func (r *Registry) SetOverride(gvk schema.GroupVersionKind, i Interpreter) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.overrides[gvk] = i
+}
+
+// ClearOverride removes gvk's run-time interpreter; the registered one, if
+// any, applies again.
+func (r *Registry) ClearOverride(gvk schema.GroupVersionKind) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.overrides, gvk)
 }
 
 // Register sets the interpreter for gvk, replacing any earlier one so that a
@@ -67,17 +86,25 @@ func (r *Registry) Register(gvk schema.GroupVersionKind, i Interpreter) {
 func (r *Registry) Lookup(gvk schema.GroupVersionKind) (Interpreter, bool) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	if i, ok := r.overrides[gvk]; ok {
+		return i, true
+	}
 	i, ok := r.m[gvk]
 	return i, ok
 }
 
-// Kinds lists the registered GroupVersionKinds, sorted.
+// Kinds lists the GroupVersionKinds with an interpreter, sorted.
 func (r *Registry) Kinds() []schema.GroupVersionKind {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]schema.GroupVersionKind, 0, len(r.m))
+	out := make([]schema.GroupVersionKind, 0, len(r.m)+len(r.overrides))
 	for gvk := range r.m {
 		out = append(out, gvk)
+	}
+	for gvk := range r.overrides {
+		if _, dup := r.m[gvk]; !dup {
+			out = append(out, gvk)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out

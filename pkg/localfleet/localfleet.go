@@ -24,6 +24,9 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
+	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
+	"github.com/shepherd-io/shepherd/pkg/podrescheduler/schedplugin"
+	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -50,6 +53,9 @@ type Options struct {
 type Fleet struct {
 	Hub     *controlplane.ControlPlane
 	Members []*member.Member
+
+	// podReschedulers run each member's pod rescheduler and webhook.
+	podReschedulers []*podrescheduler.Rescheduler
 
 	cancel       context.CancelFunc
 	stopClusters context.CancelFunc
@@ -108,6 +114,9 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		if mgrErr, err = startControllers(ctx, hubCfg, opts.Controllers, log); err != nil {
 			return fail(err)
 		}
+		if f.podReschedulers, err = startPodReschedulers(ctx, f.Members, log); err != nil {
+			return fail(err)
+		}
 	}
 	go f.supervise(ctx, mgrErr)
 	return f, nil
@@ -127,6 +136,9 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 				DataDir:        dir,
 				KubeconfigPath: MemberKubeconfigPath(opts.DataDir, spec.Name),
 				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),
+				// Node-level pod rescheduling: the kube-scheduler plugin that
+				// keeps a failing pod off the nodes it already failed on.
+				SchedulerPlugins: map[string]member.SchedulerPluginFactory{schedplugin.Name: schedplugin.New},
 			})
 			if err != nil {
 				return fmt.Errorf("starting member %s: %w", spec.Name, err)
@@ -179,6 +191,24 @@ func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllerm
 	return errc, nil
 }
 
+// startPodReschedulers runs, for every member, the controller that
+// recreates pods failing on a node and the webhook that tells the new pod
+// which nodes to avoid (docs/pod-rescheduling.md).
+func startPodReschedulers(ctx context.Context, members []*member.Member, log logr.Logger) ([]*podrescheduler.Rescheduler, error) {
+	out := make([]*podrescheduler.Rescheduler, 0, len(members))
+	for _, m := range members {
+		r, err := podrescheduler.Start(ctx, m.RestConfig(), podrescheduler.Options{
+			Webhook: webhook.Options{URLConfiguration: true},
+			Logger:  log.WithName("pod-rescheduler").WithValues("member", m.Name()),
+		})
+		if err != nil {
+			return out, fmt.Errorf("starting the pod rescheduler of member %s: %w", m.Name(), err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // supervise stops the whole fleet when any part fails or the caller's
 // context ends, and records why: the controllers first, then the clusters.
 func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
@@ -198,6 +228,9 @@ func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 		if err := <-mgrErr; err != nil && !errors.Is(err, context.Canceled) {
 			f.setErr(fmt.Errorf("the controller manager: %w", err))
 		}
+	}
+	for _, r := range f.podReschedulers {
+		_ = r.Wait()
 	}
 	f.stopClusters()
 	f.waitComponents()

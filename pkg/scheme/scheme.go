@@ -8,6 +8,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -24,5 +25,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(policyv1alpha1.AddToScheme(s))
 	utilruntime.Must(workv1alpha1.AddToScheme(s))
 	utilruntime.Must(taskv1alpha1.AddToScheme(s))
+	utilruntime.Must(configv1alpha1.AddToScheme(s))
 	return s
 }

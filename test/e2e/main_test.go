@@ -1,4 +1,4 @@
-// Package e2e runs Shepherd end to end, in-process: the embedded hub, four
+// Package e2e runs Shepherd end to end, in-process: the embedded hub, five
 // simulated member clusters (real kube-apiservers, workload controllers,
 // kube-schedulers and kwok nodes) and the controller manager. Templates are
 // applied to the hub and checked where they land: in the members.
@@ -36,6 +36,10 @@ var (
 // places anything on it.
 const flakyMember = "member4"
 
+// failoverMember is stopped by TestClusterFailover (failover_test.go); only
+// that test places anything on it.
+const failoverMember = "member5"
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Exit(run(m))
@@ -56,7 +60,7 @@ func run(m *testing.M) int {
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
 	controlplane.RedirectKlog(log.WithName("k8s"))
 
-	fleetSpec := member.DefaultFleet(4)
+	fleetSpec := member.DefaultFleet(5)
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}
@@ -68,7 +72,7 @@ func run(m *testing.M) int {
 		Fleet:   fleetSpec,
 		Logger:  log,
 		Controllers: controllermanager.Options{
-			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 3 * time.Second, ProbeTimeout: 2 * time.Second},
+			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 3 * time.Second, NoExecuteGracePeriod: 6 * time.Second, ProbeTimeout: 2 * time.Second},
 		},
 	})
 	if err != nil {

@@ -215,6 +215,27 @@ metadata: {name: bad-resource-task}
 spec:
   targetRefResource: [{apiVersion: apps/v1, kind: Deployment, namespace: default}]
 `, []string{"spec.targetRefResource[0].name", "Required value"}},
+		{"health interpreter without expression", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-empty-expression}
+spec:
+  target: {apiVersion: v1, kind: ConfigMap}
+  health: {expression: ""}
+`, []string{"spec.health.expression", "at least 1"}},
+		{"health interpreter without target kind", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-no-kind}
+spec:
+  target: {apiVersion: v1}
+  health: {expression: "true"}
+`, []string{"spec.target.kind", "Required value"}},
+		{"health interpreter expression too long", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-long-expression}
+spec:
+  target: {apiVersion: v1, kind: ConfigMap}
+  health: {expression: "` + strings.Repeat("x", 4097) + `"}
+`, []string{"spec.health.expression", "may not be more than 4096"}},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {

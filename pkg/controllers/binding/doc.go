@@ -8,7 +8,8 @@
 // template (read from the detector's informer) without its status and
 // hub-owned metadata; a Divided placement gets the cluster's share of the
 // replicas written in. Works are written only when they differ from what
-// is stored, and removed when their cluster is no longer an active target.
+// is stored, and removed when their cluster is no longer an active target
+// and no graceful eviction task (failover) keeps its old copy.
 // The controller adds nothing else to Works: the execution controller puts
 // its own finalizer on them and reports Applied in their status.
 //

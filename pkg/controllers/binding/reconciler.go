@@ -81,11 +81,17 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		r.recorder.Eventf(b, nil, "Warning", ReasonSyncWorkFailed, "SyncWork", "%s", bindingutil.Note(err.Error()))
 		return reconcile.Result{}, err
 	}
-	active := map[string]bool{}
+	keep := map[string]bool{}
 	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
-		active[t.Name] = true
+		keep[t.Name] = true
 	}
-	deleted, err := r.deleteWorks(ctx, works, active)
+	// A cluster evicted by failover keeps its Work (the old copy) while a
+	// graceful eviction task for it exists; the failover controller drops
+	// the task when the purge mode lets the copy go.
+	for _, task := range b.GetBindingSpec().GracefulEvictionTasks {
+		keep[task.FromCluster] = true
+	}
+	deleted, err := r.deleteWorks(ctx, works, keep)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

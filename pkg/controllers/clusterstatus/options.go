@@ -30,11 +30,12 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultProbeInterval       = 10 * time.Second
-	DefaultProbeTimeout        = 5 * time.Second
-	DefaultNotReadyGracePeriod = 40 * time.Second
-	DefaultProbeTimeRefresh    = time.Minute
-	DefaultWorkers             = 8
+	DefaultProbeInterval        = 10 * time.Second
+	DefaultProbeTimeout         = 5 * time.Second
+	DefaultNotReadyGracePeriod  = 40 * time.Second
+	DefaultNoExecuteGracePeriod = 5 * time.Minute
+	DefaultProbeTimeRefresh     = time.Minute
+	DefaultWorkers              = 8
 )
 
 // Options configure the Reconciler. Zero values take the defaults.
@@ -48,6 +49,12 @@ type Options struct {
 	// Unreachable before it gets a NoSchedule taint (default 40 s), so
 	// that a blip does not move scheduling decisions.
 	NotReadyGracePeriod time.Duration
+	// NoExecuteGracePeriod is how long a member stays NotReady or
+	// Unreachable before it also gets a NoExecute taint (default 5 min),
+	// which makes cluster failover move the workloads that do not
+	// tolerate it. Longer than NotReadyGracePeriod: evicting is more
+	// drastic than not placing new work. Negative disables it.
+	NoExecuteGracePeriod time.Duration
 	// ProbeTimeRefresh is how often status.lastProbeTime is written when
 	// nothing else changed (default 1 min): writing it on every probe of
 	// every member would be a constant stream of hub writes.
@@ -70,6 +77,9 @@ func (o Options) withDefaults() Options {
 	if o.NotReadyGracePeriod <= 0 {
 		o.NotReadyGracePeriod = DefaultNotReadyGracePeriod
 	}
+	if o.NoExecuteGracePeriod == 0 {
+		o.NoExecuteGracePeriod = DefaultNoExecuteGracePeriod
+	}
 	if o.ProbeTimeRefresh <= 0 {
 		o.ProbeTimeRefresh = DefaultProbeTimeRefresh
 	}
@@ -79,10 +89,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// taintRules are the taints the controller manages. Cluster failover adds
-// a NoExecute rule here with its own, longer grace period (evicting
-// workloads is more drastic than not placing new ones); desiredTaints
-// handles any number of rules.
+// taintRules are the taints the controller manages: NoSchedule after
+// NotReadyGracePeriod and, for cluster failover, NoExecute after its own,
+// longer NoExecuteGracePeriod (unless disabled).
 func (o Options) taintRules() []taintRule {
-	return []taintRule{{effect: corev1.TaintEffectNoSchedule, after: o.NotReadyGracePeriod}}
+	rules := []taintRule{{effect: corev1.TaintEffectNoSchedule, after: o.NotReadyGracePeriod}}
+	if o.NoExecuteGracePeriod > 0 {
+		rules = append(rules, taintRule{effect: corev1.TaintEffectNoExecute, after: o.NoExecuteGracePeriod})
+	}
+	return rules
 }

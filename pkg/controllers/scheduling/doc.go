@@ -6,8 +6,11 @@
 // Decide reads everything from the binding and the fleet, so restarts
 // change nothing. A binding is scheduled when
 //
-//   - spec.rescheduleTriggeredAt is later than status.lastScheduledTime: a
-//     Fresh cycle, fallback affinity terms restarting from the first;
+//   - spec.rescheduleTriggeredAt was not served yet (RescheduleServed):
+//     it is later than status.lastScheduledTime, or in the same second and
+//     not the stamp recorded in AnnotationRescheduleObserved. A Fresh
+//     cycle, fallback affinity terms restarting from the first; it records
+//     the stamp it served in that annotation;
 //   - it was never scheduled, or its last attempt failed;
 //   - its replicas, placement or active targets differ from what the
 //     scheduler last wrote. That is recorded as a hash in the annotation

@@ -18,6 +18,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -117,7 +118,14 @@ func (r *Reconciler[T]) ours(b T) bool {
 func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snapshot, trigger Trigger) (string, error) {
 	log := logf.FromContext(ctx).WithValues("trigger", trigger)
 	now := r.now()
-	res, err := r.opts.Scheduler.Schedule(ctx, snap, framework.WorkloadFromBinding(b, now))
+	w := framework.WorkloadFromBinding(b, now)
+	if trigger == TriggerReschedule {
+		// WorkloadFromBinding only sees a stamp later than the last
+		// scheduling; one from that same second is pending too (see
+		// RescheduleServed) and must be Fresh as well.
+		w.Mode = core.Fresh
+	}
+	res, err := r.opts.Scheduler.Schedule(ctx, snap, w)
 	defer res.Release()
 	spec := b.GetBindingSpec()
 	if trigger == TriggerFleetChanged {
@@ -159,7 +167,11 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 
 // placed writes a successful placement.
 func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, targets []workv1alpha1.TargetCluster, trigger Trigger, now time.Time) (string, error) {
-	if err := r.writeSpec(ctx, b, targets); err != nil {
+	served := ""
+	if trigger == TriggerReschedule {
+		served = b.GetBindingSpec().RescheduleTriggeredAt.UTC().Format(time.RFC3339)
+	}
+	if err := r.writeSpec(ctx, b, targets, served); err != nil {
 		return resultError, err
 	}
 	decisions := res.Decisions()
@@ -185,24 +197,30 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 	return resultScheduled, nil
 }
 
-// writeSpec sets spec.clusters and the hash annotation in one merge patch.
+// writeSpec sets spec.clusters and the hash annotation in one merge patch,
+// with AnnotationRescheduleObserved set to served when that is not empty
+// (a reschedule served: the patch is written even if the targets stay).
 // The patch carries the resourceVersion read, so it fails rather than
 // overwrite a state change the binding controller wrote meanwhile; the
 // request is then retried on fresh data. b holds the patched binding
 // afterwards (its new generation included).
-func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alpha1.TargetCluster) error {
+func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alpha1.TargetCluster, served string) error {
 	spec := b.GetBindingSpec()
 	orig := b.DeepCopyObject().(T)
 	spec.Clusters = targets
 	hash := SchedulingHash(spec)
-	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && b.GetAnnotations()[AnnotationScheduledHash] == hash {
+	ann := b.GetAnnotations()
+	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && ann[AnnotationScheduledHash] == hash &&
+		(served == "" || ann[AnnotationRescheduleObserved] == served) {
 		return nil
 	}
-	ann := b.GetAnnotations()
 	if ann == nil {
 		ann = map[string]string{}
 	}
 	ann[AnnotationScheduledHash] = hash
+	if served != "" {
+		ann[AnnotationRescheduleObserved] = served
+	}
 	b.SetAnnotations(ann)
 	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,18 @@ import (
 // as the scheduler last left it. It is written in the same patch as
 // spec.clusters, so it always describes the targets it sits next to.
 const AnnotationScheduledHash = "work.shepherd.io/scheduled-hash"
+
+// AnnotationRescheduleObserved on a binding holds, in RFC 3339, the
+// spec.rescheduleTriggeredAt the scheduler last served with a successful
+// Fresh cycle. It is written in the same patch as spec.clusters.
+//
+// Times in the API have second precision, so a stamp and the
+// lastScheduledTime of a cycle that ran in the same second compare equal:
+// "stamp later than lastScheduledTime" would drop a request made in the
+// second the binding was last scheduled, and "stamp not earlier" would
+// serve every stamp twice. The annotation breaks the tie (see
+// RescheduleServed).
+const AnnotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
 
 // Trigger says why a binding is scheduled.
 type Trigger string
@@ -60,7 +73,7 @@ func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 	spec, status := b.GetBindingSpec(), b.GetBindingStatus()
 	hash := b.GetAnnotations()[AnnotationScheduledHash]
 	switch {
-	case rescheduleRequested(spec, status):
+	case rescheduleRequested(b):
 		return TriggerReschedule
 	case hash == "":
 		return TriggerNew
@@ -76,9 +89,32 @@ func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 	return TriggerNone
 }
 
-func rescheduleRequested(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) bool {
-	t := spec.RescheduleTriggeredAt
-	return t != nil && (status.LastScheduledTime == nil || t.After(status.LastScheduledTime.Time))
+func rescheduleRequested(b workv1alpha1.BindingObject) bool {
+	t := b.GetBindingSpec().RescheduleTriggeredAt
+	return t != nil && !RescheduleServed(b, *t)
+}
+
+// RescheduleServed reports whether the scheduler has served a reschedule
+// requested at `at`: it scheduled b successfully in a later second, or in
+// the same second and recorded a stamp not earlier than `at` as served
+// (AnnotationRescheduleObserved). Both times are compared in whole seconds,
+// the precision the API keeps. A failed cycle serves nothing: the request
+// stays pending and is retried, Fresh, with back-off.
+//
+// Stamps only move forward, so serving a later stamp serves every earlier
+// request too; the RescheduleTask controller uses this to tell when its
+// own request was served.
+func RescheduleServed(b workv1alpha1.BindingObject, at metav1.Time) bool {
+	last := b.GetBindingStatus().LastScheduledTime
+	if last == nil {
+		return false
+	}
+	want, got := at.Truncate(time.Second), last.Truncate(time.Second)
+	if !got.Equal(want) {
+		return got.After(want)
+	}
+	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[AnnotationRescheduleObserved])
+	return err == nil && !observed.Before(want)
 }
 
 // targetClusterGone reports whether an active target's cluster left the

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,18 @@ func TestDecide(t *testing.T) {
 				b.Spec.RescheduleTriggeredAt = &t0
 				b.Status.LastScheduledTime = &t1
 			}},
+		{name: "reschedule in the second of the last scheduling", b: scheduled(6, divided(), ab...), want: TriggerReschedule,
+			mutate: func(b *workv1alpha1.ResourceBinding) { b.Spec.RescheduleTriggeredAt = &t0 }},
+		{name: "reschedule in the same second, served", b: scheduled(6, divided(), ab...), want: TriggerNone,
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				b.Spec.RescheduleTriggeredAt = &t0
+				b.Annotations[AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+			}},
+		{name: "reschedule in the same second, an earlier stamp served", b: scheduled(6, divided(), ab...), want: TriggerReschedule,
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				b.Spec.RescheduleTriggeredAt = &t0
+				b.Annotations[AnnotationRescheduleObserved] = t0.Add(-time.Second).UTC().Format(time.RFC3339)
+			}},
 		{name: "last attempt failed", b: scheduled(6, divided(), ab...), want: TriggerRetry,
 			mutate: func(b *workv1alpha1.ResourceBinding) { b.Status.Conditions[0].Status = metav1.ConditionFalse }},
 		{name: "target cluster deleted", b: scheduled(6, divided(), workv1alpha1.TargetCluster{Name: "gone", Replicas: 6}), want: TriggerClusterGone},
@@ -103,7 +116,7 @@ func TestDecide(t *testing.T) {
 				tt.mutate(tt.b)
 				// An update wakes the scheduler exactly when it changes
 				// something the scheduler acts on.
-				wantWake := tt.want == TriggerChanged || tt.want == TriggerReschedule || tt.name == "reschedule already done"
+				wantWake := tt.want == TriggerChanged || strings.HasPrefix(tt.name, "reschedule")
 				if changed := inputsChanged(old, tt.b); changed != wantWake {
 					t.Errorf("inputsChanged = %v, want %v", changed, wantWake)
 				}
@@ -178,5 +191,28 @@ func TestClassify(t *testing.T) {
 		if got := classify(base, n); got != tt.want {
 			t.Errorf("%s: classify = %b, want %b", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestRescheduleServedIgnoresSubseconds: the API keeps whole seconds, so a
+// stamp and a lastScheduledTime read back from it compare in seconds even
+// when one of them still holds the nanoseconds of the writer's clock.
+func TestRescheduleServedIgnoresSubseconds(t *testing.T) {
+	b := scheduled(1, nil)
+	b.Status.LastScheduledTime = &metav1.Time{Time: t0.Add(700 * time.Millisecond)}
+	at := metav1.NewTime(t0.Add(300 * time.Millisecond))
+	if RescheduleServed(b, at) {
+		t.Fatal("a stamp in the second of the last scheduling is served without the annotation")
+	}
+	b.Annotations[AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+	if !RescheduleServed(b, at) {
+		t.Fatal("a stamp recorded as served is pending")
+	}
+	if RescheduleServed(b, t1) {
+		t.Fatal("a later stamp is served")
+	}
+	b.Status.LastScheduledTime = nil
+	if RescheduleServed(b, at) {
+		t.Fatal("a never scheduled binding served a stamp")
 	}
 }

@@ -1,0 +1,84 @@
+package failover
+
+import (
+	"context"
+	"strings"
+
+	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/api/equality"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+)
+
+// targetIndex indexes bindings by their active target clusters, so a
+// cluster's taint change reaches only the bindings placed there.
+const targetIndex = "failover.shepherd.io/target"
+
+// Setup registers the failover controllers of both binding kinds
+// ("failover-resourcebinding", "failover-clusterresourcebinding"), sharing
+// one cluster-eviction rate limiter.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	opts = opts.withDefaults()
+	limiter := opts.limiter()
+	if err := setupKind(mgr, bindingutil.ResourceBindings(), opts, limiter); err != nil {
+		return err
+	}
+	return setupKind(mgr, bindingutil.ClusterResourceBindings(), opts, limiter)
+}
+
+func setupKind[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) error {
+	r := newReconciler(mgr, kind, opts, limiter)
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), kind.New(), targetIndex, func(o client.Object) []string {
+		var out []string
+		for _, t := range bindingutil.ActiveTargets(o.(T).GetBindingSpec().Clusters) {
+			out = append(out, t.Name)
+		}
+		return out
+	}); err != nil {
+		return err
+	}
+	// Every binding change counts, status included: aggregatedStatus (the
+	// health) is status, and a reconcile that finds nothing due is cheap
+	// and writes nothing.
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName+"-"+strings.ToLower(kind.Name)).
+		For(kind.New()).
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+			list := kind.NewList()
+			if err := mgr.GetClient().List(ctx, list, client.MatchingFields{targetIndex: o.GetName()}); err != nil {
+				return nil
+			}
+			var reqs []reconcile.Request
+			for _, b := range kind.Items(list) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
+			}
+			return reqs
+		}), builder.WithPredicates(taintsChanged())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
+		Complete(r)
+}
+
+// taintsChanged passes Cluster events that may start or stop a cluster
+// failover: a new cluster with taints, or a change of its taints.
+func taintsChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			return len(e.Object.(*clusterv1alpha1.Cluster).Spec.Taints) > 0
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return !equality.Semantic.DeepEqual(e.ObjectOld.(*clusterv1alpha1.Cluster).Spec.Taints, e.ObjectNew.(*clusterv1alpha1.Cluster).Spec.Taints)
+		},
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}

@@ -1,0 +1,103 @@
+package reschedule
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// Options configure the RescheduleTask controller.
+type Options struct {
+	// Workers is how many tasks are reconciled in parallel (default 2).
+	Workers int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	return o
+}
+
+// The rechecks of a task with Pending targets start at pollBaseDelay and
+// double up to pollMaxDelay.
+const (
+	pollBaseDelay = 500 * time.Millisecond
+	pollMaxDelay  = 30 * time.Second
+)
+
+// indexPendingBinding indexes tasks by the bindings of their Pending
+// targets (bindingKey), so that a binding event wakes only the tasks
+// waiting for it.
+const indexPendingBinding = "reschedule.shepherd.io/pending-binding"
+
+// Setup adds the RescheduleTask controller ("rescheduletask") to mgr.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	return New(mgr, opts).SetupWithManager(mgr)
+}
+
+// New returns the RescheduleTask reconciler.
+func New(mgr ctrl.Manager, opts Options) *Reconciler {
+	return &Reconciler{
+		client:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
+		recorder:  mgr.GetEventRecorder("shepherd-reschedule"),
+		poll:      workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](pollBaseDelay, pollMaxDelay),
+		opts:      opts.withDefaults(),
+		now:       time.Now,
+	}
+}
+
+// SetupWithManager registers the controller and its index. Tasks wake it
+// when created or when their spec changes (its own status writes do not);
+// bindings wake the tasks with a Pending target on them.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &taskv1alpha1.RescheduleTask{}, indexPendingBinding, pendingBindings); err != nil {
+		return err
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("rescheduletask").
+		For(&taskv1alpha1.RescheduleTask{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&workv1alpha1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(r.tasksWaitingFor)).
+		Watches(&workv1alpha1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(r.tasksWaitingFor)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		Complete(r)
+}
+
+// pendingBindings are the index values of a task: the bindings of its
+// Pending targets.
+func pendingBindings(obj client.Object) []string {
+	task := obj.(*taskv1alpha1.RescheduleTask)
+	var out []string
+	for _, t := range task.Status.Targets {
+		if t.Phase == taskv1alpha1.TargetPending && t.Binding != "" {
+			out = append(out, t.Binding)
+		}
+	}
+	return out
+}
+
+// tasksWaitingFor maps a binding event to the tasks waiting for it.
+func (r *Reconciler) tasksWaitingFor(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := &taskv1alpha1.RescheduleTaskList{}
+	if err := r.client.List(ctx, list, client.MatchingFields{indexPendingBinding: bindingKey(obj.GetNamespace(), obj.GetName())}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "listing the tasks of a binding", "binding", bindingKey(obj.GetNamespace(), obj.GetName()))
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
+}

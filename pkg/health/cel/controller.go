@@ -1,0 +1,181 @@
+package cel
+
+import (
+	"context"
+	"sort"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/health"
+)
+
+// ControllerName names the controller in logs, metrics and events.
+const ControllerName = "health-interpreter"
+
+// Event reasons.
+const (
+	EventCompileError = "CompileError"
+	EventActivated    = "Activated"
+)
+
+// everything is the single request the controller works on: which
+// interpreter wins a kind depends on all HealthInterpreters, so each event
+// recomputes the whole (small) set rather than one object.
+var everything = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}}
+
+// compiled caches an object's program by generation: compiling is the
+// costly part and the spec changes rarely.
+type compiled struct {
+	generation int64
+	interp     *Interpreter
+	err        error
+}
+
+// Reconciler keeps Registry's overrides equal to the active
+// HealthInterpreters and reports on each object whether it compiled and
+// is in use. Run one per process: the Registry is in memory.
+type Reconciler struct {
+	Registry *health.Registry
+
+	client   client.Client
+	recorder events.EventRecorder
+	cache    map[string]compiled
+	applied  map[schema.GroupVersionKind]inUse
+}
+
+// inUse is the object, at a generation, whose program serves a kind.
+type inUse struct {
+	name       string
+	generation int64
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.client = mgr.GetClient()
+	r.recorder = mgr.GetEventRecorder(ControllerName)
+	r.cache = map[string]compiled{}
+	r.applied = map[schema.GroupVersionKind]inUse{}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		Watches(&configv1alpha1.HealthInterpreter{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{everything}
+		})).
+		Complete(r)
+}
+
+// Reconcile recomputes every kind's interpreter (one worker, so the maps
+// need no lock).
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	list := &configv1alpha1.HealthInterpreterList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return reconcile.Result{}, err
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	winners := map[schema.GroupVersionKind]inUse{}
+	seen := map[string]bool{}
+	var firstErr error
+	for i := range list.Items {
+		hi := &list.Items[i]
+		seen[hi.Name] = true
+		c := r.compile(hi)
+		gvk := targetGVK(hi)
+		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the expression does not compile"
+		switch winner, taken := winners[gvk]; {
+		case c.err != nil:
+		case hi.DeletionTimestamp != nil:
+			reason, msg = "Deleting", "the object is being deleted"
+		case taken:
+			reason, msg = configv1alpha1.ReasonSuperseded, "HealthInterpreter "+winner.name+" sorts first for "+gvk.String()
+		default:
+			winners[gvk] = inUse{name: hi.Name, generation: hi.Generation}
+			active, reason, msg = true, configv1alpha1.ReasonInUse, "judges the health of "+gvk.String()
+			if r.applied[gvk] != winners[gvk] {
+				r.Registry.SetOverride(gvk, c.interp)
+				log.Info("health interpreter in use", "interpreter", hi.Name, "kind", gvk.String())
+			}
+		}
+		if err := r.writeStatus(ctx, hi, c, active, reason, msg); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	for gvk, was := range r.applied {
+		if _, ok := winners[gvk]; !ok {
+			r.Registry.ClearOverride(gvk)
+			log.Info("health interpreter removed; built-in (if any) applies again", "interpreter", was.name, "kind", gvk.String())
+		}
+	}
+	r.applied = winners
+	for name := range r.cache {
+		if !seen[name] {
+			delete(r.cache, name)
+		}
+	}
+	return reconcile.Result{}, firstErr
+}
+
+// compile returns hi's program, compiling only when its generation changed.
+func (r *Reconciler) compile(hi *configv1alpha1.HealthInterpreter) compiled {
+	if c, ok := r.cache[hi.Name]; ok && c.generation == hi.Generation {
+		return c
+	}
+	interp, err := Compile(hi.Spec.Health.Expression)
+	c := compiled{generation: hi.Generation, interp: interp, err: err}
+	r.cache[hi.Name] = c
+	if err != nil {
+		r.recorder.Eventf(hi, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", truncate(err.Error()))
+	}
+	return c
+}
+
+// writeStatus sets the Compiled and Active conditions, writing only when
+// they change.
+func (r *Reconciler) writeStatus(ctx context.Context, hi *configv1alpha1.HealthInterpreter, c compiled, active bool, reason, msg string) error {
+	orig := hi.DeepCopy()
+	st := &hi.Status
+	compiledCond := metav1.Condition{Type: configv1alpha1.ConditionCompiled, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonCompiled,
+		Message: "the expression compiled", ObservedGeneration: hi.Generation}
+	if c.err != nil {
+		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, truncate(c.err.Error())
+	}
+	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hi.Generation}
+	if active {
+		activeCond.Status = metav1.ConditionTrue
+	}
+	changed := meta.SetStatusCondition(&st.Conditions, compiledCond)
+	changed = meta.SetStatusCondition(&st.Conditions, activeCond) || changed
+	if st.ObservedGeneration != hi.Generation {
+		st.ObservedGeneration, changed = hi.Generation, true
+	}
+	if !changed || hi.DeletionTimestamp != nil {
+		return nil
+	}
+	if active && !meta.IsStatusConditionTrue(orig.Status.Conditions, configv1alpha1.ConditionActive) {
+		r.recorder.Eventf(hi, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", msg)
+	}
+	return client.IgnoreNotFound(r.client.Status().Patch(ctx, hi, client.MergeFrom(orig)))
+}
+
+func targetGVK(hi *configv1alpha1.HealthInterpreter) schema.GroupVersionKind {
+	gv, _ := schema.ParseGroupVersion(hi.Spec.Target.APIVersion)
+	return gv.WithKind(hi.Spec.Target.Kind)
+}
+
+// truncate keeps a compiler message within a condition message's limit.
+func truncate(s string) string {
+	const maxLen = 4096
+	if len(s) <= maxLen {
+		return s
+	}
+	return s[:maxLen-3] + "..."
+}

@@ -1,0 +1,158 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/yaml"
+
+	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
+)
+
+func request(t *testing.T, pod *corev1.Pod) admission.Request {
+	raw, err := json.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: "req", Operation: admissionv1.Create, Namespace: "ns",
+		Kind: metav1.GroupVersionKind{Version: "v1", Kind: "Pod"}, Object: runtime.RawExtension{Raw: raw},
+	}}
+}
+
+func TestMutator(t *testing.T) {
+	deploy := func(name string, ann map[string]string) *appsv1.Deployment {
+		return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: k8stypes.UID("d-" + name), Annotations: ann}}
+	}
+	objs := []client.Object{
+		deploy("tried", map[string]string{annotations.SchedulingRetries: "2", annotations.ReschedulingCount: "1", annotations.ScheduledNodes: "a"}),
+		deploy("fresh", map[string]string{annotations.SchedulingRetries: "2"}),
+		deploy("exhausted", map[string]string{annotations.SchedulingRetries: "1", annotations.ReschedulingCount: "2", annotations.ScheduledNodes: "a,b"}),
+		deploy("plain", nil),
+	}
+	for _, d := range []string{"tried", "fresh", "exhausted", "plain"} {
+		objs = append(objs, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: d + "-rs", UID: k8stypes.UID("r-" + d),
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: d, UID: k8stypes.UID("d-" + d), Controller: ptr.To(true)}}}})
+	}
+	m := &mutator{reader: fake.NewClientBuilder().WithObjects(objs...).Build()}
+	podOf := func(d string, ann map[string]string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{GenerateName: d + "-", Annotations: ann,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: d + "-rs", UID: k8stypes.UID("r-" + d), Controller: ptr.To(true)}}}}
+	}
+	state := map[string]string{annotations.ExcludedNodes: "a", annotations.SchedulingRetries: "2", annotations.ReschedulingCount: "1"}
+
+	resp := m.Handle(context.Background(), request(t, podOf("tried", nil)))
+	if !resp.Allowed || len(resp.Patches) != 1 || resp.Patches[0].Path != "/metadata/annotations" ||
+		!reflect.DeepEqual(resp.Patches[0].Value, state) {
+		t.Errorf("pod without annotations: %+v", resp)
+	}
+	resp = m.Handle(context.Background(), request(t, podOf("tried", map[string]string{"x": "y"})))
+	if !resp.Allowed || len(resp.Patches) != 3 || resp.Patches[0].Path != "/metadata/annotations/shepherd.io~1excluded-nodes" {
+		t.Errorf("pod with annotations: %+v", resp.Patches)
+	}
+	for _, d := range []string{"fresh", "exhausted", "plain"} {
+		if resp := m.Handle(context.Background(), request(t, podOf(d, nil))); !resp.Allowed || len(resp.Patches) != 0 {
+			t.Errorf("%s: want allowed without patch, got %+v", d, resp)
+		}
+	}
+
+	failing := &mutator{reader: fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+		Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+			return errors.New("apiserver unreachable")
+		},
+	}).Build()}
+	if resp := failing.Handle(context.Background(), request(t, podOf("tried", nil))); !resp.Allowed || len(resp.Patches) != 0 {
+		t.Errorf("an error must admit the pod unchanged, got %+v", resp)
+	}
+}
+
+func TestMergeCABundle(t *testing.T) {
+	now := time.Now()
+	var cas [][]byte
+	for range maxCABundleCerts + 2 {
+		s, err := newSelfSigned(nil, nil, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cas = append(cas, s.caPEM)
+	}
+	expired, err := newSelfSigned(nil, nil, now.Add(-2*certValidity))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := mergeCABundle(expired.caPEM, cas[0], now)
+	if string(bundle) != string(cas[0]) {
+		t.Errorf("expired CA kept")
+	}
+	if again := mergeCABundle(bundle, cas[0], now); string(again) != string(bundle) {
+		t.Errorf("adding the same CA twice changed the bundle")
+	}
+	for _, ca := range cas[1:] {
+		bundle = mergeCABundle(bundle, ca, now)
+	}
+	var want []byte
+	for _, ca := range cas[len(cas)-maxCABundleCerts:] {
+		want = append(want, ca...)
+	}
+	if string(bundle) != string(want) {
+		t.Errorf("bundle does not hold the newest %d CAs", maxCABundleCerts)
+	}
+}
+
+// TestManifestMatchesConfiguration keeps the deployable configuration and
+// the in-process one the same apart from how the webhook is reached.
+func TestManifestMatchesConfiguration(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "podrescheduler", "webhook.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest *admissionregistrationv1.MutatingWebhookConfiguration
+	for _, doc := range splitYAML(data) {
+		var obj admissionregistrationv1.MutatingWebhookConfiguration
+		if err := yaml.UnmarshalStrict(doc, &obj); err == nil && obj.Kind == "MutatingWebhookConfiguration" {
+			manifest = &obj
+		}
+	}
+	if manifest == nil {
+		t.Fatal("no MutatingWebhookConfiguration in webhook.yaml")
+	}
+	want := Configuration(DefaultConfigurationName, manifest.Webhooks[0].ClientConfig)
+	if !reflect.DeepEqual(manifest, want) {
+		got, _ := yaml.Marshal(manifest)
+		w, _ := yaml.Marshal(want)
+		t.Errorf("webhook.yaml differs from Configuration():\n%s\nwant:\n%s", got, w)
+	}
+	if svc := manifest.Webhooks[0].ClientConfig.Service; svc == nil || ptr.Deref(svc.Path, "") != Path {
+		t.Errorf("webhook.yaml must call the Service at %s", Path)
+	}
+}
+
+// splitYAML splits a multi-document YAML stream.
+func splitYAML(data []byte) [][]byte {
+	var docs [][]byte
+	for doc := range bytes.SplitSeq(data, []byte("\n---\n")) {
+		if len(bytes.TrimSpace(doc)) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+	return docs
+}
