@@ -111,7 +111,9 @@ func waitGone(ctx context.Context, hub client.Client, name string, timeout time.
 			return true, nil
 		}
 		if err != nil {
-			return false, err
+			// A failed read (or one cut short by the poll's own deadline)
+			// is not an answer: keep waiting until the timeout says so.
+			return false, nil
 		}
 		finalizers = c.Finalizers
 		return false, nil
