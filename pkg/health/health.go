@@ -16,6 +16,7 @@ package health
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -51,6 +52,7 @@ type Registry struct {
 	mu        sync.RWMutex
 	m         map[schema.GroupVersionKind]Interpreter
 	overrides map[schema.GroupVersionKind]Interpreter
+	listeners []func(schema.GroupVersionKind)
 }
 
 // NewRegistry returns an empty registry.
@@ -62,16 +64,42 @@ func NewRegistry() *Registry {
 // over the one registered with Register.
 func (r *Registry) SetOverride(gvk schema.GroupVersionKind, i Interpreter) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.overrides[gvk] = i
+	r.mu.Unlock()
+	r.changed(gvk)
 }
 
 // ClearOverride removes gvk's run-time interpreter; the registered one, if
 // any, applies again.
 func (r *Registry) ClearOverride(gvk schema.GroupVersionKind) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	delete(r.overrides, gvk)
+	r.mu.Unlock()
+	r.changed(gvk)
+}
+
+// OnOverrideChange registers f to be called with the kind whose run-time
+// interpreter was set or cleared, after the change is visible to Lookup.
+//
+// Health is computed when a member object changes; without this, a new
+// interpreter would only apply to an object on its next change in the
+// member, and never to one that does not change (a ConfigMap has no
+// status). The work status controller uses it to re-evaluate the objects
+// of that kind.
+func (r *Registry) OnOverrideChange(f func(schema.GroupVersionKind)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.listeners = append(r.listeners, f)
+}
+
+// changed calls the listeners, outside the lock: they may call Lookup.
+func (r *Registry) changed(gvk schema.GroupVersionKind) {
+	r.mu.RLock()
+	ls := slices.Clone(r.listeners)
+	r.mu.RUnlock()
+	for _, f := range ls {
+		f(gvk)
+	}
 }
 
 // Register sets the interpreter for gvk, replacing any earlier one so that a

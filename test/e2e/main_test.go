@@ -72,7 +72,9 @@ func run(m *testing.M) int {
 		Fleet:   fleetSpec,
 		Logger:  log,
 		Controllers: controllermanager.Options{
-			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 3 * time.Second, NoExecuteGracePeriod: 6 * time.Second, ProbeTimeout: 2 * time.Second},
+			// Short enough for the tests to see taints quickly, long enough that a
+			// probe slowed down by two busy cores does not taint a healthy member.
+			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second, NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second},
 		},
 	})
 	if err != nil {

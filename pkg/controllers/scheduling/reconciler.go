@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -227,13 +229,35 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 
 // writeStatus applies mutate to b's status and patches what changed, with
 // the same optimistic lock as writeSpec.
+//
+// A conflict is retried here, on a fresh read, rather than by requeueing:
+// the cycle's spec patch (targets and hash annotation) is already written,
+// so a requeued request finds nothing to schedule (Decide: the hash is up
+// to date and the Scheduled condition still True from the last cycle) and
+// the cycle's decisions and lastScheduledTime would be lost for good. The
+// binding controller, failover and work status write the binding right
+// after every placement change, so such conflicts are the rule, not the
+// exception. The retry stops when the fresh binding carries another hash:
+// a newer cycle placed it and writes its own status.
 func (r *Reconciler[T]) writeStatus(ctx context.Context, b T, mutate func(*workv1alpha1.BindingStatus)) error {
-	orig := b.DeepCopyObject().(T)
-	mutate(b.GetBindingStatus())
-	if equality.Semantic.DeepEqual(orig.GetBindingStatus(), b.GetBindingStatus()) {
-		return nil
-	}
-	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+	hash := b.GetAnnotations()[AnnotationScheduledHash]
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if b.GetAnnotations()[AnnotationScheduledHash] != hash {
+			return nil
+		}
+		orig := b.DeepCopyObject().(T)
+		mutate(b.GetBindingStatus())
+		if equality.Semantic.DeepEqual(orig.GetBindingStatus(), b.GetBindingStatus()) {
+			return nil
+		}
+		err := r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+		if apierrors.IsConflict(err) {
+			if gerr := r.apiReader.Get(ctx, client.ObjectKeyFromObject(b), b); gerr != nil {
+				return client.IgnoreNotFound(gerr) // deleted: nothing to record
+			}
+		}
+		return err
+	})
 }
 
 func setScheduled(s *workv1alpha1.BindingStatus, generation int64, status metav1.ConditionStatus, reason, message string) {

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,6 +76,19 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		return err
 	}
 	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, health: o.Health, members: ms}
+	// A HealthInterpreter set or cleared changes the health of every object
+	// of its kind, though none of them changed: look at their Works again.
+	o.Health.OnOverrideChange(func(gvk schema.GroupVersionKind) {
+		works := &workv1alpha1.WorkList{}
+		if err := mgr.GetClient().List(context.Background(), works); err != nil {
+			// Only before the cache started: no Work was reconciled yet,
+			// so each one's first reconcile uses the new interpreter.
+			return
+		}
+		for _, k := range worksOfKind(works.Items, gvk) {
+			ms.notify(k)
+		}
+	})
 	inExecutionNamespace := predicate.NewPredicateFuncs(func(obj client.Object) bool { return names.IsExecutionNamespace(obj.GetNamespace()) })
 	if err := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
@@ -118,4 +132,24 @@ func (r *memberReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, err
+}
+
+// worksOfKind returns the Works in an execution namespace with a manifest
+// of kind gvk whose status was collected (the others have nothing to
+// re-evaluate).
+func worksOfKind(works []workv1alpha1.Work, gvk schema.GroupVersionKind) []types.NamespacedName {
+	var out []types.NamespacedName
+	for i := range works {
+		w := &works[i]
+		if !names.IsExecutionNamespace(w.Namespace) {
+			continue
+		}
+		for _, ms := range w.Status.ManifestStatuses {
+			if id := ms.Identifier; id.Group == gvk.Group && id.Version == gvk.Version && id.Kind == gvk.Kind {
+				out = append(out, types.NamespacedName{Namespace: w.Namespace, Name: w.Name})
+				break
+			}
+		}
+	}
+	return out
 }

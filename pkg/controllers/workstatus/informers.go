@@ -139,16 +139,28 @@ func (mi *memberInformers) informer(gvr schema.GroupVersionResource) cache.Share
 }
 
 // changedFrom notifies for updates that can change what is reported: the
-// status, or the generation a health interpreter compares it with.
+// status, and the health, which an interpreter may judge from any field (a
+// HealthInterpreter for ConfigMaps reads data: a ConfigMap has neither
+// status nor generation, so an edit of its data changes nothing else).
+// Only updates that change nothing but the resourceVersion (e.g. a relist)
+// are dropped.
 func (mi *memberInformers) changedFrom(old, o any) {
 	a, okA := old.(*unstructured.Unstructured)
 	b, okB := o.(*unstructured.Unstructured)
-	if okA && okB && a.GetGeneration() == b.GetGeneration() &&
-		reflect.DeepEqual(a.Object["status"], b.Object["status"]) &&
-		a.GetAnnotations()[workv1alpha1.AnnotationWork] == b.GetAnnotations()[workv1alpha1.AnnotationWork] {
+	if okA && okB && equalButResourceVersion(a, b) {
 		return
 	}
 	mi.changed(o)
+}
+
+func equalButResourceVersion(a, b *unstructured.Unstructured) bool {
+	if a.GetResourceVersion() == b.GetResourceVersion() {
+		return reflect.DeepEqual(a.Object, b.Object)
+	}
+	a, b = a.DeepCopy(), b.DeepCopy()
+	a.SetResourceVersion("")
+	b.SetResourceVersion("")
+	return reflect.DeepEqual(a.Object, b.Object)
 }
 
 func (mi *memberInformers) changed(o any) {
