@@ -174,6 +174,17 @@ func TestBestNRaiseAndLower(t *testing.T) {
 		if got := activeTargets(b); len(got) != 2 {
 			return fmt.Errorf("targets %v", b.Spec.Clusters)
 		}
+		// The targets and the decisions are written by two patches: wait
+		// for the decisions of the lowering cycle, not the raise's.
+		selected := 0
+		for _, d := range b.Status.SchedulingDecisions {
+			if d.Selected {
+				selected++
+			}
+		}
+		if selected != 2 {
+			return fmt.Errorf("decisions still from an earlier cycle: %+v", b.Status.SchedulingDecisions)
+		}
 		return nil
 	})
 	// The lowering cycle scored the three clusters alike (all held):
