@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
@@ -127,39 +123,7 @@ func createFleet(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// createCluster registers a ready cluster serving the kinds the tests
-// propagate, with room for anything.
+// createCluster registers a ready cluster (testenv.CreateReadyCluster).
 func createCluster(ctx context.Context, name string, labels map[string]string) error {
-	c := &clusterv1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: clusterv1alpha1.ClusterSpec{
-			SyncMode:    clusterv1alpha1.Push,
-			APIEndpoint: "https://127.0.0.1:6443",
-			SecretRef:   &clusterv1alpha1.LocalSecretReference{Namespace: "default", Name: name},
-		},
-	}
-	if err := cli.Create(ctx, c); err != nil {
-		return err
-	}
-	now := metav1.Now()
-	c.Status = clusterv1alpha1.ClusterStatus{
-		KubernetesVersion: "v1.36.3",
-		LastProbeTime:     &now,
-		Conditions: []metav1.Condition{{
-			Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue,
-			Reason: "Ready", Message: "test cluster", LastTransitionTime: now,
-		}},
-		APIEnablements: []clusterv1alpha1.APIEnablement{
-			{GroupVersion: "apps/v1", Resources: []clusterv1alpha1.APIResource{{Name: "deployments", Kind: "Deployment"}}},
-			{GroupVersion: "batch/v1", Resources: []clusterv1alpha1.APIResource{{Name: "jobs", Kind: "Job"}}},
-			{GroupVersion: "v1", Resources: []clusterv1alpha1.APIResource{{Name: "configmaps", Kind: "ConfigMap"}}},
-			{GroupVersion: "rbac.authorization.k8s.io/v1", Resources: []clusterv1alpha1.APIResource{{Name: "clusterroles", Kind: "ClusterRole"}}},
-		},
-		ResourceSummary: &clusterv1alpha1.ResourceSummary{Allocatable: corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("1000"),
-			corev1.ResourceMemory: resource.MustParse("4Ti"),
-			corev1.ResourcePods:   resource.MustParse("10000"),
-		}},
-	}
-	return cli.Status().Update(ctx, c)
+	return testenv.CreateReadyCluster(ctx, cli, name, labels)
 }

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -18,6 +17,7 @@ import (
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // timeout bounds every wait; the controllers react within milliseconds.
@@ -27,17 +27,7 @@ const timeout = 30 * time.Second
 // last error after timeout.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testenv.Eventually(t, timeout, what, check)
 }
 
 func namespace(t *testing.T, name string) {
@@ -55,40 +45,9 @@ func apply(t *testing.T, yaml string) {
 	}
 }
 
-// createCluster registers a ready cluster serving Deployments and
-// ConfigMaps, with room for anything.
+// createCluster registers a ready cluster (testenv.CreateReadyCluster).
 func createCluster(ctx context.Context, name string, labels map[string]string, taints ...corev1.Taint) error {
-	c := &clusterv1alpha1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: clusterv1alpha1.ClusterSpec{
-			SyncMode:    clusterv1alpha1.Push,
-			APIEndpoint: "https://127.0.0.1:6443",
-			SecretRef:   &clusterv1alpha1.LocalSecretReference{Namespace: "default", Name: name},
-			Taints:      taints,
-		},
-	}
-	if err := cli.Create(ctx, c); err != nil {
-		return err
-	}
-	now := metav1.Now()
-	c.Status = clusterv1alpha1.ClusterStatus{
-		KubernetesVersion: "v1.36.3",
-		LastProbeTime:     &now,
-		Conditions: []metav1.Condition{{
-			Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue,
-			Reason: "Ready", Message: "test cluster", LastTransitionTime: now,
-		}},
-		APIEnablements: []clusterv1alpha1.APIEnablement{
-			{GroupVersion: "apps/v1", Resources: []clusterv1alpha1.APIResource{{Name: "deployments", Kind: "Deployment"}}},
-			{GroupVersion: "v1", Resources: []clusterv1alpha1.APIResource{{Name: "configmaps", Kind: "ConfigMap"}}},
-		},
-		ResourceSummary: &clusterv1alpha1.ResourceSummary{Allocatable: corev1.ResourceList{
-			corev1.ResourceCPU:    resource.MustParse("1000"),
-			corev1.ResourceMemory: resource.MustParse("4Ti"),
-			corev1.ResourcePods:   resource.MustParse("10000"),
-		}},
-	}
-	return cli.Status().Update(ctx, c)
+	return testenv.CreateReadyCluster(ctx, cli, name, labels, taints...)
 }
 
 // updateCluster applies mutate to a cluster (spec and metadata, or status
