@@ -34,6 +34,12 @@ running it in the hub cluster.`,
     --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if opts.QPS <= 0 || opts.Burst <= 0 {
+				return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d must both be positive", opts.QPS, opts.Burst)
+			}
+			if opts.Scheduling.Workers < 0 || opts.Execution.Workers < 0 {
+				return fmt.Errorf("--scheduler-workers and --execution-workers must not be negative (0 takes the default)")
+			}
 			cfg, err := hub.restConfig()
 			if err != nil {
 				return err

@@ -1,0 +1,30 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestControllerManagerRejectsBadFlags(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.kubeconfig")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kube-api-qps", "0"}, "--kube-api-qps 0 and --kube-api-burst 1000 must both be positive"},
+		{[]string{"--kube-api-burst", "-1"}, "must both be positive"},
+		{[]string{"--scheduler-workers", "-2"}, "--scheduler-workers and --execution-workers must not be negative"},
+		{[]string{}, "loading the hub kubeconfig " + missing},
+	} {
+		cmd := NewRootCommand()
+		cmd.SetArgs(append([]string{"controller-manager", "--hub-kubeconfig", missing}, tc.args...))
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("controller-manager %v: want an error containing %q, got %v", tc.args, tc.want, err)
+		}
+	}
+}
