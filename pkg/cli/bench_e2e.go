@@ -12,11 +12,16 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/fleetbench"
 )
 
+// topRequests is how many lines of hub requests the text output shows;
+// -o json has them all.
+const topRequests = 12
+
 func newBenchE2ECommand() *cobra.Command {
 	var (
-		o       fleetbench.Options
-		output  string
-		verbose int
+		o          fleetbench.Options
+		output     string
+		verbose    int
+		cpuProfile string
 	)
 	cmd := &cobra.Command{
 		Use:   "e2e",
@@ -27,7 +32,9 @@ and measure how long until every binding is Scheduled and every Work is
 applied to its member, and the bindings scheduled per second through the
 hub's API server.`,
 		Example: `  shepherd bench e2e --members 20 --deployments 1000 --policies 10
-  shepherd bench e2e -o json`,
+  shepherd bench e2e -o json
+  # profile the hub pipeline and the members together
+  shepherd bench e2e --cpuprofile e2e.out && go tool pprof -top e2e.out`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
@@ -46,6 +53,14 @@ hub's API server.`,
 				}
 				o.DataDir = dir
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer f.Close()
+				o.CPUProfile = f
+			}
 			rep, err := fleetbench.Run(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -59,7 +74,22 @@ hub's API server.`,
 			fmt.Fprintf(w, "members\t%d\ndeployments\t%d\npolicies\t%d\n", rep.Members, rep.Deployments, rep.Policies)
 			fmt.Fprintf(w, "fleet start\t%.1f s\ncreate\t%.1f s\n", rep.FleetStartSeconds, rep.CreateSeconds)
 			fmt.Fprintf(w, "all scheduled after\t%.1f s\nall applied after\t%.1f s (%d works)\n", rep.ScheduledSeconds, rep.AppliedSeconds, rep.Works)
-			fmt.Fprintf(w, "bindings scheduled/s\t%.0f\n", rep.BindingsScheduledPerSecond)
+			fmt.Fprintf(w, "bindings scheduled/s\t%.0f (from the first Deployment created)\n", rep.BindingsScheduledPerSecond)
+			fmt.Fprintf(w, "last binding created after\t%.1f s\n", rep.Scheduler.LastBindingSeenSeconds)
+			fmt.Fprintf(w, "scheduler bindings/s\t%.0f (from the first binding created)\n", rep.Scheduler.BindingsPerSecond)
+			fmt.Fprintf(w, "scheduling latency\tp50 %.2f s, p99 %.2f s\n", rep.Scheduler.LatencyP50Seconds, rep.Scheduler.LatencyP99Seconds)
+			fmt.Fprintf(w, "hub requests (top %d)\t\n", min(len(rep.HubRequests), topRequests))
+			for _, r := range rep.HubRequests[:min(len(rep.HubRequests), topRequests)] {
+				res := r.Resource
+				if r.Subresource != "" {
+					res += "/" + r.Subresource
+				}
+				fmt.Fprintf(w, "  %s %s\t%d\n", r.Verb, res, r.Count)
+			}
+			fmt.Fprintf(w, "reconciles\t\n")
+			for _, r := range rep.Reconciles {
+				fmt.Fprintf(w, "  %s\t%d (%d errors)\n", r.Controller, r.Total, r.Errors)
+			}
 			return w.Flush()
 		},
 	}
@@ -70,5 +100,6 @@ hub's API server.`,
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the measured part (creation until every Work is applied) to this file")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2/textlogger"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 )
@@ -16,5 +17,10 @@ func newLogger(w io.Writer, verbosity int) logr.Logger {
 }
 
 // redirectKlog sends the embedded Kubernetes components' klog output to log
-// (their informational chatter only at -v 2 and above).
-func redirectKlog(log logr.Logger) { controlplane.RedirectKlog(log.WithName("k8s")) }
+// (their informational chatter only at -v 2 and above), and makes log
+// controller-runtime's root logger, which client-go reaches through the
+// contexts of controller-runtime's requests.
+func redirectKlog(log logr.Logger) {
+	controlplane.RedirectKlog(log.WithName("k8s"))
+	ctrllog.SetLogger(log)
+}

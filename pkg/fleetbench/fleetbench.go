@@ -8,20 +8,21 @@ package fleetbench
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
-	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -37,6 +38,9 @@ type Options struct {
 	// Timeout bounds the wait for the fleet to settle (default 10 min).
 	Timeout time.Duration
 	Logger  logr.Logger
+	// CPUProfile, when set, receives a CPU profile of the measured part of
+	// the run (from the first object created until every Work is applied).
+	CPUProfile io.Writer
 }
 
 // Report is what one run measured.
@@ -55,8 +59,22 @@ type Report struct {
 	// BindingsScheduledPerSecond is bindings / ScheduledSeconds: the rate of
 	// the detector and scheduler together through the real API server.
 	BindingsScheduledPerSecond float64 `json:"bindingsScheduledPerSecond"`
-	Works                      int     `json:"works"`
+	// Scheduler is the scheduler's own rate and latency.
+	Scheduler SchedulerStats `json:"scheduler"`
+	Works     int            `json:"works"`
+	// HubRequests counts API requests by verb and resource during the
+	// measured part, most first, as counted by apiserver_request_total of
+	// every
+	// API server in this process, the members' included (they share one
+	// metrics registry; the custom resources are the hub's alone).
+	HubRequests []RequestCount `json:"hubRequests"`
+	// Reconciles counts each controller's reconciles during the measured
+	// part, most first.
+	Reconciles []ReconcileCount `json:"reconciles"`
 }
+
+// creators is how many Deployments are created at once.
+const creators = 16
 
 // Run starts a fleet, loads it, measures, and stops it.
 func Run(ctx context.Context, o Options) (*Report, error) {
@@ -100,34 +118,79 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return nil, err
 	}
+	// Progress is read from watches: listing a thousand bindings and two
+	// thousand Works ten times a second would load the hub more than the
+	// controllers being measured.
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	progress, err := watchProgress(watchCtx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	before, err := hubRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	reconcilesBefore, err := reconciles()
+	if err != nil {
+		return nil, err
+	}
+	if o.CPUProfile != nil {
+		if err := pprof.StartCPUProfile(o.CPUProfile); err != nil {
+			return nil, fmt.Errorf("starting the CPU profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	begin := time.Now()
 	for p := 0; p < o.Policies; p++ {
 		if err := hub.Create(ctx, policy(ns, p)); err != nil {
 			return nil, fmt.Errorf("creating policy %d: %w", p, err)
 		}
 	}
+	// Created by several clients at once, as a GitOps tool syncing a large
+	// application would: one after another, creation itself would be what
+	// is measured once the controllers load the hub.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(creators)
 	for d := 0; d < o.Deployments; d++ {
-		if err := hub.Create(ctx, deployment(ns, d, d%o.Policies, o.ReplicasPerDeployment)); err != nil {
-			return nil, fmt.Errorf("creating deployment %d: %w", d, err)
-		}
+		g.Go(func() error {
+			if err := hub.Create(gctx, deployment(ns, d, d%o.Policies, o.ReplicasPerDeployment)); err != nil {
+				return fmt.Errorf("creating deployment %d: %w", d, err)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	rep.CreateSeconds = time.Since(begin).Seconds()
 
 	waitCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	if err := poll(waitCtx, func() (bool, error) { return allScheduled(waitCtx, hub, ns, o.Deployments) }); err != nil {
+	if err := poll(waitCtx, func() (bool, error) { return allScheduled(waitCtx, progress, ns, o.Deployments) }); err != nil {
 		return nil, fmt.Errorf("waiting for every binding to be scheduled: %w", err)
 	}
 	rep.ScheduledSeconds = time.Since(begin).Seconds()
 	rep.BindingsScheduledPerSecond = float64(o.Deployments) / rep.ScheduledSeconds
+	rep.Scheduler = progress.stats(begin)
 	if err := poll(waitCtx, func() (bool, error) {
-		n, done, err := allApplied(waitCtx, hub)
+		n, done, err := allApplied(waitCtx, progress)
 		rep.Works = n
 		return done, err
 	}); err != nil {
 		return nil, fmt.Errorf("waiting for every Work to be applied: %w", err)
 	}
 	rep.AppliedSeconds = time.Since(begin).Seconds()
+	after, err := hubRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep.HubRequests = requestDelta(before, after)
+	reconcilesAfter, err := reconciles()
+	if err != nil {
+		return nil, err
+	}
+	rep.Reconciles = reconcileDelta(reconcilesBefore, reconcilesAfter)
 	return rep, nil
 }
 
@@ -144,33 +207,6 @@ func poll(ctx context.Context, cond func() (bool, error)) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func allScheduled(ctx context.Context, hub client.Client, ns string, want int) (bool, error) {
-	var rbs workv1alpha1.ResourceBindingList
-	if err := hub.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
-		return false, err
-	}
-	n := 0
-	for i := range rbs.Items {
-		if meta.IsStatusConditionTrue(rbs.Items[i].Status.Conditions, workv1alpha1.ConditionScheduled) {
-			n++
-		}
-	}
-	return n == want, nil
-}
-
-func allApplied(ctx context.Context, hub client.Client) (int, bool, error) {
-	var works workv1alpha1.WorkList
-	if err := hub.List(ctx, &works); err != nil {
-		return 0, false, err
-	}
-	for i := range works.Items {
-		if !meta.IsStatusConditionTrue(works.Items[i].Status.Conditions, workv1alpha1.WorkConditionApplied) {
-			return len(works.Items), false, nil
-		}
-	}
-	return len(works.Items), len(works.Items) > 0, nil
 }
 
 // policy p divides the Deployments labelled policy=p over two members by

@@ -143,7 +143,7 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 		r.err = errors.Join(err, hook.Stop())
 		close(r.done)
 	}()
-	log.Info("pod rescheduler started", "webhook", hook.URL(), "leaderElection", opts.LeaderElection)
+	log.Info("pod rescheduler started", "webhook", hook.URL(webhook.Path), "leaderElection", opts.LeaderElection)
 	return r, nil
 }
 

@@ -16,7 +16,7 @@ import (
 
 // Options configure the detector.
 type Options struct {
-	// Workers is how many templates are reconciled in parallel (default 4).
+	// Workers is how many templates are reconciled in parallel (default 16).
 	Workers int
 	// UnknownKindRetry is how long to wait before resolving again a kind a
 	// policy names but the hub does not serve yet (default 30 s).
@@ -25,7 +25,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = 16
 	}
 	if o.UnknownKindRetry <= 0 {
 		o.UnknownKindRetry = 30 * time.Second

@@ -38,7 +38,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
-		o.Workers = 8
+		o.Workers = 16
 	}
 	if o.Scheduler == nil {
 		o.Scheduler = scheduler.NewDefault()

@@ -12,10 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -43,28 +43,31 @@ type bindingPtr[T any] interface {
 // bindingReconciler aggregates the Works of one binding kind into the
 // binding's status and the template's status.
 type bindingReconciler[T any, PT bindingPtr[T]] struct {
-	kind     string
-	client   client.Client
-	recorder events.EventRecorder
+	kind   string
+	client client.Client
+	// templates reads templates from the manager's shared informers (the
+	// detector watches every propagated kind): the client would read an
+	// unstructured object from the API server on every reconcile.
+	templates client.Reader
+	recorder  events.EventRecorder
 }
 
 // setupBindingController registers the aggregation controller of one
-// binding kind: the binding's own spec changes, and any change of one of
-// its Works.
-func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, workers int) error {
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), recorder: rec}
-	ofKind := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		ref, ok := bindingOf(o.(*workv1alpha1.Work))
-		return ok && ref.Kind == kind
-	})
+// binding kind: the binding's own spec changes (at once), and any change
+// of one of its Works (coalesced: the Works of a binding change together).
+func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, o Options) error {
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			ref, _ := bindingOf(o.(*workv1alpha1.Work))
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
-		}), builder.WithPredicates(ofKind)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: workers}).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &workv1alpha1.Work{}, coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
+			ref, ok := bindingOf(w)
+			if !ok || ref.Kind != kind {
+				return reconcile.Request{}, false
+			}
+			return reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}, true
+		}))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).
 		Complete(r)
 }
 
@@ -99,7 +102,7 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 		statusWrites.WithLabelValues("binding").Inc()
 		r.recordHealthChanges(b, prev, items)
 	}
-	wrote, err := reflectTemplate(ctx, r.client, spec.Resource, items)
+	wrote, err := reflectTemplate(ctx, r.templates, r.client, spec.Resource, items)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -111,24 +114,30 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 }
 
 // recordHealthChanges emits an event on the binding for each cluster whose
-// copy changed health.
+// copy changed health after it had been Healthy once (settled). A copy's
+// first rollout (none -> Unhealthy -> Healthy) is no news: the binding's
+// aggregated status shows it, and a Warning for every new placement would
+// drown the events that matter; what follows, a settled copy degrading
+// or recovering, is what failover acts on and what an operator wants to
+// see.
 func (r *bindingReconciler[T, PT]) recordHealthChanges(b PT, prev, items []workv1alpha1.AggregatedStatusItem) {
-	was := map[string]policyv1alpha1.ResourceHealth{}
+	type state struct {
+		health  policyv1alpha1.ResourceHealth
+		settled bool
+	}
+	was := make(map[string]state, len(prev))
 	for _, p := range prev {
-		was[p.ClusterName] = p.Health
+		was[p.ClusterName] = state{p.Health, p.Settled}
 	}
 	for _, item := range items {
 		before, seen := was[item.ClusterName]
-		if seen && before == item.Health {
+		if !seen || !before.settled || before.health == item.Health {
 			continue
 		}
 		typ := corev1.EventTypeNormal
 		if item.Health == policyv1alpha1.ResourceUnhealthy {
 			typ = corev1.EventTypeWarning
 		}
-		if !seen {
-			before = "none"
-		}
-		r.recorder.Eventf(b, nil, typ, "HealthChanged", "CollectStatus", "cluster %s: %s -> %s", item.ClusterName, before, item.Health)
+		r.recorder.Eventf(b, nil, typ, "HealthChanged", "CollectStatus", "cluster %s: %s -> %s", item.ClusterName, before.health, item.Health)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -93,7 +92,9 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	if err := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace)).
-		WatchesRawSource(source.Channel(memberEvents, &handler.TypedEnqueueRequestForObject[*workv1alpha1.Work]{})).
+		WatchesRawSource(source.Channel(memberEvents, coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
+			return reconcile.Request{NamespacedName: client.ObjectKeyFromObject(w)}, true
+		}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).
 		Complete(wr); err != nil {
 		return err
@@ -110,10 +111,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	}
 
 	rec := mgr.GetEventRecorder(ControllerName)
-	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, o.Workers); err != nil {
+	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, o); err != nil {
 		return err
 	}
-	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, o.Workers)
+	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, o)
 }
 
 // memberReconciler stops a member's informers when its Cluster goes.

@@ -24,13 +24,16 @@
 package workstatus
 
 import (
+	"time"
+
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/health"
 )
 
 // Defaults of Options.
 const (
-	DefaultWorkers = 4
+	DefaultWorkers        = 4
+	DefaultCoalesceWindow = time.Second
 )
 
 // Options configure the Reconciler. Zero values take the defaults.
@@ -42,6 +45,16 @@ type Options struct {
 	Clients *clusterclient.Cache
 	// Health interprets member objects; nil means health.Default().
 	Health *health.Registry
+	// CoalesceWindow is how long a change waits before it is reported
+	// (default 1 s; negative reports at once): a member object's change
+	// before it is written into its Work, a Work's change before it is
+	// aggregated into its binding. A rollout changes a Deployment's status
+	// four or five times in a second or two; within the window those
+	// changes, and the changes of a binding's Works in several members,
+	// become one write instead of one each. Failover's clocks are not
+	// affected: they run on the times recorded, not on when they are
+	// written.
+	CoalesceWindow time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -50,6 +63,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Health == nil {
 		o.Health = health.Default()
+	}
+	switch {
+	case o.CoalesceWindow == 0:
+		o.CoalesceWindow = DefaultCoalesceWindow
+	case o.CoalesceWindow < 0:
+		o.CoalesceWindow = 0
 	}
 	return o
 }

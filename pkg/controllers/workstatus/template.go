@@ -61,8 +61,9 @@ func summedStatus(gk schema.GroupKind, items []workv1alpha1.AggregatedStatusItem
 }
 
 // reflectTemplate writes the summed status into the template's status
-// subresource on the hub when it differs. It reports whether it wrote.
-func reflectTemplate(ctx context.Context, c client.Client, ref workv1alpha1.ObjectReference, items []workv1alpha1.AggregatedStatusItem) (bool, error) {
+// subresource on the hub when it differs, reading the template with
+// reader. It reports whether it wrote.
+func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client, ref workv1alpha1.ObjectReference, items []workv1alpha1.AggregatedStatusItem) (bool, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return false, nil
@@ -73,7 +74,7 @@ func reflectTemplate(ctx context.Context, c client.Client, ref workv1alpha1.Obje
 	}
 	tmpl := &unstructured.Unstructured{}
 	tmpl.SetGroupVersionKind(gv.WithKind(ref.Kind))
-	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, tmpl); err != nil {
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, tmpl); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil // the template is being deleted
 		}

@@ -1,16 +1,10 @@
 package webhook
 
 import (
-	"context"
-	"fmt"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Names of the webhook configuration and its single webhook.
@@ -68,40 +62,4 @@ func Configuration(name string, cc admissionregistrationv1.WebhookClientConfig) 
 			}},
 		}},
 	}
-}
-
-// writeURLConfiguration creates or replaces the configuration name so that
-// it calls url with caBundle: how in-process members, which have no
-// Services, reach a webhook on loopback.
-func writeURLConfiguration(ctx context.Context, c client.Client, name, url string, caBundle []byte) error {
-	desired := Configuration(name, admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caBundle})
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		existing := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		err := c.Get(ctx, client.ObjectKey{Name: name}, existing)
-		if apierrors.IsNotFound(err) {
-			return c.Create(ctx, desired.DeepCopy())
-		}
-		if err != nil {
-			return err
-		}
-		existing.Webhooks = desired.Webhooks
-		return c.Update(ctx, existing)
-	})
-}
-
-// injectCABundle adds caPEM to the caBundle of every webhook of the
-// existing configuration name (deployed with the manifests, pointing at
-// the Service).
-func injectCABundle(ctx context.Context, c client.Client, name string, caPEM []byte, now time.Time) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		existing := &admissionregistrationv1.MutatingWebhookConfiguration{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, existing); err != nil {
-			return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", name, err)
-		}
-		for i := range existing.Webhooks {
-			cc := &existing.Webhooks[i].ClientConfig
-			cc.CABundle = mergeCABundle(cc.CABundle, caPEM, now)
-		}
-		return c.Update(ctx, existing)
-	})
 }

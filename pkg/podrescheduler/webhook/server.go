@@ -3,10 +3,10 @@
 // pod (annotation shepherd.io/excluded-nodes) for the scheduler plugin to
 // honour.
 //
-// The server manages its own TLS: each Start generates a CA and a serving
-// certificate in memory and publishes the CA in the webhook
-// configuration's caBundle, so there is no certificate to provision or
-// rotate. Two ways to reach it:
+// The server manages its own TLS (package webhookserver): each Start
+// generates a CA and a serving certificate in memory and publishes the CA
+// in the webhook configuration's caBundle, so there is no certificate to
+// provision or rotate. Two ways to reach it:
 //   - in-process (Options.URLConfiguration): the server writes the whole
 //     configuration with a url: client config pointing at itself, e.g.
 //     https://127.0.0.1:PORT/mutate-v1-pod for a member of `shepherd up`;
@@ -19,17 +19,17 @@ package webhook
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
 
 // shutdownTimeout bounds how long Stop waits for requests in flight; the
@@ -63,24 +63,14 @@ type Options struct {
 	Logger logr.Logger
 }
 
-// Server is a running webhook server.
-type Server struct {
-	url    string
-	caPEM  []byte
-	srv    *http.Server
-	done   chan struct{}
-	err    error // written before done is closed
-	cancel context.CancelFunc
-}
+// Server is the running webhook server.
+type Server = webhookserver.Server
 
-// Start serves the webhook until ctx ends or Stop is called. It returns
-// once the server listens and the configuration carries its CA.
+// Start serves the webhook until ctx ends or the server is stopped. It
+// returns once the server listens and the configuration carries its CA.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Client == nil {
 		return nil, errors.New("webhook: Options.Client is required")
-	}
-	if opts.BindAddress == "" {
-		opts.BindAddress = "127.0.0.1"
 	}
 	if opts.ConfigurationName == "" {
 		opts.ConfigurationName = DefaultConfigurationName
@@ -89,97 +79,35 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if log.GetSink() == nil {
 		log = logr.Discard()
 	}
-	ip := net.ParseIP(opts.BindAddress)
-	if ip == nil {
-		return nil, fmt.Errorf("webhook: bind address %q is not an IP", opts.BindAddress)
-	}
-	var ips []net.IP
-	if !ip.IsUnspecified() {
-		ips = append(ips, ip)
-	}
-	now := time.Now()
-	certs, err := newSelfSigned(opts.DNSNames, ips, now)
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port)))
-	if err != nil {
-		return nil, fmt.Errorf("webhook: listening: %w", err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	url := "https://" + net.JoinHostPort(opts.BindAddress, strconv.Itoa(port)) + Path
-
 	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &mutator{reader: opts.Client, log: log}},
 		admission.StandaloneOptions{Logger: log, MetricsPath: Path})
 	if err != nil {
-		_ = ln.Close()
 		return nil, err
 	}
-	mux := http.NewServeMux()
-	mux.Handle(Path, hook)
-	ctx, cancel := context.WithCancel(ctx)
-	s := &Server{
-		url:   url,
-		caPEM: certs.caPEM,
-		srv: &http.Server{
-			Handler:           mux,
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{certs.cert}, MinVersion: tls.VersionTLS12},
-			ReadHeaderTimeout: shutdownTimeout,
-		},
-		done:   make(chan struct{}),
-		cancel: cancel,
+	s, err := webhookserver.Start(ctx, webhookserver.Options{
+		Name:            "shepherd-pod-rescheduler-webhook",
+		BindAddress:     opts.BindAddress,
+		Port:            opts.Port,
+		DNSNames:        opts.DNSNames,
+		Routes:          []webhookserver.Route{{Path: Path, Handler: hook}},
+		ShutdownTimeout: shutdownTimeout,
+		Logger:          log,
+	})
+	if err != nil {
+		return nil, err
 	}
-	go s.serve(ctx, ln, log)
-
 	if opts.URLConfiguration {
-		err = writeURLConfiguration(ctx, opts.Client, opts.ConfigurationName, url, certs.caPEM)
+		url := s.URL(Path)
+		err = webhookserver.WriteURLConfiguration(ctx, opts.Client, Configuration(opts.ConfigurationName,
+			admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: s.CABundle()}))
 	} else {
-		err = injectCABundle(ctx, opts.Client, opts.ConfigurationName, certs.caPEM, now)
+		err = webhookserver.InjectCABundle(ctx, opts.Client,
+			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: opts.ConfigurationName}}, s.CABundle(), time.Now())
 	}
 	if err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("webhook: publishing the CA in MutatingWebhookConfiguration %s: %w", opts.ConfigurationName, err)
 	}
-	log.Info("pod rescheduler webhook serving", "url", url, "configuration", opts.ConfigurationName)
+	log.Info("pod rescheduler webhook serving", "url", s.URL(Path), "configuration", opts.ConfigurationName)
 	return s, nil
-}
-
-// serve runs the HTTPS server until ctx ends, then shuts it down.
-func (s *Server) serve(ctx context.Context, ln net.Listener, log logr.Logger) {
-	errCh := make(chan error, 1)
-	go func() { errCh <- s.srv.ServeTLS(ln, "", "") }()
-	var err error
-	select {
-	case err = <-errCh:
-	case <-ctx.Done():
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
-		err = s.srv.Shutdown(shutdownCtx)
-		cancel()
-		<-errCh
-	}
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
-	}
-	if err != nil {
-		log.Error(err, "webhook server stopped")
-	}
-	s.err = err
-	close(s.done)
-}
-
-// URL is the webhook's URL, for a url: client config.
-func (s *Server) URL() string { return s.url }
-
-// CABundle is the PEM CA certificate the serving certificate chains to.
-func (s *Server) CABundle() []byte { return s.caPEM }
-
-// Done is closed once the server has stopped.
-func (s *Server) Done() <-chan struct{} { return s.done }
-
-// Stop stops the server and waits for it; it returns the server's error,
-// if it failed rather than being stopped.
-func (s *Server) Stop() error {
-	s.cancel()
-	<-s.done
-	return s.err
 }

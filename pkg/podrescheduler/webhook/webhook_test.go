@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -82,39 +81,6 @@ func TestMutator(t *testing.T) {
 	}).Build()}
 	if resp := failing.Handle(context.Background(), request(t, podOf("tried", nil))); !resp.Allowed || len(resp.Patches) != 0 {
 		t.Errorf("an error must admit the pod unchanged, got %+v", resp)
-	}
-}
-
-func TestMergeCABundle(t *testing.T) {
-	now := time.Now()
-	var cas [][]byte
-	for range maxCABundleCerts + 2 {
-		s, err := newSelfSigned(nil, nil, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cas = append(cas, s.caPEM)
-	}
-	expired, err := newSelfSigned(nil, nil, now.Add(-2*certValidity))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle := mergeCABundle(expired.caPEM, cas[0], now)
-	if string(bundle) != string(cas[0]) {
-		t.Errorf("expired CA kept")
-	}
-	if again := mergeCABundle(bundle, cas[0], now); string(again) != string(bundle) {
-		t.Errorf("adding the same CA twice changed the bundle")
-	}
-	for _, ca := range cas[1:] {
-		bundle = mergeCABundle(bundle, ca, now)
-	}
-	var want []byte
-	for _, ca := range cas[len(cas)-maxCABundleCerts:] {
-		want = append(want, ca...)
-	}
-	if string(bundle) != string(want) {
-		t.Errorf("bundle does not hold the newest %d CAs", maxCABundleCerts)
 	}
 }
 

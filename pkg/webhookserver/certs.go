@@ -1,4 +1,4 @@
-package webhook
+package webhookserver
 
 import (
 	"crypto/ecdsa"
@@ -32,15 +32,15 @@ type selfSigned struct {
 
 // newSelfSigned creates a CA and a serving certificate for dnsNames and
 // ips. Each webhook process has its own CA; the caBundle of the webhook
-// configuration lists those of all replicas (see mergeCABundle).
-func newSelfSigned(dnsNames []string, ips []net.IP, now time.Time) (*selfSigned, error) {
+// configuration lists those of all replicas (see MergeCABundle).
+func newSelfSigned(name string, dnsNames []string, ips []net.IP, now time.Time) (*selfSigned, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	caTmpl := &x509.Certificate{
 		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "shepherd-pod-rescheduler-webhook-ca"},
+		Subject:               pkix.Name{CommonName: name + "-ca"},
 		NotBefore:             now.Add(-time.Minute),
 		NotAfter:              now.Add(certValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
@@ -61,7 +61,7 @@ func newSelfSigned(dnsNames []string, ips []net.IP, now time.Time) (*selfSigned,
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "shepherd-pod-rescheduler-webhook"},
+		Subject:      pkix.Name{CommonName: name},
 		NotBefore:    now.Add(-time.Minute),
 		NotAfter:     now.Add(certValidity),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -88,11 +88,11 @@ func serial() *big.Int {
 	return n
 }
 
-// mergeCABundle returns bundle with ours appended: other replicas' CAs
+// MergeCABundle returns bundle with ours appended: other replicas' CAs
 // stay trusted (during a rolling update old and new pods serve at once),
 // expired and unparsable entries are dropped, and only the newest
 // maxCABundleCerts are kept.
-func mergeCABundle(bundle, ours []byte, now time.Time) []byte {
+func MergeCABundle(bundle, ours []byte, now time.Time) []byte {
 	var keep [][]byte
 	for rest := bundle; ; {
 		var block *pem.Block

@@ -1,0 +1,133 @@
+package fleetbench
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// RequestCount is how many requests of one verb on one resource the hub's
+// API server served during the measured part of a run.
+type RequestCount struct {
+	Verb        string `json:"verb"`
+	Resource    string `json:"resource"`
+	Subresource string `json:"subresource,omitempty"`
+	Count       int    `json:"count"`
+}
+
+// requestKey names a series of apiserver_request_total without its code
+// and the other labels a run does not compare.
+type requestKey struct{ verb, resource, subresource string }
+
+// hubRequests reads the hub's apiserver_request_total counters, summed
+// over response codes, scopes and components. Watches are left out: they
+// count connections, not work.
+func hubRequests(ctx context.Context, cfg *rest.Config) (map[requestKey]float64, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := dc.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the hub's metrics: %w", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the hub's metrics: %w", err)
+	}
+	out := map[requestKey]float64{}
+	fam, ok := families["apiserver_request_total"]
+	if !ok {
+		return out, nil
+	}
+	for _, m := range fam.GetMetric() {
+		k := requestKey{verb: label(m, "verb"), resource: label(m, "resource"), subresource: label(m, "subresource")}
+		if k.verb == "WATCH" || k.resource == "" {
+			continue
+		}
+		out[k] += m.GetCounter().GetValue()
+	}
+	return out, nil
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// requestDelta returns the requests served between two readings, most
+// first (ties by verb, resource and subresource), the ones above zero only.
+func requestDelta(before, after map[requestKey]float64) []RequestCount {
+	var out []RequestCount
+	for k, v := range after {
+		if n := int(v - before[k]); n > 0 {
+			out = append(out, RequestCount{Verb: k.verb, Resource: k.resource, Subresource: k.subresource, Count: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b RequestCount) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Verb, b.Verb),
+			cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Subresource, b.Subresource))
+	})
+	return out
+}
+
+// ReconcileCount is how many times one controller reconciled during the
+// measured part of a run, and how many of those ended in an error.
+type ReconcileCount struct {
+	Controller string `json:"controller"`
+	Total      int    `json:"total"`
+	Errors     int    `json:"errors"`
+}
+
+// reconciles reads controller-runtime's reconcile counters from this
+// process's registry (the controllers of a local fleet run in it).
+func reconciles() (map[string][2]float64, error) {
+	families, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]float64{}
+	for _, fam := range families {
+		if fam.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			c := out[label(m, "controller")]
+			c[0] += m.GetCounter().GetValue()
+			if label(m, "result") == "error" {
+				c[1] += m.GetCounter().GetValue()
+			}
+			out[label(m, "controller")] = c
+		}
+	}
+	return out, nil
+}
+
+// reconcileDelta returns the reconciles between two readings, most first,
+// ties by controller name.
+func reconcileDelta(before, after map[string][2]float64) []ReconcileCount {
+	var out []ReconcileCount
+	for name, v := range after {
+		if n := int(v[0] - before[name][0]); n > 0 {
+			out = append(out, ReconcileCount{Controller: name, Total: n, Errors: int(v[1] - before[name][1])})
+		}
+	}
+	slices.SortFunc(out, func(a, b ReconcileCount) int {
+		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Controller, b.Controller))
+	})
+	return out
+}

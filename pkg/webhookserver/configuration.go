@@ -1,0 +1,89 @@
+package webhookserver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Configuration is a MutatingWebhookConfiguration or a
+// ValidatingWebhookConfiguration.
+type Configuration interface {
+	*admissionregistrationv1.MutatingWebhookConfiguration | *admissionregistrationv1.ValidatingWebhookConfiguration
+	client.Object
+}
+
+// WriteURLConfiguration creates desired, or replaces the webhooks of the
+// stored configuration of its name with desired's: how an in-process hub
+// or member, which has no Services, reaches a webhook on loopback.
+func WriteURLConfiguration[C Configuration](ctx context.Context, c client.Client, desired C) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		existing := newLike(desired)
+		err := c.Get(ctx, client.ObjectKeyFromObject(desired), existing)
+		if apierrors.IsNotFound(err) {
+			return c.Create(ctx, desired.DeepCopyObject().(C))
+		}
+		if err != nil {
+			return err
+		}
+		setWebhooksFrom(existing, desired)
+		return c.Update(ctx, existing)
+	})
+}
+
+// InjectCABundle adds caPEM to the caBundle of every webhook of the
+// existing configuration named like obj (deployed with the manifests,
+// pointing at a Service).
+func InjectCABundle[C Configuration](ctx context.Context, c client.Client, obj C, caPEM []byte, now time.Time) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		existing := newLike(obj)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
+			return fmt.Errorf("reading the webhook configuration %s: %w", obj.GetName(), err)
+		}
+		for _, cc := range clientConfigs(existing) {
+			cc.CABundle = MergeCABundle(cc.CABundle, caPEM, now)
+		}
+		return c.Update(ctx, existing)
+	})
+}
+
+// newLike returns an empty configuration of obj's kind.
+func newLike[C Configuration](obj C) C {
+	var out client.Object
+	switch any(obj).(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		out = &admissionregistrationv1.MutatingWebhookConfiguration{}
+	default:
+		out = &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	}
+	return out.(C)
+}
+
+func setWebhooksFrom[C Configuration](dst, src C) {
+	switch d := any(dst).(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		d.Webhooks = any(src).(*admissionregistrationv1.MutatingWebhookConfiguration).Webhooks
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		d.Webhooks = any(src).(*admissionregistrationv1.ValidatingWebhookConfiguration).Webhooks
+	}
+}
+
+func clientConfigs[C Configuration](obj C) []*admissionregistrationv1.WebhookClientConfig {
+	var out []*admissionregistrationv1.WebhookClientConfig
+	switch o := any(obj).(type) {
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for i := range o.Webhooks {
+			out = append(out, &o.Webhooks[i].ClientConfig)
+		}
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for i := range o.Webhooks {
+			out = append(out, &o.Webhooks[i].ClientConfig)
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+// Package webhookserver serves admission webhooks over HTTPS with a
+// self-managed certificate, and publishes that certificate's CA in the
+// webhook configurations that call them.
+//
+// Each Start generates a CA and a serving certificate in memory, so there
+// is no certificate to provision or rotate. A configuration reaches the
+// server one of two ways:
+//   - in-process, as in `shepherd up` (WriteURLConfiguration): the whole
+//     configuration is written with a url: client config pointing at the
+//     server on loopback, e.g. https://127.0.0.1:PORT/validate-...;
+//   - in a cluster (InjectCABundle): the configuration is deployed with a
+//     service: client config, and only the CA is added to it. Replicas
+//     each add their own; MergeCABundle keeps the newest few.
+//
+// The pod rescheduler's mutating webhook (package podrescheduler/webhook)
+// and the HealthInterpreter validating webhook (package health/cel) use it.
+package webhookserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Route is a handler and the path it serves.
+type Route struct {
+	Path    string
+	Handler http.Handler
+}
+
+// Options configure a server.
+type Options struct {
+	// Name is the serving certificate's common name (its CA's is Name-ca).
+	Name string
+	// BindAddress is the IP to listen on (default 127.0.0.1; 0.0.0.0 in a
+	// pod).
+	BindAddress string
+	// Port to listen on; 0 picks a free one.
+	Port int
+	// DNSNames are extra names for the serving certificate, e.g. the
+	// Service's "NAME.NAMESPACE.svc". The bind address, when it is a
+	// specific IP, is always included.
+	DNSNames []string
+	// Routes are served in this order of registration.
+	Routes []Route
+	// ShutdownTimeout bounds how long Stop waits for requests in flight
+	// (default 5 s).
+	ShutdownTimeout time.Duration
+	// Logger receives the server's logs (default: discard).
+	Logger logr.Logger
+}
+
+// Server is a running webhook server.
+type Server struct {
+	base   string
+	caPEM  []byte
+	srv    *http.Server
+	done   chan struct{}
+	err    error // written before done is closed
+	cancel context.CancelFunc
+}
+
+// Start listens and serves until ctx ends or Stop is called.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Name == "" {
+		return nil, errors.New("webhookserver: Options.Name is required")
+	}
+	if opts.BindAddress == "" {
+		opts.BindAddress = "127.0.0.1"
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 5 * time.Second
+	}
+	log := opts.Logger
+	if log.GetSink() == nil {
+		log = logr.Discard()
+	}
+	ip := net.ParseIP(opts.BindAddress)
+	if ip == nil {
+		return nil, fmt.Errorf("webhook bind address %q is not an IP", opts.BindAddress)
+	}
+	var ips []net.IP
+	if !ip.IsUnspecified() {
+		ips = append(ips, ip)
+	}
+	certs, err := newSelfSigned(opts.Name, opts.DNSNames, ips, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	for _, r := range opts.Routes {
+		mux.Handle(r.Path, r.Handler)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port)))
+	if err != nil {
+		return nil, fmt.Errorf("webhook: listening: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Server{
+		base:  "https://" + net.JoinHostPort(opts.BindAddress, strconv.Itoa(port)),
+		caPEM: certs.caPEM,
+		srv: &http.Server{
+			Handler:           mux,
+			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{certs.cert}, MinVersion: tls.VersionTLS12},
+			ReadHeaderTimeout: opts.ShutdownTimeout,
+		},
+		done:   make(chan struct{}),
+		cancel: cancel,
+	}
+	go s.serve(ctx, ln, opts.ShutdownTimeout, log)
+	return s, nil
+}
+
+// serve runs the HTTPS server until ctx ends, then shuts it down.
+func (s *Server) serve(ctx context.Context, ln net.Listener, timeout time.Duration, log logr.Logger) {
+	errCh := make(chan error, 1)
+	go func() { errCh <- s.srv.ServeTLS(ln, "", "") }()
+	var err error
+	select {
+	case err = <-errCh:
+	case <-ctx.Done():
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		err = s.srv.Shutdown(shutdownCtx)
+		cancel()
+		<-errCh
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	if err != nil {
+		log.Error(err, "webhook server stopped")
+	}
+	s.err = err
+	close(s.done)
+}
+
+// URL is the address of path on this server, for a url: client config.
+func (s *Server) URL(path string) string { return s.base + path }
+
+// CABundle is the PEM CA certificate the serving certificate chains to.
+func (s *Server) CABundle() []byte { return s.caPEM }
+
+// Done is closed once the server has stopped.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Stop stops the server and waits for it; it returns the server's error,
+// if it failed rather than being stopped.
+func (s *Server) Stop() error {
+	s.cancel()
+	<-s.done
+	return s.err
+}

@@ -1,0 +1,97 @@
+package webhookserver
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestMergeCABundle(t *testing.T) {
+	now := time.Now()
+	var cas [][]byte
+	for range maxCABundleCerts + 2 {
+		s, err := newSelfSigned("test", nil, nil, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cas = append(cas, s.caPEM)
+	}
+	expired, err := newSelfSigned("test", nil, nil, now.Add(-2*certValidity))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := MergeCABundle(expired.caPEM, cas[0], now)
+	if string(bundle) != string(cas[0]) {
+		t.Errorf("expired CA kept")
+	}
+	if again := MergeCABundle(bundle, cas[0], now); string(again) != string(bundle) {
+		t.Errorf("adding the same CA twice changed the bundle")
+	}
+	for _, ca := range cas[1:] {
+		bundle = MergeCABundle(bundle, ca, now)
+	}
+	var want []byte
+	for _, ca := range cas[len(cas)-maxCABundleCerts:] {
+		want = append(want, ca...)
+	}
+	if string(bundle) != string(want) {
+		t.Errorf("bundle does not hold the newest %d CAs", maxCABundleCerts)
+	}
+}
+
+
+// TestServe calls a route over TLS, trusting only the server's CA, and
+// stops the server.
+func TestServe(t *testing.T) {
+	s, err := Start(context.Background(), Options{
+		Name: "test",
+		Routes: []Route{{Path: "/hello", Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "hello")
+		})}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(s.CABundle()) {
+		t.Fatal("CA bundle holds no certificate")
+	}
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	for _, tc := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/hello", http.StatusOK, "hello"},
+		{"/other", http.StatusNotFound, ""},
+	} {
+		resp, err := c.Get(s.URL(tc.path))
+		if err != nil {
+			t.Fatalf("GET %s: %v", tc.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || (tc.body != "" && string(body) != tc.body) {
+			t.Errorf("GET %s = %d %q, want %d %q", tc.path, resp.StatusCode, body, tc.code, tc.body)
+		}
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := c.Get(s.URL("/hello")); err == nil {
+		t.Error("the server still answers after Stop")
+	}
+}
+
+func TestStartRefusesBadOptions(t *testing.T) {
+	for _, o := range []Options{{}, {Name: "x", BindAddress: "localhost"}} {
+		if s, err := Start(context.Background(), o); err == nil {
+			_ = s.Stop()
+			t.Errorf("Start(%+v) succeeded", o)
+		}
+	}
+}
