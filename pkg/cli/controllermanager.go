@@ -10,12 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 )
 
 func newControllerManagerCommand() *cobra.Command {
 	var (
 		hub     hubFlags
 		opts    controllermanager.Options
+		webhook healthcel.WebhookOptions
 		verbose int
 	)
 	cmd := &cobra.Command{
@@ -28,10 +30,25 @@ cluster status controller.
 
 Run two or more replicas with --leader-elect: one acts, the others wait.
 Prometheus metrics are served on --metrics-bind-address and /healthz and
-/readyz on --health-probe-bind-address. config/deploy holds manifests for
-running it in the hub cluster.`,
+/readyz on --health-probe-bind-address.
+
+With --webhook-port, every replica also serves the validating webhook that
+refuses a HealthInterpreter whose CEL expression does not compile. It makes
+its own certificate and adds its CA to the ValidatingWebhookConfiguration
+deployed from config/controllermanager/webhook.yaml (the Service there
+selects the controller manager's pods); with --webhook-url-configuration it
+writes the configuration itself, pointing at --webhook-bind-address, for a
+hub that reaches this process directly.`,
 		Example: `  shepherd controller-manager --hub-kubeconfig hub.kubeconfig \
-    --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081`,
+    --leader-elect --metrics-bind-address :8080 --health-probe-bind-address :8081
+
+  # in the hub cluster, with the webhook behind the Service of config/controllermanager
+  shepherd controller-manager --webhook-port 9443 \
+    --webhook-dns-name shepherd-webhook.shepherd-system.svc
+
+  # beside a hub started with "shepherd up --no-controllers"
+  shepherd controller-manager --hub-kubeconfig .shepherd/kubeconfig \
+    --webhook-port 9443 --webhook-bind-address 127.0.0.1 --webhook-url-configuration`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.QPS <= 0 || opts.Burst <= 0 {
@@ -39,6 +56,12 @@ running it in the hub cluster.`,
 			}
 			if opts.Scheduling.Workers < 0 || opts.Execution.Workers < 0 {
 				return fmt.Errorf("--scheduler-workers and --execution-workers must not be negative (0 takes the default)")
+			}
+			if webhook.Port < 0 || webhook.Port > 65535 {
+				return fmt.Errorf("--webhook-port %d is not a port: use 1-65535, or 0 for no webhook", webhook.Port)
+			}
+			if webhook.Port > 0 {
+				opts.Webhook = &webhook
 			}
 			cfg, err := hub.restConfig()
 			if err != nil {
@@ -67,10 +90,15 @@ running it in the hub cluster.`,
 	f.StringVar(&opts.Namespace, "namespace", controllermanager.DefaultNamespace, "namespace of the leader-election lease")
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
 	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
-	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 8)")
+	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")
 	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 8)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")
+	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the HealthInterpreter validating webhook on this port (0: no webhook)")
+	f.StringVar(&webhook.BindAddress, "webhook-bind-address", "0.0.0.0", "IP the webhook listens on")
+	f.StringSliceVar(&webhook.DNSNames, "webhook-dns-name", nil, "DNS name of the webhook's certificate, e.g. the Service's NAME.NAMESPACE.svc (repeatable)")
+	f.StringVar(&webhook.ConfigurationName, "webhook-configuration", healthcel.DefaultWebhookConfigurationName, "ValidatingWebhookConfiguration to publish the webhook's CA in")
+	f.BoolVar(&webhook.URLConfiguration, "webhook-url-configuration", false, "write the whole webhook configuration with a url: pointing at --webhook-bind-address, instead of adding the CA to the deployed one")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
 }

@@ -16,6 +16,8 @@ func TestControllerManagerRejectsBadFlags(t *testing.T) {
 		{[]string{"--kube-api-qps", "0"}, "--kube-api-qps 0 and --kube-api-burst 1000 must both be positive"},
 		{[]string{"--kube-api-burst", "-1"}, "must both be positive"},
 		{[]string{"--scheduler-workers", "-2"}, "--scheduler-workers and --execution-workers must not be negative"},
+		{[]string{"--webhook-port", "70000"}, "--webhook-port 70000 is not a port"},
+		{[]string{"--webhook-port", "-1"}, "--webhook-port -1 is not a port"},
 		{[]string{}, "loading the hub kubeconfig " + missing},
 	} {
 		cmd := NewRootCommand()

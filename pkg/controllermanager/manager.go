@@ -6,9 +6,13 @@ package controllermanager
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,6 +67,11 @@ type Options struct {
 	// GracefulShutdownTimeout bounds how long the controllers may take to
 	// stop (default 30 s, controller-runtime's).
 	GracefulShutdownTimeout time.Duration
+
+	// Webhook, when set, serves the HealthInterpreter validating webhook
+	// (package health/cel) on every replica, leader or not: the API server
+	// may call any of them. Readiness waits for its CA to be published.
+	Webhook *healthcel.WebhookOptions
 
 	Detector      detector.Options
 	Scheduling    scheduling.Options
@@ -126,10 +135,56 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
+	if opts.Webhook != nil {
+		if err := addWebhook(mgr, cfg, *opts.Webhook); err != nil {
+			return nil, err
+		}
+	}
 	if err := setup(mgr, opts); err != nil {
 		return nil, err
 	}
 	return mgr, nil
+}
+
+// webhookRunnable serves the validating webhook for as long as the
+// manager runs.
+type webhookRunnable struct {
+	client client.Client
+	opts   healthcel.WebhookOptions
+	ready  atomic.Bool
+}
+
+// NeedLeaderElection: every replica serves admission requests.
+func (w *webhookRunnable) NeedLeaderElection() bool { return false }
+
+func (w *webhookRunnable) Start(ctx context.Context) error {
+	s, err := healthcel.ServeWebhook(ctx, w.client, w.opts, logr.FromContextOrDiscard(ctx).WithName("webhook"))
+	if err != nil {
+		return err
+	}
+	w.ready.Store(true)
+	<-s.Done()
+	return nil
+}
+
+func (w *webhookRunnable) check(*http.Request) error {
+	if !w.ready.Load() {
+		return errors.New("the HealthInterpreter webhook is not serving yet")
+	}
+	return nil
+}
+
+func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o healthcel.WebhookOptions) error {
+	// Uncached: it writes the webhook configuration before the cache runs.
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	w := &webhookRunnable{client: c, opts: o}
+	if err := mgr.Add(w); err != nil {
+		return err
+	}
+	return mgr.AddReadyzCheck("webhook", w.check)
 }
 
 // setup registers the controllers in the order a template travels: detector,

@@ -23,12 +23,14 @@ import (
 	"github.com/shepherd-io/shepherd/config/crd"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/schedplugin"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
 
 // Options describe the local fleet.
@@ -57,6 +59,8 @@ type Fleet struct {
 
 	// podReschedulers run each member's pod rescheduler and webhook.
 	podReschedulers []*podrescheduler.Rescheduler
+	// webhook validates HealthInterpreters for the hub.
+	webhook *webhookserver.Server
 
 	cancel       context.CancelFunc
 	stopClusters context.CancelFunc
@@ -118,6 +122,12 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	}
 	var mgrErr <-chan error
 	if !opts.NoControllers {
+		// The hub's validating webhook answers before the controllers
+		// start, so nothing is admitted unchecked once Start returns.
+		labelled(ctx, "controllers", func(ctx context.Context) { f.webhook, err = startWebhook(ctx, hubCfg, log) })
+		if err != nil {
+			return fail(err)
+		}
 		labelled(ctx, "controllers", func(ctx context.Context) {
 			mgrErr, err = startControllers(ctx, hubCfg, opts.Controllers, log)
 		})
@@ -210,6 +220,20 @@ func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllerm
 	return errc, nil
 }
 
+// startWebhook serves the HealthInterpreter validating webhook on
+// loopback and points the hub's configuration at it.
+func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*webhookserver.Server, error) {
+	c, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	s, err := healthcel.ServeWebhook(ctx, c, healthcel.WebhookOptions{URLConfiguration: true}, log.WithName("webhook"))
+	if err != nil {
+		return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
+	}
+	return s, nil
+}
+
 // startPodReschedulers runs, for every member, the controller that
 // recreates pods failing on a node and the webhook that tells the new pod
 // which nodes to avoid (docs/pod-rescheduling.md).
@@ -250,6 +274,9 @@ func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 	}
 	for _, r := range f.podReschedulers {
 		_ = r.Wait()
+	}
+	if f.webhook != nil {
+		<-f.webhook.Done()
 	}
 	f.stopClusters()
 	f.waitComponents()

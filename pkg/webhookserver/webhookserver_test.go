@@ -43,7 +43,6 @@ func TestMergeCABundle(t *testing.T) {
 	}
 }
 
-
 // TestServe calls a route over TLS, trusting only the server's CA, and
 // stops the server.
 func TestServe(t *testing.T) {

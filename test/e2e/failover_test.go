@@ -3,17 +3,20 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestApplicationFailoverGraciously: web runs on member1, its pods there
@@ -151,22 +154,23 @@ spreadConstraints:
 
 // TestCELInterpreterDrivesFailover: a HealthInterpreter makes ConfigMaps
 // with healthy: "false" Unhealthy; flipping it on member1 moves the
-// ConfigMap to member2. A broken expression is marked Compiled=False.
+// ConfigMap to member2. A broken expression is refused by the webhook
+// that `shepherd up` serves.
 func TestCELInterpreterDrivesFailover(t *testing.T) {
 	const ns = "failover-cel"
 	applyExample(t, "configmap-health.yaml")
-	applyExample(t, "healthinterpreter-broken.yaml")
-	eventually(t, "broken interpreter marked", func() error {
-		hi := &configv1alpha1.HealthInterpreter{}
-		if err := hub.Get(context.Background(), client.ObjectKey{Name: "zz-broken-example"}, hi); err != nil {
-			return err
-		}
-		c := meta.FindStatusCondition(hi.Status.Conditions, configv1alpha1.ConditionCompiled)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != configv1alpha1.ReasonCompileError || c.Message == "" {
-			return fmt.Errorf("conditions %+v", hi.Status.Conditions)
-		}
-		return nil
-	})
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "failover", "healthinterpreter-refused.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := testenv.DecodeYAML(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = hub.Create(context.Background(), objs[0])
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.health.expression") || !strings.Contains(err.Error(), "does not compile") {
+		t.Fatalf("creating a HealthInterpreter that does not compile: want Invalid naming spec.health.expression, got %v", err)
+	}
 	waitPlaced(t, ns, "feature-flags", "ConfigMap", func(got map[string]int32) error {
 		if _, ok := got["member1"]; !ok || len(got) != 1 {
 			return fmt.Errorf("targets %v, want member1", got)

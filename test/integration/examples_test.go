@@ -2,14 +2,18 @@ package integration
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestExamplesApply applies every YAML file under examples/ (and docs'
-// examples) to the hub: the documentation's YAML must be valid.
+// examples) to the hub: the documentation's YAML must be valid. A file
+// named *-refused.yaml shows an object the API refuses: applying it must
+// fail with the message of its "# refused with:" comment.
 func TestExamplesApply(t *testing.T) {
 	files, err := testenv.YAMLFiles(filepath.Join("..", "..", "examples"))
 	if err != nil {
@@ -20,6 +24,14 @@ func TestExamplesApply(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.ToSlash(f), func(t *testing.T) {
+			if strings.HasSuffix(f, "-refused.yaml") {
+				want := refusedWith(t, f)
+				_, err := hub.ApplyFile(context.Background(), f)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("applying %s: want an error containing %q, got %v", f, want, err)
+				}
+				return
+			}
 			objs, err := hub.ApplyFile(context.Background(), f)
 			if err != nil {
 				t.Fatalf("applying %s: %v", f, err)
@@ -29,4 +41,20 @@ func TestExamplesApply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refusedWith returns the text of the file's "# refused with:" comment.
+func refusedWith(t *testing.T, file string) string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if want, ok := strings.CutPrefix(line, "# refused with: "); ok {
+			return strings.TrimSpace(want)
+		}
+	}
+	t.Fatalf("%s has no \"# refused with:\" comment", file)
+	return ""
 }

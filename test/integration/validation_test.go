@@ -236,6 +236,29 @@ spec:
   target: {apiVersion: v1, kind: ConfigMap}
   health: {expression: "` + strings.Repeat("x", 4097) + `"}
 `, []string{"spec.health.expression", "may not be more than 4096"}},
+		// The two below are refused by the HealthInterpreter webhook
+		// (started in TestMain), not by the schema.
+		{"health interpreter expression that does not compile", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-syntax}
+spec:
+  target: {apiVersion: v1, kind: ConfigMap}
+  health: {expression: "observedObj.data.healthy =="}
+`, []string{"healthinterpreters.config.shepherd.io", "spec.health.expression", "does not compile", "Syntax error"}},
+		{"health interpreter expression of the wrong type", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-type}
+spec:
+  target: {apiVersion: v1, kind: ConfigMap}
+  health: {expression: "size(observedObj.data)"}
+`, []string{"spec.health.expression", "must return a string"}},
+		{"health interpreter with a malformed apiVersion", `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: bad-apiversion}
+spec:
+  target: {apiVersion: a/b/c, kind: ConfigMap}
+  health: {expression: "true"}
+`, []string{"spec.target.apiVersion", "GROUP/VERSION"}},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {
@@ -306,5 +329,43 @@ func unwrapStatus(err error) error {
 			return err
 		}
 		err = next
+	}
+}
+
+// TestHealthInterpreterWebhookOnUpdate: an update that breaks a stored
+// rule is refused and the rule stays; one that fixes nothing but labels
+// goes through.
+func TestHealthInterpreterWebhookOnUpdate(t *testing.T) {
+	ctx := context.Background()
+	const good = `apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata: {name: update-me}
+spec:
+  target: {apiVersion: example.io/v1, kind: Widget}
+  health: {expression: "has(observedObj.status) ? 'Healthy' : 'Unknown'"}
+`
+	objs, err := hub.Apply(ctx, []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := objs[0]
+	bad := strings.Replace(good, "'Unknown'", "", 1)
+	if _, err := hub.Apply(ctx, []byte(bad)); err == nil || !strings.Contains(err.Error(), "spec.health.expression") {
+		t.Fatalf("breaking update: want a refusal naming spec.health.expression, got %v", err)
+	}
+	ri, err := hub.Resource(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ri.Get(ctx, before.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.GetResourceVersion() != before.GetResourceVersion() {
+		t.Errorf("resourceVersion moved from %s to %s after a refused update", before.GetResourceVersion(), after.GetResourceVersion())
+	}
+	labelled := strings.Replace(good, "metadata: {name: update-me}", "metadata: {name: update-me, labels: {team: a}}", 1)
+	if _, err := hub.Apply(ctx, []byte(labelled)); err != nil {
+		t.Fatalf("a label change was refused: %v", err)
 	}
 }

@@ -1,0 +1,184 @@
+package cel
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/pkg/webhookserver"
+)
+
+// Names of the validating webhook and its configuration.
+const (
+	DefaultWebhookConfigurationName = "shepherd-healthinterpreter"
+	WebhookName                     = "healthinterpreters.config.shepherd.io"
+	// ValidatePath is where the webhook is served.
+	ValidatePath = "/validate-config-shepherd-io-v1alpha1-healthinterpreter"
+)
+
+// webhookTimeoutSeconds: compiling one expression takes well under a
+// millisecond; the rest is the round trip.
+const webhookTimeoutSeconds = 5
+
+// Validate returns what is wrong with hi that the CRD's schema cannot
+// say: whether its expression compiles, and whether its apiVersion parses.
+// Each error names the field, the value and what to do.
+func Validate(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if _, err := schema.ParseGroupVersion(hi.Spec.Target.APIVersion); err != nil {
+		errs = append(errs, field.Invalid(spec.Child("target", "apiVersion"), hi.Spec.Target.APIVersion,
+			"must be GROUP/VERSION or VERSION, e.g. apps/v1 or v1"))
+	}
+	if _, err := Compile(hi.Spec.Health.Expression); err != nil {
+		errs = append(errs, field.Invalid(spec.Child("health", "expression"), hi.Spec.Health.Expression,
+			fmt.Sprintf("does not compile: %v; fix the CEL expression (see docs/failover.md#health-interpreters-in-cel)", err)))
+	}
+	return errs
+}
+
+// validator is the admission handler.
+type validator struct {
+	decoder admission.Decoder
+}
+
+// Handle admits a HealthInterpreter whose rule compiles. An update that
+// leaves the spec alone is always admitted, so that an object stored
+// before this webhook existed (or while it was down) can still get its
+// finalizers, labels or status changed, or be deleted.
+func (v *validator) Handle(_ context.Context, req admission.Request) admission.Response {
+	hi := &configv1alpha1.HealthInterpreter{}
+	if err := v.decoder.Decode(req, hi); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		old := &configv1alpha1.HealthInterpreter{}
+		if err := v.decoder.DecodeRaw(req.OldObject, old); err == nil && old.Spec == hi.Spec {
+			return admission.Allowed("spec unchanged")
+		}
+	}
+	if errs := Validate(hi); len(errs) > 0 {
+		// Invalid (422) with a cause per field, as the API server's own
+		// schema validation answers: kubectl prints the same kind of
+		// error whichever check refused the object.
+		status := apierrors.NewInvalid(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(), hi.Name, errs).Status()
+		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+	}
+	return admission.Allowed("")
+}
+
+// NewValidatingHandler returns the webhook's HTTP handler.
+func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
+	return admission.StandaloneWebhook(&admission.Webhook{Handler: &validator{decoder: admission.NewDecoder(scheme.Scheme)}},
+		admission.StandaloneOptions{Logger: log, MetricsPath: ValidatePath})
+}
+
+// WebhookConfiguration is the ValidatingWebhookConfiguration calling the
+// webhook at cc on every creation and update of a HealthInterpreter.
+// config/controllermanager/webhook.yaml is the same object with a Service
+// client config; a test keeps them in sync.
+//
+// failurePolicy Fail: a rule that was not checked is not admitted. Only
+// HealthInterpreters are covered, so a webhook that is down blocks
+// nothing else; the health-interpreter controller still refuses to use a
+// rule that does not compile (condition Compiled=False), whatever got in.
+func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		TypeMeta: metav1.TypeMeta{
+			APIVersion: admissionregistrationv1.SchemeGroupVersion.String(),
+			Kind:       "ValidatingWebhookConfiguration",
+		},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         WebhookName,
+			ClientConfig: cc,
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{
+					APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
+					APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
+					Resources:   []string{"healthinterpreters"},
+					Scope:       ptr.To(admissionregistrationv1.ClusterScope),
+				},
+			}},
+			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+			MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
+			NamespaceSelector:       &metav1.LabelSelector{},
+			ObjectSelector:          &metav1.LabelSelector{},
+			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
+// WebhookOptions configure ServeWebhook.
+type WebhookOptions struct {
+	// BindAddress and Port to listen on (defaults 127.0.0.1 and a free
+	// port).
+	BindAddress string
+	Port        int
+	// DNSNames are extra names for the serving certificate, e.g. the
+	// Service's "NAME.NAMESPACE.svc".
+	DNSNames []string
+	// ConfigurationName is the ValidatingWebhookConfiguration to publish
+	// the CA in (default DefaultWebhookConfigurationName).
+	ConfigurationName string
+	// URLConfiguration writes the whole configuration with a url: client
+	// config pointing at this server (an in-process hub, which has no
+	// Services); otherwise the configuration must exist (deployed from
+	// config/controllermanager) and only its caBundle is updated.
+	URLConfiguration bool
+}
+
+// ServeWebhook serves the validating webhook until ctx ends, after
+// publishing its CA with c (an uncached client of the hub). It returns
+// once the webhook is reachable, with the server.
+func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log logr.Logger) (*webhookserver.Server, error) {
+	if o.ConfigurationName == "" {
+		o.ConfigurationName = DefaultWebhookConfigurationName
+	}
+	h, err := NewValidatingHandler(log)
+	if err != nil {
+		return nil, err
+	}
+	s, err := webhookserver.Start(ctx, webhookserver.Options{
+		Name:        "shepherd-healthinterpreter-webhook",
+		BindAddress: o.BindAddress,
+		Port:        o.Port,
+		DNSNames:    o.DNSNames,
+		Routes:      []webhookserver.Route{{Path: ValidatePath, Handler: h}},
+		Logger:      log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.URLConfiguration {
+		url := s.URL(ValidatePath)
+		err = webhookserver.WriteURLConfiguration(ctx, c, WebhookConfiguration(o.ConfigurationName,
+			admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: s.CABundle()}))
+	} else {
+		err = webhookserver.InjectCABundle(ctx, c,
+			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: o.ConfigurationName}}, s.CABundle(), time.Now())
+	}
+	if err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("publishing the CA in ValidatingWebhookConfiguration %s: %w", o.ConfigurationName, err)
+	}
+	log.Info("HealthInterpreter webhook serving", "url", s.URL(ValidatePath), "configuration", o.ConfigurationName)
+	return s, nil
+}

@@ -1,0 +1,115 @@
+package cel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/yaml"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+func interpreter(apiVersion, expr string) *configv1alpha1.HealthInterpreter {
+	hi := &configv1alpha1.HealthInterpreter{}
+	hi.SetGroupVersionKind(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter"))
+	hi.Name = "rule"
+	hi.Spec.Target = configv1alpha1.HealthTarget{APIVersion: apiVersion, Kind: "Widget"}
+	hi.Spec.Health.Expression = expr
+	return hi
+}
+
+func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtension {
+	t.Helper()
+	if hi == nil {
+		return runtime.RawExtension{}
+	}
+	b, err := json.Marshal(hi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
+func TestValidatingWebhook(t *testing.T) {
+	const good = `observedObj.status.ready ? "Healthy" : "Unhealthy"`
+	const broken = `observedObj.status.ready ? "Healthy"`
+	v := &validator{decoder: admission.NewDecoder(scheme.Scheme)}
+	cases := []struct {
+		name      string
+		op        admissionv1.Operation
+		obj, old  *configv1alpha1.HealthInterpreter
+		allowed   bool
+		wantInMsg []string
+	}{
+		{"good rule created", admissionv1.Create, interpreter("example.io/v1", good), nil, true, nil},
+		{"broken rule refused at creation", admissionv1.Create, interpreter("example.io/v1", broken), nil, false,
+			[]string{"spec.health.expression", "does not compile", "Syntax error", "fix the CEL expression"}},
+		{"wrong result type refused", admissionv1.Create, interpreter("example.io/v1", `1 + 2`), nil, false,
+			[]string{"spec.health.expression", "must return a string"}},
+		{"unknown variable refused", admissionv1.Create, interpreter("example.io/v1", `object.status.ready`), nil, false,
+			[]string{"spec.health.expression", "undeclared reference to 'object'"}},
+		{"bad apiVersion refused", admissionv1.Create, interpreter("a/b/c", good), nil, false,
+			[]string{"spec.target.apiVersion", "GROUP/VERSION"}},
+		{"update breaking the rule refused", admissionv1.Update, interpreter("example.io/v1", broken), interpreter("example.io/v1", good), false,
+			[]string{"spec.health.expression"}},
+		{"update fixing the rule admitted", admissionv1.Update, interpreter("example.io/v1", good), interpreter("example.io/v1", broken), true, nil},
+		{"update leaving a stored broken rule alone admitted", admissionv1.Update, interpreter("example.io/v1", broken), interpreter("example.io/v1", broken), true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				Operation: tc.op, Object: raw(t, tc.obj), OldObject: raw(t, tc.old),
+			}}
+			resp := v.Handle(context.Background(), req)
+			if resp.Allowed != tc.allowed {
+				t.Fatalf("allowed = %v, want %v (%v)", resp.Allowed, tc.allowed, resp.Result)
+			}
+			for _, want := range tc.wantInMsg {
+				if resp.Result == nil || !strings.Contains(resp.Result.Message, want) {
+					t.Errorf("message %q does not contain %q", resp.Result.Message, want)
+				}
+			}
+		})
+	}
+}
+
+// TestWebhookManifestMatchesConfiguration keeps the deployable
+// configuration and the in-process one the same apart from how the
+// webhook is reached.
+func TestWebhookManifestMatchesConfiguration(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "controllermanager", "webhook.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest *admissionregistrationv1.ValidatingWebhookConfiguration
+	for doc := range bytes.SplitSeq(data, []byte("\n---\n")) {
+		var obj admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := yaml.UnmarshalStrict(doc, &obj); err == nil && obj.Kind == "ValidatingWebhookConfiguration" {
+			manifest = &obj
+		}
+	}
+	if manifest == nil {
+		t.Fatal("no ValidatingWebhookConfiguration in webhook.yaml")
+	}
+	want := WebhookConfiguration(DefaultWebhookConfigurationName, manifest.Webhooks[0].ClientConfig)
+	if !reflect.DeepEqual(manifest, want) {
+		got, _ := yaml.Marshal(manifest)
+		w, _ := yaml.Marshal(want)
+		t.Errorf("webhook.yaml differs from WebhookConfiguration():\n%s\nwant:\n%s", got, w)
+	}
+	if svc := manifest.Webhooks[0].ClientConfig.Service; svc == nil || ptr.Deref(svc.Path, "") != ValidatePath {
+		t.Errorf("webhook.yaml must call the Service at %s", ValidatePath)
+	}
+}
