@@ -91,11 +91,6 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	w.SetName(names.WorkName(ref.Namespace, ref.Name))
 	w.SetLabels(names.WorkLabels(ref, cluster))
 	w.SetAnnotations(map[string]string{names.AnnotationBinding: ref.String()})
-	// The execution controller's finalizer comes with the Work, rather than
-	// in a patch of the execution controller's first reconcile: one write
-	// less per Work, and no window in which a new Work could be deleted
-	// before its finalizer holds it until the member is cleaned up.
-	w.SetFinalizers([]string{workv1alpha1.FinalizerWork})
 	return w
 }
 
