@@ -71,13 +71,20 @@ hub's API server.`,
 				return enc.Encode(rep)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "members\t%d\ndeployments\t%d\npolicies\t%d\n", rep.Members, rep.Deployments, rep.Policies)
+			members := fmt.Sprint(rep.Members)
+			if rep.MembersAPIOnly {
+				members += " (API only)"
+			}
+			fmt.Fprintf(w, "members\t%s\ndeployments\t%d\npolicies\t%d\n", members, rep.Deployments, rep.Policies)
 			fmt.Fprintf(w, "fleet start\t%.1f s\ncreate\t%.1f s\n", rep.FleetStartSeconds, rep.CreateSeconds)
 			fmt.Fprintf(w, "all scheduled after\t%.1f s\nall applied after\t%.1f s (%d works)\n", rep.ScheduledSeconds, rep.AppliedSeconds, rep.Works)
 			fmt.Fprintf(w, "bindings scheduled/s\t%.0f (from the first Deployment created)\n", rep.BindingsScheduledPerSecond)
-			fmt.Fprintf(w, "last binding created after\t%.1f s\n", rep.Scheduler.LastBindingSeenSeconds)
-			fmt.Fprintf(w, "scheduler bindings/s\t%.0f (from the first binding created)\n", rep.Scheduler.BindingsPerSecond)
+			fmt.Fprintf(w, "last binding created after\t%.1f s\n", rep.Scheduler.LastSeenSeconds)
+			fmt.Fprintf(w, "scheduler bindings/s\t%.0f (from the first binding created)\n", rep.Scheduler.PerSecond)
 			fmt.Fprintf(w, "scheduling latency\tp50 %.2f s, p99 %.2f s\n", rep.Scheduler.LatencyP50Seconds, rep.Scheduler.LatencyP99Seconds)
+			fmt.Fprintf(w, "last Work created after\t%.1f s\n", rep.Execution.LastSeenSeconds)
+			fmt.Fprintf(w, "Works applied/s\t%.0f (from the first Work created)\n", rep.Execution.PerSecond)
+			fmt.Fprintf(w, "apply latency\tp50 %.2f s, p99 %.2f s\n", rep.Execution.LatencyP50Seconds, rep.Execution.LatencyP99Seconds)
 			fmt.Fprintf(w, "hub requests (top %d)\t\n", min(len(rep.HubRequests), topRequests))
 			for _, r := range rep.HubRequests[:min(len(rep.HubRequests), topRequests)] {
 				res := r.Resource
@@ -97,6 +104,7 @@ hub's API server.`,
 	f.IntVar(&o.Members, "members", 20, "member clusters")
 	f.IntVar(&o.Deployments, "deployments", 1000, "Deployments to propagate")
 	f.IntVar(&o.Policies, "policies", 10, "PropagationPolicies the Deployments are spread over")
+	f.BoolVar(&o.MembersAPIOnly, "members-api-only", false, "members run their API server and nodes only (no controllers, scheduler or pods): the hub measured as if members had machines of their own")
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")

@@ -91,7 +91,7 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
 	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
 	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")
-	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 8)")
+	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 32)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")
 	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the HealthInterpreter validating webhook on this port (0: no webhook)")

@@ -38,6 +38,9 @@ type Options struct {
 	// Timeout bounds the wait for the fleet to settle (default 10 min).
 	Timeout time.Duration
 	Logger  logr.Logger
+	// MembersAPIOnly runs members without controllers, scheduler or pods:
+	// the hub's pipeline measured as if members had machines of their own.
+	MembersAPIOnly bool
 	// CPUProfile, when set, receives a CPU profile of the measured part of
 	// the run (from the first object created until every Work is applied).
 	CPUProfile io.Writer
@@ -45,9 +48,11 @@ type Options struct {
 
 // Report is what one run measured.
 type Report struct {
-	Members     int `json:"members"`
-	Deployments int `json:"deployments"`
-	Policies    int `json:"policies"`
+	Members int `json:"members"`
+	// MembersAPIOnly: the members ran no controllers, scheduler or pods.
+	MembersAPIOnly bool `json:"membersAPIOnly"`
+	Deployments    int  `json:"deployments"`
+	Policies       int  `json:"policies"`
 	// FleetStartSeconds is how long the hub, members and controllers took to start.
 	FleetStartSeconds float64 `json:"fleetStartSeconds"`
 	// CreateSeconds is how long creating the policies and Deployments took.
@@ -59,9 +64,12 @@ type Report struct {
 	// BindingsScheduledPerSecond is bindings / ScheduledSeconds: the rate of
 	// the detector and scheduler together through the real API server.
 	BindingsScheduledPerSecond float64 `json:"bindingsScheduledPerSecond"`
-	// Scheduler is the scheduler's own rate and latency.
-	Scheduler SchedulerStats `json:"scheduler"`
-	Works     int            `json:"works"`
+	// Scheduler is the scheduler's own rate and latency (bindings from
+	// created to Scheduled), Execution the execution controller's (Works
+	// from created to Applied).
+	Scheduler StageStats `json:"scheduler"`
+	Execution StageStats `json:"execution"`
+	Works     int        `json:"works"`
 	// HubRequests counts API requests by verb and resource during the
 	// measured part, most first, as counted by apiserver_request_total of
 	// every
@@ -99,9 +107,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}
-	rep := &Report{Members: o.Members, Deployments: o.Deployments, Policies: o.Policies}
+	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies}
 	started := time.Now()
-	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger})
+	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger, MembersAPIOnly: o.MembersAPIOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +180,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.ScheduledSeconds = time.Since(begin).Seconds()
 	rep.BindingsScheduledPerSecond = float64(o.Deployments) / rep.ScheduledSeconds
-	rep.Scheduler = progress.stats(begin)
 	if err := poll(waitCtx, func() (bool, error) {
 		n, done, err := allApplied(waitCtx, progress)
 		rep.Works = n
@@ -181,6 +188,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("waiting for every Work to be applied: %w", err)
 	}
 	rep.AppliedSeconds = time.Since(begin).Seconds()
+	rep.Scheduler, rep.Execution = progress.stats(begin)
 	after, err := hubRequests(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -20,15 +20,28 @@ import (
 
 // progress watches the hub's bindings and Works. Besides answering "is
 // everything scheduled / applied" from its cache, it stamps, with this
-// process's clock, when each binding was first seen and when it was first
-// seen Scheduled: the scheduler's own rate and latency, apart from how
-// fast the detector created the bindings.
+// process's clock, when each binding and Work was first seen and when it
+// was first seen done (Scheduled, Applied): each stage's own rate and
+// latency, apart from how fast the stage before it fed it.
 type progress struct {
 	client.Reader
 
-	mu        sync.Mutex
-	seen      map[string]time.Time
-	scheduled map[string]time.Time
+	mu              sync.Mutex
+	bindings, works stamps
+}
+
+// stamps are first-seen and first-done times by object key.
+type stamps struct{ seen, done map[string]time.Time }
+
+func newStamps() stamps { return stamps{seen: map[string]time.Time{}, done: map[string]time.Time{}} }
+
+func (s stamps) record(key string, done bool, now time.Time) {
+	if _, ok := s.seen[key]; !ok {
+		s.seen[key] = now
+	}
+	if _, ok := s.done[key]; !ok && done {
+		s.done[key] = now
+	}
 }
 
 // watchProgress starts the watches and waits for them to sync.
@@ -37,19 +50,18 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &progress{Reader: c, seen: map[string]time.Time{}, scheduled: map[string]time.Time{}}
-	inf, err := c.GetInformer(ctx, &workv1alpha1.ResourceBinding{})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    p.observe,
-		UpdateFunc: func(_, o any) { p.observe(o) },
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := c.GetInformer(ctx, &workv1alpha1.Work{}); err != nil {
-		return nil, err
+	p := &progress{Reader: c, bindings: newStamps(), works: newStamps()}
+	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.Work{}} {
+		inf, err := c.GetInformer(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    p.observe,
+			UpdateFunc: func(_, o any) { p.observe(o) },
+		}); err != nil {
+			return nil, err
+		}
 	}
 	go func() { _ = c.Start(ctx) }()
 	if !c.WaitForCacheSync(ctx) {
@@ -59,70 +71,69 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 }
 
 func (p *progress) observe(o any) {
-	rb, ok := o.(*workv1alpha1.ResourceBinding)
-	if !ok {
-		return
-	}
 	now := time.Now()
-	key := rb.Namespace + "/" + rb.Name
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.seen[key]; !ok {
-		p.seen[key] = now
-	}
-	if _, ok := p.scheduled[key]; !ok && meta.IsStatusConditionTrue(rb.Status.Conditions, workv1alpha1.ConditionScheduled) {
-		p.scheduled[key] = now
+	switch obj := o.(type) {
+	case *workv1alpha1.ResourceBinding:
+		p.bindings.record(obj.Namespace+"/"+obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, workv1alpha1.ConditionScheduled), now)
+	case *workv1alpha1.Work:
+		p.works.record(obj.Namespace+"/"+obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, workv1alpha1.WorkConditionApplied), now)
 	}
 }
 
-// SchedulerStats is the scheduler's side of a run, from the watch's
-// clock: a binding counts from when it was first seen to when it was
-// first seen Scheduled.
-type SchedulerStats struct {
-	// BindingsPerSecond is the bindings scheduled divided by the time from
-	// the first binding seen to the last one scheduled.
-	BindingsPerSecond float64 `json:"bindingsPerSecond"`
+// StageStats is one stage of the loop, from the watch's clock: an object
+// counts from when it was first seen to when it was first seen done.
+type StageStats struct {
+	// PerSecond is the objects done divided by the time from the first
+	// object seen to the last one done.
+	PerSecond float64 `json:"perSecond"`
 	// LatencyP50Seconds and LatencyP99Seconds are percentiles of the time
-	// each binding waited to be scheduled.
+	// each object waited.
 	LatencyP50Seconds float64 `json:"latencyP50Seconds"`
 	LatencyP99Seconds float64 `json:"latencyP99Seconds"`
-	// LastBindingSeenSeconds is when, after the first Deployment was
-	// created, the detector's last binding appeared.
-	LastBindingSeenSeconds float64 `json:"lastBindingSeenSeconds"`
+	// LastSeenSeconds is when, after the first Deployment was created, the
+	// stage's last object appeared (written by the stage before).
+	LastSeenSeconds float64 `json:"lastSeenSeconds"`
 }
 
-// stats summarizes the stamps; begin is when creation started.
-func (p *progress) stats(begin time.Time) SchedulerStats {
+// stats summarizes the stamps of both stages; begin is when creation
+// started.
+func (p *progress) stats(begin time.Time) (scheduler, execution StageStats) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var first, lastSeen, lastScheduled time.Time
-	latencies := make([]time.Duration, 0, len(p.scheduled))
-	for key, seen := range p.seen {
+	return p.bindings.stats(begin), p.works.stats(begin)
+}
+
+func (s stamps) stats(begin time.Time) StageStats {
+	var first, lastSeen, lastDone time.Time
+	latencies := make([]time.Duration, 0, len(s.done))
+	for key, seen := range s.seen {
 		if first.IsZero() || seen.Before(first) {
 			first = seen
 		}
 		if seen.After(lastSeen) {
 			lastSeen = seen
 		}
-		if at, ok := p.scheduled[key]; ok {
+		if at, ok := s.done[key]; ok {
 			latencies = append(latencies, at.Sub(seen))
-			if at.After(lastScheduled) {
-				lastScheduled = at
+			if at.After(lastDone) {
+				lastDone = at
 			}
 		}
 	}
-	var s SchedulerStats
+	var out StageStats
 	if len(latencies) == 0 {
-		return s
+		return out
 	}
 	slices.Sort(latencies)
-	s.LatencyP50Seconds = percentile(latencies, 50).Seconds()
-	s.LatencyP99Seconds = percentile(latencies, 99).Seconds()
-	s.LastBindingSeenSeconds = lastSeen.Sub(begin).Seconds()
-	if span := lastScheduled.Sub(first).Seconds(); span > 0 {
-		s.BindingsPerSecond = float64(len(latencies)) / span
+	out.LatencyP50Seconds = percentile(latencies, 50).Seconds()
+	out.LatencyP99Seconds = percentile(latencies, 99).Seconds()
+	out.LastSeenSeconds = lastSeen.Sub(begin).Seconds()
+	if span := lastDone.Sub(first).Seconds(); span > 0 {
+		out.PerSecond = float64(len(latencies)) / span
 	}
-	return s
+	return out
 }
 
 // percentile of sorted durations, nearest rank.

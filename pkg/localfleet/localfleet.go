@@ -48,6 +48,9 @@ type Options struct {
 	Controllers controllermanager.Options
 	// NoControllers skips the controller manager.
 	NoControllers bool
+	// MembersAPIOnly starts members without controllers, scheduler or
+	// pods (member.Options.APIOnly): for benchmarks of the hub.
+	MembersAPIOnly bool
 	// Logger receives the fleet's logs.
 	Logger logr.Logger
 }
@@ -162,6 +165,7 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 			}
 			m, err := member.Start(ctx, member.Options{
 				MemberSpec:     spec,
+				APIOnly:        opts.MembersAPIOnly,
 				DataDir:        dir,
 				KubeconfigPath: MemberKubeconfigPath(opts.DataDir, spec.Name),
 				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),

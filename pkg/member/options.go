@@ -48,6 +48,13 @@ type Options struct {
 	// plugin makes Start fail.
 	SchedulerPlugins map[string]SchedulerPluginFactory
 
+	// APIOnly runs the API server and kwok's Ready nodes only: objects
+	// applied to the member are stored, but no controller, scheduler or pod
+	// acts on them. It is for measuring the hub against members that, like
+	// real ones, have machines of their own (`shepherd bench e2e
+	// --members-api-only`), not for trying workloads out.
+	APIOnly bool
+
 	// StartTimeout bounds Start (default 2m, generous for a busy 2-core
 	// machine; a warm start takes a few seconds).
 	StartTimeout time.Duration

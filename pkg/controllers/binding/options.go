@@ -2,6 +2,7 @@ package binding
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,13 +22,13 @@ import (
 // Options configure the binding controllers.
 type Options struct {
 	// Workers is how many bindings of each kind are reconciled in parallel
-	// (default 4).
+	// (default 16).
 	Workers int
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = 16
 	}
 	return o
 }
@@ -95,9 +96,26 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 				return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
 			}
 			return nil
-		})).
+		}), builder.WithPredicates(workChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
+}
+
+// workChanged passes Work events that can change what the controller
+// does or reports: creation, deletion, a change of spec, labels or
+// annotations (an edited Work is restored) and a change of what observe
+// reads (Applied, deletion). The
+// work status controller's writes of member statuses, several per Work
+// while a rollout goes on, do not wake it.
+func workChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*workv1alpha1.Work)
+			n, ok2 := e.ObjectNew.(*workv1alpha1.Work)
+			return !ok1 || !ok2 || o.Generation != n.Generation || observe(o) != observe(n) ||
+				!maps.Equal(o.Labels, n.Labels) || !maps.Equal(o.Annotations, n.Annotations)
+		},
+	}
 }
 
 // bindingPredicate passes binding events that change what the controller

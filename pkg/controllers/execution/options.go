@@ -28,7 +28,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultWorkers            = 8
+	DefaultWorkers            = 32
 	DefaultResyncPeriod       = 10 * time.Minute
 	DefaultUnreachableBackoff = 10 * time.Second
 	DefaultRetryBaseDelay     = time.Second
@@ -44,7 +44,7 @@ const (
 
 // Options configure the Reconciler. Zero values take the defaults.
 type Options struct {
-	// Workers is the number of Works reconciled concurrently (default 8).
+	// Workers is the number of Works reconciled concurrently (default 32).
 	Workers int
 	// MaxInFlightPerCluster caps the Works of one member reconciled at
 	// once (default half the workers, at least 1); a Work over the cap is
