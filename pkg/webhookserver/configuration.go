@@ -18,6 +18,19 @@ type Configuration interface {
 	client.Object
 }
 
+// Publish makes the configuration that desired builds call s at path.
+// With url it writes the whole configuration, with a url: client config
+// pointing at s (WriteURLConfiguration); otherwise the configuration of
+// that name must exist, and s's CA is added to it (InjectCABundle).
+func Publish[C Configuration](ctx context.Context, c client.Client, s *Server, path string, url bool,
+	desired func(admissionregistrationv1.WebhookClientConfig) C) error {
+	if url {
+		u := s.URL(path)
+		return WriteURLConfiguration(ctx, c, desired(admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: s.CABundle()}))
+	}
+	return InjectCABundle(ctx, c, desired(admissionregistrationv1.WebhookClientConfig{}), s.CABundle(), time.Now())
+}
+
 // WriteURLConfiguration creates desired, or replaces the webhooks of the
 // stored configuration of its name with desired's: how an in-process hub
 // or member, which has no Services, reaches a webhook on loopback.
@@ -45,7 +58,7 @@ func InjectCABundle[C Configuration](ctx context.Context, c client.Client, obj C
 		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
 			return fmt.Errorf("reading the webhook configuration %s: %w", obj.GetName(), err)
 		}
-		for _, cc := range clientConfigs(existing) {
+		for _, cc := range ClientConfigs(existing) {
 			cc.CABundle = MergeCABundle(cc.CABundle, caPEM, now)
 		}
 		return c.Update(ctx, existing)
@@ -73,7 +86,8 @@ func setWebhooksFrom[C Configuration](dst, src C) {
 	}
 }
 
-func clientConfigs[C Configuration](obj C) []*admissionregistrationv1.WebhookClientConfig {
+// ClientConfigs returns pointers to the client configs of obj's webhooks.
+func ClientConfigs[C Configuration](obj C) []*admissionregistrationv1.WebhookClientConfig {
 	var out []*admissionregistrationv1.WebhookClientConfig
 	switch o := any(obj).(type) {
 	case *admissionregistrationv1.MutatingWebhookConfiguration:

@@ -300,17 +300,7 @@ func TestRejectedUpdateKeepsStoredObject(t *testing.T) {
 	if _, err := hub.Apply(ctx, []byte(bad)); err == nil {
 		t.Fatal("the invalid update was accepted")
 	}
-	ri, err := hub.Resource(before)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, err := ri.Get(ctx, before.GetName(), metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.GetResourceVersion() != before.GetResourceVersion() {
-		t.Errorf("resourceVersion moved from %s to %s after a rejected update", before.GetResourceVersion(), after.GetResourceVersion())
-	}
+	after := unchanged(t, before)
 	sc, _, _ := unstructured.NestedSlice(after.Object, "spec", "placement", "spreadConstraints")
 	if len(sc) != 1 {
 		t.Errorf("stored spreadConstraints changed: %v", sc)
@@ -353,19 +343,27 @@ spec:
 	if _, err := hub.Apply(ctx, []byte(bad)); err == nil || !strings.Contains(err.Error(), "spec.health.expression") {
 		t.Fatalf("breaking update: want a refusal naming spec.health.expression, got %v", err)
 	}
+	unchanged(t, before)
+	labelled := strings.Replace(good, "metadata: {name: update-me}", "metadata: {name: update-me, labels: {team: a}}", 1)
+	if _, err := hub.Apply(ctx, []byte(labelled)); err != nil {
+		t.Fatalf("a label change was refused: %v", err)
+	}
+}
+
+// unchanged reads before's object again and fails t if a refused update
+// moved its resourceVersion; it returns the object read.
+func unchanged(t *testing.T, before *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
 	ri, err := hub.Resource(before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := ri.Get(ctx, before.GetName(), metav1.GetOptions{})
+	after, err := ri.Get(context.Background(), before.GetName(), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.GetResourceVersion() != before.GetResourceVersion() {
 		t.Errorf("resourceVersion moved from %s to %s after a refused update", before.GetResourceVersion(), after.GetResourceVersion())
 	}
-	labelled := strings.Replace(good, "metadata: {name: update-me}", "metadata: {name: update-me, labels: {team: a}}", 1)
-	if _, err := hub.Apply(ctx, []byte(labelled)); err != nil {
-		t.Fatalf("a label change was refused: %v", err)
-	}
+	return after
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -167,14 +166,10 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if err != nil {
 		return nil, err
 	}
-	if o.URLConfiguration {
-		url := s.URL(ValidatePath)
-		err = webhookserver.WriteURLConfiguration(ctx, c, WebhookConfiguration(o.ConfigurationName,
-			admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: s.CABundle()}))
-	} else {
-		err = webhookserver.InjectCABundle(ctx, c,
-			&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: o.ConfigurationName}}, s.CABundle(), time.Now())
-	}
+	err = webhookserver.Publish(ctx, c, s, ValidatePath, o.URLConfiguration,
+		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
+			return WebhookConfiguration(o.ConfigurationName, cc)
+		})
 	if err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("publishing the CA in ValidatingWebhookConfiguration %s: %w", o.ConfigurationName, err)

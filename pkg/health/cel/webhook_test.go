@@ -1,24 +1,20 @@
 package cel
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	"sigs.k8s.io/yaml"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
 
 func interpreter(apiVersion, expr string) *configv1alpha1.HealthInterpreter {
@@ -89,27 +85,9 @@ func TestValidatingWebhook(t *testing.T) {
 // configuration and the in-process one the same apart from how the
 // webhook is reached.
 func TestWebhookManifestMatchesConfiguration(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "controllermanager", "webhook.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var manifest *admissionregistrationv1.ValidatingWebhookConfiguration
-	for doc := range bytes.SplitSeq(data, []byte("\n---\n")) {
-		var obj admissionregistrationv1.ValidatingWebhookConfiguration
-		if err := yaml.UnmarshalStrict(doc, &obj); err == nil && obj.Kind == "ValidatingWebhookConfiguration" {
-			manifest = &obj
-		}
-	}
-	if manifest == nil {
-		t.Fatal("no ValidatingWebhookConfiguration in webhook.yaml")
-	}
-	want := WebhookConfiguration(DefaultWebhookConfigurationName, manifest.Webhooks[0].ClientConfig)
-	if !reflect.DeepEqual(manifest, want) {
-		got, _ := yaml.Marshal(manifest)
-		w, _ := yaml.Marshal(want)
-		t.Errorf("webhook.yaml differs from WebhookConfiguration():\n%s\nwant:\n%s", got, w)
-	}
-	if svc := manifest.Webhooks[0].ClientConfig.Service; svc == nil || ptr.Deref(svc.Path, "") != ValidatePath {
-		t.Errorf("webhook.yaml must call the Service at %s", ValidatePath)
-	}
+	webhooktest.CheckManifest(t, filepath.Join("..", "..", "..", "config", "controllermanager", "webhook.yaml"), ValidatePath,
+		&admissionregistrationv1.ValidatingWebhookConfiguration{},
+		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
+			return WebhookConfiguration(DefaultWebhookConfigurationName, cc)
+		})
 }

@@ -25,7 +25,6 @@ import (
 
 	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -96,14 +95,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.URLConfiguration {
-		url := s.URL(Path)
-		err = webhookserver.WriteURLConfiguration(ctx, opts.Client, Configuration(opts.ConfigurationName,
-			admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: s.CABundle()}))
-	} else {
-		err = webhookserver.InjectCABundle(ctx, opts.Client,
-			&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: opts.ConfigurationName}}, s.CABundle(), time.Now())
-	}
+	err = webhookserver.Publish(ctx, opts.Client, s, Path, opts.URLConfiguration,
+		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.MutatingWebhookConfiguration {
+			return Configuration(opts.ConfigurationName, cc)
+		})
 	if err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("webhook: publishing the CA in MutatingWebhookConfiguration %s: %w", opts.ConfigurationName, err)

@@ -1,11 +1,9 @@
 package webhook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -22,9 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	"sigs.k8s.io/yaml"
 
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
+	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
 
 func request(t *testing.T, pod *corev1.Pod) admission.Request {
@@ -87,38 +85,9 @@ func TestMutator(t *testing.T) {
 // TestManifestMatchesConfiguration keeps the deployable configuration and
 // the in-process one the same apart from how the webhook is reached.
 func TestManifestMatchesConfiguration(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "podrescheduler", "webhook.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var manifest *admissionregistrationv1.MutatingWebhookConfiguration
-	for _, doc := range splitYAML(data) {
-		var obj admissionregistrationv1.MutatingWebhookConfiguration
-		if err := yaml.UnmarshalStrict(doc, &obj); err == nil && obj.Kind == "MutatingWebhookConfiguration" {
-			manifest = &obj
-		}
-	}
-	if manifest == nil {
-		t.Fatal("no MutatingWebhookConfiguration in webhook.yaml")
-	}
-	want := Configuration(DefaultConfigurationName, manifest.Webhooks[0].ClientConfig)
-	if !reflect.DeepEqual(manifest, want) {
-		got, _ := yaml.Marshal(manifest)
-		w, _ := yaml.Marshal(want)
-		t.Errorf("webhook.yaml differs from Configuration():\n%s\nwant:\n%s", got, w)
-	}
-	if svc := manifest.Webhooks[0].ClientConfig.Service; svc == nil || ptr.Deref(svc.Path, "") != Path {
-		t.Errorf("webhook.yaml must call the Service at %s", Path)
-	}
-}
-
-// splitYAML splits a multi-document YAML stream.
-func splitYAML(data []byte) [][]byte {
-	var docs [][]byte
-	for doc := range bytes.SplitSeq(data, []byte("\n---\n")) {
-		if len(bytes.TrimSpace(doc)) > 0 {
-			docs = append(docs, doc)
-		}
-	}
-	return docs
+	webhooktest.CheckManifest(t, filepath.Join("..", "..", "..", "config", "podrescheduler", "webhook.yaml"), Path,
+		&admissionregistrationv1.MutatingWebhookConfiguration{},
+		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.MutatingWebhookConfiguration {
+			return Configuration(DefaultConfigurationName, cc)
+		})
 }
