@@ -41,7 +41,7 @@ hub's API server.`,
 				return fmt.Errorf("--output %q is not supported: use text or json", output)
 			}
 			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log)
+			redirectKlog(log, 1)
 			o.Logger = log
 			if o.DataDir != "" {
 				dir, err := filepath.Abs(o.DataDir)

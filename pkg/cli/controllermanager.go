@@ -68,7 +68,7 @@ hub that reaches this process directly.`,
 				return err
 			}
 			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log)
+			redirectKlog(log, 0)
 			mgr, err := controllermanager.New(cfg, opts)
 			if err != nil {
 				return err

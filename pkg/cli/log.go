@@ -17,10 +17,14 @@ func newLogger(w io.Writer, verbosity int) logr.Logger {
 }
 
 // redirectKlog sends the embedded Kubernetes components' klog output to log
-// (their informational chatter only at -v 2 and above), and makes log
-// controller-runtime's root logger, which client-go reaches through the
-// contexts of controller-runtime's requests.
-func redirectKlog(log logr.Logger) {
+// (their informational chatter only at -v 2 and above), and makes log,
+// with informational messages demoted by ctrlDemotion levels,
+// controller-runtime's root logger: the controllers' own logs and
+// controller-runtime's, which client-go also reaches through the contexts
+// of controller-runtime's requests. `shepherd up` demotes them by one (a
+// decision per binding is too much for a terminal; -v 1 shows them), the
+// controller manager by none.
+func redirectKlog(log logr.Logger, ctrlDemotion int) {
 	controlplane.RedirectKlog(log.WithName("k8s"))
-	ctrllog.SetLogger(log)
+	ctrllog.SetLogger(controlplane.Demote(log, ctrlDemotion))
 }

@@ -78,7 +78,7 @@ func runPodRescheduler(cmd *cobra.Command, f podReschedulerFlags) error {
 		return fmt.Errorf("loading the cluster's client configuration: %w", err)
 	}
 	log := newLogger(cmd.ErrOrStderr(), f.verbose)
-	redirectKlog(log)
+	redirectKlog(log, 0)
 	f.opts.Logger = log
 	f.opts.Controller.Detection = &f.detection
 

@@ -124,7 +124,7 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 		return fmt.Errorf("--data-dir %q cannot be created: %w", dataDir, err)
 	}
 	log := newLogger(cmd.ErrOrStderr(), o.verbose)
-	redirectKlog(log)
+	redirectKlog(log, 1)
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -23,7 +23,18 @@ func RedirectKlog(l logr.Logger) {
 		klog.SetLogger(l)
 		return
 	}
-	klog.SetLogger(logr.New(demotingSink{LogSink: l.GetSink(), by: klogInfoDemotion}))
+	klog.SetLogger(Demote(l, klogInfoDemotion))
+}
+
+// Demote returns l with informational messages pushed down by levels
+// (errors are unchanged). Unlike l.V(levels), the demotion lives in the
+// sink, so it survives APIs that keep only a logger's sink, such as
+// controller-runtime's log.SetLogger.
+func Demote(l logr.Logger, levels int) logr.Logger {
+	if l.GetSink() == nil || levels <= 0 {
+		return l
+	}
+	return logr.New(demotingSink{LogSink: l.GetSink(), by: levels})
 }
 
 // demotingSink shifts Info levels down by a fixed amount.

@@ -1,0 +1,45 @@
+package controlplane_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr/funcr"
+
+	"github.com/shepherd-io/shepherd/pkg/controlplane"
+)
+
+func TestDemote(t *testing.T) {
+	cases := []struct {
+		name      string
+		verbosity int
+		by        int
+		// logged at V(0), V(1) and as an error
+		want []string
+	}{
+		{"not demoted", 0, 0, []string{"v0", "err"}},
+		{"demoted by one hides V(0) at -v 0", 0, 1, []string{"err"}},
+		{"demoted by one shows V(0) at -v 1", 1, 1, []string{"v0", "err"}},
+		{"demoted by two at -v 2", 2, 2, []string{"v0", "err"}},
+		{"negative demotion is none", 0, -1, []string{"v0", "err"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			l := funcr.New(func(_, args string) {
+				for _, m := range []string{"v0", "v1", "err"} {
+					if strings.Contains(args, `"msg"="`+m+`"`) {
+						got = append(got, m)
+					}
+				}
+			}, funcr.Options{Verbosity: tc.verbosity})
+			d := controlplane.Demote(l, tc.by).WithName("x").WithValues("k", "v")
+			d.Info("v0")
+			d.V(1).Info("v1")
+			d.Error(nil, "err")
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("logged %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
