@@ -4,15 +4,16 @@ import (
 	"context"
 	"maps"
 	"strings"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
@@ -24,11 +25,24 @@ type Options struct {
 	// Workers is how many bindings of each kind are reconciled in parallel
 	// (default 16).
 	Workers int
+	// CoalesceWindow is how long a change of a Work waits before its
+	// binding is reconciled (default 1 s; negative: at once), so that the
+	// Works of one binding, applied in several members within the window,
+	// move its targets to Bound and its FullyApplied condition to True in
+	// one write each instead of one per Work. The binding's own changes
+	// are handled at once.
+	CoalesceWindow time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 16
+	}
+	switch {
+	case o.CoalesceWindow == 0:
+		o.CoalesceWindow = time.Second
+	case o.CoalesceWindow < 0:
+		o.CoalesceWindow = 0
 	}
 	return o
 }
@@ -91,12 +105,11 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("binding-"+strings.ToLower(kind)).
 		For(r.kind.New(), builder.WithPredicates(bindingPredicate())).
-		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-			if ref, ok := bindingOfWork(kind, obj); ok {
-				return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
-			}
-			return nil
-		}), builder.WithPredicates(workChanged())).
+		WatchesRawSource(source.Kind(mgr.GetCache(), &workv1alpha1.Work{},
+			bindingutil.Coalesced(r.opts.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
+				ref, ok := bindingOfWork(kind, w)
+				return reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}, ok
+			}), workChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }
@@ -107,12 +120,11 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 // reads (Applied, deletion). The
 // work status controller's writes of member statuses, several per Work
 // while a rollout goes on, do not wake it.
-func workChanged() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(*workv1alpha1.Work)
-			n, ok2 := e.ObjectNew.(*workv1alpha1.Work)
-			return !ok1 || !ok2 || o.Generation != n.Generation || observe(o) != observe(n) ||
+func workChanged() predicate.TypedPredicate[*workv1alpha1.Work] {
+	return predicate.TypedFuncs[*workv1alpha1.Work]{
+		UpdateFunc: func(e event.TypedUpdateEvent[*workv1alpha1.Work]) bool {
+			o, n := e.ObjectOld, e.ObjectNew
+			return o.Generation != n.Generation || observe(o) != observe(n) ||
 				!maps.Equal(o.Labels, n.Labels) || !maps.Equal(o.Annotations, n.Annotations)
 		},
 	}

@@ -19,6 +19,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -60,7 +61,7 @@ func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind s
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WatchesRawSource(source.Kind(mgr.GetCache(), &workv1alpha1.Work{}, coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
+		WatchesRawSource(source.Kind(mgr.GetCache(), &workv1alpha1.Work{}, bindingutil.Coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
 			ref, ok := bindingOf(w)
 			if !ok || ref.Kind != kind {
 				return reconcile.Request{}, false

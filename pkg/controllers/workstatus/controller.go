@@ -21,6 +21,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -92,7 +93,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	if err := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace)).
-		WatchesRawSource(source.Channel(memberEvents, coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
+		WatchesRawSource(source.Channel(memberEvents, bindingutil.Coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
 			return reconcile.Request{NamespacedName: client.ObjectKeyFromObject(w)}, true
 		}))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).

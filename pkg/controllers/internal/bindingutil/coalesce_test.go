@@ -1,4 +1,4 @@
-package workstatus
+package bindingutil
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func TestCoalesced(t *testing.T) {
 			q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request](),
 				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Clock: clock})
 			defer q.ShutDown()
-			h := coalesced(tc.window, toRequest)
+			h := Coalesced(tc.window, toRequest)
 			ctx := context.Background()
 			for i, n := range tc.events {
 				switch i % 3 {

@@ -1,4 +1,4 @@
-package workstatus
+package bindingutil
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// coalesced is an event handler that enqueues the request of each event's
+// Coalesced is an event handler that enqueues the request of each event's
 // object (mapFn; false drops the event) window after the event rather than
 // at once. The work queue holds a waiting request once, at the earliest
 // time it was asked for, so every event within the window of the first
 // one ends in the same reconcile: a burst of status changes costs one
 // write. A window of 0 enqueues at once.
-func coalesced[T any](window time.Duration, mapFn func(T) (reconcile.Request, bool)) handler.TypedEventHandler[T, reconcile.Request] {
+func Coalesced[T any](window time.Duration, mapFn func(T) (reconcile.Request, bool)) handler.TypedEventHandler[T, reconcile.Request] {
 	add := func(q workqueue.TypedRateLimitingInterface[reconcile.Request], obj T) {
 		req, ok := mapFn(obj)
 		switch {
