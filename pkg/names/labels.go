@@ -13,6 +13,12 @@ import (
 // annotation instead.
 const AnnotationBinding = "work.shepherd.io/binding"
 
+// AnnotationTemplateGeneration on a Work holds the metadata.generation of
+// the hub template its manifest was built from: once every Work of a
+// binding holds the template's current generation and every member has
+// observed it, the template's status.observedGeneration says so.
+const AnnotationTemplateGeneration = "work.shepherd.io/template-generation"
+
 // BindingRef identifies a binding of either kind.
 type BindingRef struct {
 	// Kind: workv1alpha1.KindResourceBinding or KindClusterResourceBinding.

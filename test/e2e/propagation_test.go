@@ -96,6 +96,10 @@ func TestDividedDeployment(t *testing.T) {
 		if d.Status.AvailableReplicas != 6 {
 			return fmt.Errorf("hub template shows %d available replicas", d.Status.AvailableReplicas)
 		}
+		// What `kubectl rollout status` reads first.
+		if d.Status.ObservedGeneration != d.Generation {
+			return fmt.Errorf("hub template observed generation %d of %d", d.Status.ObservedGeneration, d.Generation)
+		}
 		return nil
 	})
 
@@ -113,6 +117,17 @@ func TestDividedDeployment(t *testing.T) {
 		return nil
 	})
 	checkMemberDeployments(t, ns, "web", targets(rb))
+	eventually(t, "hub template rolled out at its new generation", func() error {
+		d := &appsv1.Deployment{}
+		if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "web"}, d); err != nil {
+			return err
+		}
+		if d.Status.ObservedGeneration != d.Generation || d.Status.UpdatedReplicas != 9 || d.Status.AvailableReplicas != 9 {
+			return fmt.Errorf("observed generation %d of %d, %d updated, %d available", d.Status.ObservedGeneration, d.Generation,
+				d.Status.UpdatedReplicas, d.Status.AvailableReplicas)
+		}
+		return nil
+	})
 
 	// A policy edit moves it: only member3 now.
 	applyYAML(t, policyYAML(ns, "web", "Deployment", "web", strings.Replace(dividedOverThree, "[member1, member2, member3]", "[member3]", 1)))

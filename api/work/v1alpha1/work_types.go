@@ -71,6 +71,12 @@ type ManifestStatus struct {
 	// Health from the resource interpreter.
 	// +optional
 	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// Generation is the member object's metadata.generation when its status
+	// was read: with the status's observedGeneration it says whether the
+	// member's controllers have seen the latest spec (the hub template's
+	// status.observedGeneration is set from it).
+	// +optional
+	Generation int64 `json:"generation,omitempty"`
 }
 
 // WorkStatus is the applied status of a Work.

@@ -3,6 +3,7 @@ package binding
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,7 +83,7 @@ func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.Binding
 // desiredWork is the Work holding manifest for cluster. The binding
 // controller applies exactly these fields; the execution controller adds
 // its finalizer and writes the status.
-func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Unstructured) *unstructured.Unstructured {
+func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Unstructured, templateGeneration int64) *unstructured.Unstructured {
 	w := &unstructured.Unstructured{Object: map[string]any{
 		"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.Object}}},
 	}}
@@ -90,7 +91,10 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	w.SetNamespace(names.ExecutionNamespace(cluster))
 	w.SetName(names.WorkName(ref.Namespace, ref.Name))
 	w.SetLabels(names.WorkLabels(ref, cluster))
-	w.SetAnnotations(map[string]string{names.AnnotationBinding: ref.String()})
+	w.SetAnnotations(map[string]string{
+		names.AnnotationBinding:            ref.String(),
+		names.AnnotationTemplateGeneration: strconv.FormatInt(templateGeneration, 10),
+	})
 	return w
 }
 

@@ -181,7 +181,7 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	var applied []string
 	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
 		existing := works[t.Name]
-		desired := desiredWork(ref, t.Name, manifests[t.Name])
+		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration())
 		if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
 			continue
 		}

@@ -146,7 +146,7 @@ func sameManifestStatuses(a, b []workv1alpha1.ManifestStatus) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || !rawEqual(a[i].Status, b[i].Status) {
+		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].Generation != b[i].Generation || !rawEqual(a[i].Status, b[i].Status) {
 			return false
 		}
 	}

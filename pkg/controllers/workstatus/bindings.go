@@ -103,7 +103,12 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 		statusWrites.WithLabelValues("binding").Inc()
 		r.recordHealthChanges(b, prev, items)
 	}
-	wrote, err := reflectTemplate(ctx, r.templates, r.client, spec.Resource, items)
+	var targets []string
+	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
+		targets = append(targets, t.Name)
+	}
+	wrote, err := reflectTemplate(ctx, r.templates, r.client, spec.Resource, items,
+		func(gen int64) bool { return rolledOut(gen, targets, works.Items) })
 	if err != nil {
 		return reconcile.Result{}, err
 	}

@@ -62,8 +62,11 @@ func summedStatus(gk schema.GroupKind, items []workv1alpha1.AggregatedStatusItem
 
 // reflectTemplate writes the summed status into the template's status
 // subresource on the hub when it differs, reading the template with
-// reader. It reports whether it wrote.
-func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client, ref workv1alpha1.ObjectReference, items []workv1alpha1.AggregatedStatusItem) (bool, error) {
+// reader; for kinds that observe generations, observedGeneration too once
+// rolledOut says the template's generation runs everywhere. It reports
+// whether it wrote.
+func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client, ref workv1alpha1.ObjectReference,
+	items []workv1alpha1.AggregatedStatusItem, rolledOut func(generation int64) bool) (bool, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return false, nil
@@ -79,6 +82,9 @@ func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client,
 			return false, nil // the template is being deleted
 		}
 		return false, fmt.Errorf("reading template %s %s: %w", ref.Kind, ref.Name, err)
+	}
+	if observesGeneration[tmpl.GroupVersionKind().GroupKind()] && rolledOut(tmpl.GetGeneration()) {
+		sums["observedGeneration"] = tmpl.GetGeneration()
 	}
 	// An absent counter reads as 0: the API omits zero counters.
 	changed := false

@@ -83,6 +83,10 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if ms.Status, ms.Health, err = observe(r.health, obj); err != nil {
 			return reconcile.Result{}, err
 		}
+		ms.Generation = 0
+		if obj != nil {
+			ms.Generation = obj.GetGeneration()
+		}
 	}
 	if !sameManifestStatuses(work.Status.ManifestStatuses, status.ManifestStatuses) {
 		patched := work.DeepCopy()
