@@ -206,7 +206,12 @@ func setup(mgr ctrl.Manager, opts Options) error {
 	}{
 		{"detector", func() error { return detector.Setup(mgr, opts.Detector) }},
 		{"scheduling", func() error { return scheduling.Setup(mgr, opts.Scheduling) }},
-		{"binding", func() error { return binding.Setup(mgr, opts.Binding) }},
+		{"binding", func() error {
+			// The execution controller runs here: Works are created with
+			// its finalizer rather than patched with it afterwards.
+			opts.Binding.WorkFinalizer = true
+			return binding.Setup(mgr, opts.Binding)
+		}},
 		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
 		{"cluster status", func() error {
 			return (&clusterstatus.Reconciler{Options: opts.ClusterStatus}).SetupWithManager(mgr)

@@ -32,6 +32,12 @@ type Options struct {
 	// one write each instead of one per Work. The binding's own changes
 	// are handled at once.
 	CoalesceWindow time.Duration
+	// WorkFinalizer creates Works with the execution controller's finalizer
+	// (workv1alpha1.FinalizerWork) already on them, saving that controller
+	// a write per Work. Set it only where the execution controller runs
+	// too (the controller manager does): nothing else removes the
+	// finalizer, so without it a Work could never be deleted.
+	WorkFinalizer bool
 }
 
 func (o Options) withDefaults() Options {

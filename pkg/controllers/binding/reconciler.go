@@ -182,6 +182,13 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
 		existing := works[t.Name]
 		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration())
+		if r.opts.WorkFinalizer {
+			// In every apply, not only the first: server-side apply
+			// removes a field its manager applied before and leaves out
+			// now. Works being deleted are never applied (below), so the
+			// execution controller removes it undisturbed.
+			desired.SetFinalizers([]string{workv1alpha1.FinalizerWork})
+		}
 		if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
 			continue
 		}
