@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +19,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -60,10 +63,35 @@ func TestDividedDeployment(t *testing.T) {
 		return nil
 	})
 
-	// Play the execution controller: targets become Bound, the binding
-	// FullyApplied.
-	for _, w := range ws {
-		markApplied(t, w)
+	// No member answered yet: a first placement gets no Pending
+	// condition (it would be one more binding write per workload).
+	// (The reconcile that wrote the Works decides right after; a second
+	// gives it ample time to write, were it going to.)
+	for range 10 {
+		if b, err := getRB(ns, rb.Name); err != nil {
+			t.Fatal(err)
+		} else if c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionFullyApplied); c != nil {
+			t.Fatalf("FullyApplied before any Work was applied: %+v", c)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// Play the execution controller, one Work first: the others pending.
+	clusters := slices.Sorted(maps.Keys(ws))
+	markApplied(t, ws[clusters[0]])
+	eventually(t, "fully applied pending the other Works", func() error {
+		b, err := getRB(ns, rb.Name)
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionFullyApplied)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != binding.ReasonPending || !strings.Contains(c.Message, clusters[1]) {
+			return fmt.Errorf("conditions %+v", b.Status.Conditions)
+		}
+		return nil
+	})
+	// Then the rest: targets become Bound, the binding FullyApplied.
+	for _, c := range clusters[1:] {
+		markApplied(t, ws[c])
 	}
 	eventually(t, "targets bound and fully applied", func() error {
 		b, err := getRB(ns, rb.Name)

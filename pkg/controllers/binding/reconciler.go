@@ -285,15 +285,34 @@ func (r *Reconciler[T]) updateTargetsAndStatus(ctx context.Context, b T, works m
 	}
 	orig := b.DeepCopyObject().(T)
 	conds := &b.GetBindingStatus().Conditions
-	if c, ok := fullyApplied(targets, states); ok {
+	c, ok := fullyApplied(targets, states)
+	switch {
+	case ok && c.Reason == ReasonPending && meta.FindStatusCondition(*conds, workv1alpha1.ConditionFullyApplied) == nil && !anyReported(states):
+		// A first placement whose Works no member has answered for yet:
+		// the condition appears with the first answer (usually Applied,
+		// moments later) rather than as Pending first, which would cost
+		// every new workload one more binding write.
+		changed = false
+	case ok:
 		changed = meta.SetStatusCondition(conds, c)
-	} else {
+	default:
 		changed = meta.RemoveStatusCondition(conds, workv1alpha1.ConditionFullyApplied)
 	}
 	if !changed {
 		return nil
 	}
 	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+// anyReported reports whether the execution controller answered for any
+// Work: applied or failed.
+func anyReported(states map[string]workState) bool {
+	for _, s := range states {
+		if s.applied || s.failed {
+			return true
+		}
+	}
+	return false
 }
 
 func describeSync(applied, deleted []string) string {
