@@ -200,6 +200,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 	if opts.WorkStatus.Health == nil {
 		opts.WorkStatus.Health = health.Default()
 	}
+	opts.Execution.Health = opts.WorkStatus.Health
 	steps := []struct {
 		name  string
 		setup func() error

@@ -15,6 +15,7 @@
 package health
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -174,4 +175,29 @@ func unhealthy(format string, args ...any) Result {
 
 func unknown(format string, args ...any) Result {
 	return Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Observation is what Shepherd records of a member object in its Work: the
+// raw status, the health, and the generation the status belongs to.
+type Observation struct {
+	Status     *runtime.RawExtension
+	Health     policyv1alpha1.ResourceHealth
+	Generation int64
+}
+
+// Observe returns the observation of obj; a missing object (nil) has no
+// status, Unknown health and generation 0.
+func (r *Registry) Observe(obj *unstructured.Unstructured) (Observation, error) {
+	if obj == nil {
+		return Observation{Health: policyv1alpha1.ResourceUnknown}, nil
+	}
+	o := Observation{Health: r.Interpret(obj).Health, Generation: obj.GetGeneration()}
+	if st, ok := obj.Object["status"]; ok && st != nil {
+		b, err := json.Marshal(st)
+		if err != nil {
+			return Observation{}, fmt.Errorf("encoding the status of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		o.Status = &runtime.RawExtension{Raw: b}
+	}
+	return o, nil
 }

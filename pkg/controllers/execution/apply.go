@@ -86,12 +86,13 @@ func resourceFor(c *clusterclient.Clients, id *workv1alpha1.ResourceIdentifier) 
 }
 
 // applyManifest server-side applies one manifest to the member with force,
-// so Shepherd's intent wins over edits made in the member. A missing
-// namespace is created and the apply retried once.
-func applyManifest(ctx context.Context, c *clusterclient.Clients, workKey string, mf *manifest) error {
+// so Shepherd's intent wins over edits made in the member, and returns the
+// object as the member stored it. A missing namespace is created and the
+// apply retried once.
+func applyManifest(ctx context.Context, c *clusterclient.Clients, workKey string, mf *manifest) (*unstructured.Unstructured, error) {
 	ri, err := resourceFor(c, &mf.id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	obj := mf.obj.DeepCopy()
 	for _, f := range serverFields {
@@ -113,18 +114,18 @@ func applyManifest(ctx context.Context, c *clusterclient.Clients, workKey string
 	obj.SetAnnotations(annotations)
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	force := true
 	opts := metav1.PatchOptions{FieldManager: workv1alpha1.FieldManager, Force: &force}
-	_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
+	applied, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
 	if isMissingNamespace(err, mf.id.Namespace) {
 		if err := createNamespace(ctx, c, mf.id.Namespace); err != nil {
-			return err
+			return nil, err
 		}
-		_, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
+		applied, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
 	}
-	return err
+	return applied, err
 }
 
 // isMissingNamespace recognizes the NamespaceLifecycle admission refusal.

@@ -13,6 +13,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/health"
 )
 
 func TestBreaker(t *testing.T) {
@@ -70,17 +71,27 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	cm := workv1alpha1.ResourceIdentifier{Ordinal: 1, Version: "v1", Kind: "ConfigMap", Namespace: "a", Name: "cfg"}
 	raw := &runtime.RawExtension{Raw: []byte(`{"replicas":2}`)}
 	prev := []workv1alpha1.ManifestStatus{
-		{Identifier: dep, Status: raw, Health: policyv1alpha1.ResourceHealthy},
+		{Identifier: dep, Status: raw, Health: policyv1alpha1.ResourceHealthy, Generation: 4},
 		{Identifier: cm, Health: policyv1alpha1.ResourceUnknown},
 	}
 	// The ConfigMap is dropped and the Deployment moves to ordinal 1.
 	moved := dep
 	moved.Ordinal = 1
 	svc := workv1alpha1.ResourceIdentifier{Ordinal: 0, Version: "v1", Kind: "Service", Namespace: "a", Name: "web"}
-	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved})
+	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, nil)
 	if len(got) != 2 || got[0].Status != nil || got[0].Health != "" ||
-		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].Health != policyv1alpha1.ResourceHealthy {
+		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].Health != policyv1alpha1.ResourceHealthy || got[1].Generation != 4 {
 		t.Errorf("manifestStatuses = %+v", got)
+	}
+	// What the member answered to the apply replaces what was collected.
+	fresh := &runtime.RawExtension{Raw: []byte(`{"replicas":3}`)}
+	got = manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, map[int]health.Observation{
+		0: {Health: policyv1alpha1.ResourceHealthy, Generation: 1},
+		1: {Status: fresh, Health: policyv1alpha1.ResourceUnhealthy, Generation: 5},
+	})
+	if len(got) != 2 || got[0].Health != policyv1alpha1.ResourceHealthy || got[0].Generation != 1 ||
+		got[1].Status != fresh || got[1].Health != policyv1alpha1.ResourceUnhealthy || got[1].Generation != 5 {
+		t.Errorf("manifestStatuses with observations = %+v", got)
 	}
 	if !containsObject([]workv1alpha1.ResourceIdentifier{moved}, dep) || containsObject([]workv1alpha1.ResourceIdentifier{svc}, dep) {
 		t.Error("containsObject")

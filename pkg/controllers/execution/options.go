@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/health"
 )
 
 // Defaults of Options.
@@ -62,6 +63,11 @@ type Options struct {
 	// Clients is the member client cache, shared with the other
 	// controllers; nil makes SetupWithManager create one.
 	Clients *clusterclient.Cache
+	// Health, when set, judges each object the member returns from an
+	// apply, so that its status and health reach the Work with the
+	// Applied condition (the work status controller's registry: the two
+	// must agree). Nil leaves the statuses to the work status controller.
+	Health *health.Registry
 }
 
 func (o Options) withDefaults() Options {

@@ -13,12 +13,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/health"
 )
 
 // Message caps: the Applied condition's message, and event notes, which
@@ -43,6 +45,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	key := workKey(work)
 	manifests := decodeManifests(work)
 	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
+	observed := make(map[int]health.Observation, len(manifests))
 	var failures []string
 	var unreachable error
 	retry := false
@@ -54,7 +57,17 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		case unreachable != nil:
 			err = errors.New("not attempted: the member did not answer")
 		default:
-			err = applyManifest(ctx, clients, key, mf)
+			var obj *unstructured.Unstructured
+			obj, err = applyManifest(ctx, clients, key, mf)
+			if err == nil && r.Options.Health != nil {
+				// The member's answer is the object's current state: its
+				// status goes into the Work with the Applied condition,
+				// in one write, rather than in a second one by the work
+				// status controller moments later.
+				if o, oerr := r.Options.Health.Observe(obj); oerr == nil {
+					observed[i] = o
+				}
+			}
 			if clusterclient.IsUnreachable(err) {
 				r.breaker.trip(cluster.Name, err)
 				unreachable = err
@@ -78,7 +91,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		failures = append(failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
 		retry = true
 	default:
-		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids)
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids, observed)
 	}
 	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
 		Message: fmt.Sprintf("%d manifests applied to cluster %s", len(manifests), cluster.Name)}
@@ -139,13 +152,18 @@ func containsObject(ids []workv1alpha1.ResourceIdentifier, id workv1alpha1.Resou
 
 // manifestStatuses lists the current identifiers, keeping the status and
 // health the status controller collected for objects that stay.
-func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier) []workv1alpha1.ManifestStatus {
+func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]health.Observation) []workv1alpha1.ManifestStatus {
 	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
-	for _, id := range ids {
+	for i, id := range ids {
 		ms := workv1alpha1.ManifestStatus{Identifier: id}
+		if o, ok := observed[i]; ok {
+			ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
+			out = append(out, ms)
+			continue
+		}
 		for _, p := range prev {
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
-				ms.Status, ms.Health = p.Status, p.Health
+				ms.Status, ms.Health, ms.Generation = p.Status, p.Health, p.Generation
 				break
 			}
 		}

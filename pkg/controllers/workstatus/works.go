@@ -2,21 +2,16 @@ package workstatus
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/health"
@@ -80,13 +75,11 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if obj != nil && obj.GetAnnotations()[workv1alpha1.AnnotationWork] != key {
 			obj = nil // another Work's object: not ours to report
 		}
-		if ms.Status, ms.Health, err = observe(r.health, obj); err != nil {
+		o, err := r.health.Observe(obj)
+		if err != nil {
 			return reconcile.Result{}, err
 		}
-		ms.Generation = 0
-		if obj != nil {
-			ms.Generation = obj.GetGeneration()
-		}
+		ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
 	}
 	if !sameManifestStatuses(work.Status.ManifestStatuses, status.ManifestStatuses) {
 		patched := work.DeepCopy()
@@ -106,21 +99,4 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		return reconcile.Result{RequeueAfter: syncRecheck}, nil
 	}
 	return reconcile.Result{}, nil
-}
-
-// observe returns a member object's raw status and health; a missing
-// object has no status and Unknown health.
-func observe(h *health.Registry, obj *unstructured.Unstructured) (*runtime.RawExtension, policyv1alpha1.ResourceHealth, error) {
-	if obj == nil {
-		return nil, policyv1alpha1.ResourceUnknown, nil
-	}
-	var raw *runtime.RawExtension
-	if st, ok := obj.Object["status"]; ok && st != nil {
-		b, err := json.Marshal(st)
-		if err != nil {
-			return nil, "", fmt.Errorf("encoding the status of %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
-		raw = &runtime.RawExtension{Raw: b}
-	}
-	return raw, h.Interpret(obj).Health, nil
 }
