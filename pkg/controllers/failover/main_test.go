@@ -1,18 +1,11 @@
 package failover_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr/funcr"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
@@ -30,72 +23,36 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "shepherd-failover-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	if hub, err = testenv.Start(dir); err != nil {
-		fmt.Fprintln(os.Stderr, "starting the hub:", err)
-		return 1
-	}
-	defer func() {
-		if err := hub.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the hub:", err)
-		}
-	}()
-	if cli, err = client.New(hub.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(testenv.Main(m, "shepherd-failover-", func(h *testenv.Hub) (func(), error) {
+		hub = h
+		var err error
+		cli, err = client.New(h.Config, client.Options{Scheme: scheme.Scheme})
+		return nil, err
+	}))
 }
 
 // startManager runs the failover and binding controllers until the
 // returned stop function is called; tests that restart the controllers
-// call it several times (hence SkipNameValidation).
+// call it several times.
 func startManager(t *testing.T) (stop func()) {
 	t.Helper()
-	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
-	ctrl.SetLogger(log)
-	mgr, err := ctrl.NewManager(hub.Config, ctrl.Options{
-		Scheme:                 scheme.Scheme,
-		Logger:                 log,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{RecoverPanic: ptr.To(false), SkipNameValidation: ptr.To(true)},
+	mgr, err := hub.StartManager(func(mgr ctrl.Manager) error {
+		if err := failover.Setup(mgr, failover.Options{}); err != nil {
+			return err
+		}
+		return binding.Setup(mgr, binding.Options{})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := failover.Setup(mgr, failover.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := binding.Setup(mgr, binding.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
 	stopped := false
 	stop = func() {
 		if stopped {
 			return
 		}
 		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("manager: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("manager did not stop")
+		if err := mgr.Stop(); err != nil {
+			t.Errorf("manager: %v", err)
 		}
 	}
 	t.Cleanup(stop)

@@ -73,7 +73,7 @@ func TestRestartMovesNothing(t *testing.T) {
 	})
 
 	start := time.Now()
-	if err := controllers.stop(); err != nil {
+	if err := controllers.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	var err error
