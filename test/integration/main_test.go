@@ -20,40 +20,18 @@ import (
 var hub *testenv.Hub
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "shepherd-integration-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	hub, err = testenv.Start(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the hub:", err)
-		return 1
-	}
-	defer func() {
-		if err := hub.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the hub:", err)
+	os.Exit(testenv.Main(m, "shepherd-integration-", func(h *testenv.Hub) (func(), error) {
+		hub = h
+		// The HealthInterpreter webhook, as the controller manager serves
+		// it: part of the API that these tests check.
+		c, err := client.New(h.Config, client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			return nil, err
 		}
-	}()
-	// The HealthInterpreter webhook, as the controller manager serves it:
-	// part of the API that these tests check.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	webhook, err := healthcel.ServeWebhook(ctx, c, healthcel.WebhookOptions{URLConfiguration: true}, logr.Discard())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the HealthInterpreter webhook:", err)
-		return 1
-	}
-	defer func() { _ = webhook.Stop() }()
-	return m.Run()
+		webhook, err := healthcel.ServeWebhook(context.Background(), c, healthcel.WebhookOptions{URLConfiguration: true}, logr.Discard())
+		if err != nil {
+			return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
+		}
+		return func() { _ = webhook.Stop() }, nil
+	}))
 }
