@@ -30,7 +30,16 @@ func newBenchE2ECommand() *cobra.Command {
 create --policies PropagationPolicies and --deployments Deployments on the hub,
 and measure how long until every binding is Scheduled and every Work is
 applied to its member, and the bindings scheduled per second through the
-hub's API server.`,
+hub's API server.
+
+Each stage is also measured on its own, from a watch: the scheduler's rate
+and latency from each binding's creation to Scheduled, the execution
+controller's from each Work's creation to Applied. The API requests by verb
+and resource and the reconciles per controller show where the work went.
+--cpuprofile profiles the measured part; its samples carry a "component"
+label (hub, member, controllers, pod-rescheduler) for "go tool pprof -tags".
+--members-api-only runs members without controllers, scheduler or pods, to
+measure the hub as if members had machines of their own.`,
 		Example: `  shepherd bench e2e --members 20 --deployments 1000 --policies 10
   shepherd bench e2e -o json
   # profile the hub pipeline and the members together

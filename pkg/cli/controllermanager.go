@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -61,6 +62,9 @@ hub that reaches this process directly.`,
 				return fmt.Errorf("--webhook-port %d is not a port: use 1-65535, or 0 for no webhook", webhook.Port)
 			}
 			if webhook.Port > 0 {
+				if net.ParseIP(webhook.BindAddress) == nil {
+					return fmt.Errorf("--webhook-bind-address %q is not an IP: use e.g. 0.0.0.0 or 127.0.0.1", webhook.BindAddress)
+				}
 				opts.Webhook = &webhook
 			}
 			cfg, err := hub.restConfig()

@@ -18,6 +18,7 @@ func TestControllerManagerRejectsBadFlags(t *testing.T) {
 		{[]string{"--scheduler-workers", "-2"}, "--scheduler-workers and --execution-workers must not be negative"},
 		{[]string{"--webhook-port", "70000"}, "--webhook-port 70000 is not a port"},
 		{[]string{"--webhook-port", "-1"}, "--webhook-port -1 is not a port"},
+		{[]string{"--webhook-port", "9443", "--webhook-bind-address", "localhost"}, `--webhook-bind-address "localhost" is not an IP`},
 		{[]string{}, "loading the hub kubeconfig " + missing},
 	} {
 		cmd := NewRootCommand()
