@@ -19,6 +19,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestClusterStatusAgainstRealMembers probes a real member API server,
@@ -38,7 +39,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 
 	begin := time.Now()
 	cluster := &clusterv1alpha1.Cluster{}
-	membershiptest.Eventually(t, 30*time.Second, "Ready with summaries", func() error {
+	testenv.Eventually(t, 30*time.Second, "Ready with summaries", func() error {
 		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
 			return err
 		}
@@ -98,7 +99,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 
 	member.Stop(t)
 	stopped := time.Now()
-	membershiptest.Eventually(t, 15*time.Second, "Unknown/Unreachable", func() error {
+	testenv.Eventually(t, 15*time.Second, "Unknown/Unreachable", func() error {
 		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 	// first, and under load that phase can outlast the grace period, after
 	// which the taint legitimately switches keys at once. TestDesiredTaints
 	// covers the grace period exactly.
-	membershiptest.Eventually(t, 15*time.Second, "unreachable taint", func() error {
+	testenv.Eventually(t, 15*time.Second, "unreachable taint", func() error {
 		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
 			return err
 		}
@@ -129,7 +130,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 
 	member.Start(t)
 	restarted := time.Now()
-	membershiptest.Eventually(t, 30*time.Second, "recovery", func() error {
+	testenv.Eventually(t, 30*time.Second, "recovery", func() error {
 		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 		if err := hub.Delete(ctx, cluster); err != nil {
 			t.Fatal(err)
 		}
-		membershiptest.Eventually(t, 10*time.Second, "metric removed", func() error {
+		testenv.Eventually(t, 10*time.Second, "metric removed", func() error {
 			if n := testutil.CollectAndCount(clusterReady); n != 0 {
 				return fmt.Errorf("%d shepherd_cluster_ready series", n)
 			}
@@ -226,7 +227,7 @@ func servesDeployments(apis []clusterv1alpha1.APIEnablement) bool {
 
 func wantEvents(t *testing.T, hub client.Client, reasons ...string) {
 	t.Helper()
-	membershiptest.Eventually(t, 10*time.Second, "events", func() error {
+	testenv.Eventually(t, 10*time.Second, "events", func() error {
 		list := &eventsv1.EventList{}
 		if err := hub.List(context.Background(), list); err != nil {
 			return err

@@ -22,6 +22,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 func deployment(ns, name string, replicas int32) *appsv1.Deployment {
@@ -117,10 +118,10 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 
 	t.Run("a manifest dropped from the Work is deleted from the member", func(t *testing.T) {
 		mustUpdate(t, hub, key, func(w *workv1alpha1.Work) { w.Spec.Workload.Manifests = w.Spec.Workload.Manifests[:1] })
-		membershiptest.Eventually(t, 10*time.Second, "ConfigMap deleted", func() error {
+		testenv.Eventually(t, 10*time.Second, "ConfigMap deleted", func() error {
 			return gone(mk.CoreV1().ConfigMaps("shop").Get(ctx, "web-config", metav1.GetOptions{}))
 		})
-		membershiptest.Eventually(t, 5*time.Second, "one identifier", func() error {
+		testenv.Eventually(t, 5*time.Second, "one identifier", func() error {
 			if err := hub.Get(ctx, key, work); err != nil {
 				return err
 			}
@@ -148,10 +149,10 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 		if err := hub.Delete(ctx, work); err != nil {
 			t.Fatal(err)
 		}
-		membershiptest.Eventually(t, 10*time.Second, "Deployment deleted", func() error {
+		testenv.Eventually(t, 10*time.Second, "Deployment deleted", func() error {
 			return gone(mk.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{}))
 		})
-		membershiptest.Eventually(t, 5*time.Second, "Work released", func() error { return gone(nil, hub.Get(ctx, key, &workv1alpha1.Work{})) })
+		testenv.Eventually(t, 5*time.Second, "Work released", func() error { return gone(nil, hub.Get(ctx, key, &workv1alpha1.Work{})) })
 		if _, err := mk.CoreV1().Namespaces().Get(ctx, "shop", metav1.GetOptions{}); err != nil {
 			t.Errorf("the namespace went too: %v", err)
 		}
@@ -165,7 +166,7 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 		if err := hub.Delete(ctx, keep); err != nil {
 			t.Fatal(err)
 		}
-		membershiptest.Eventually(t, 5*time.Second, "Work released", func() error {
+		testenv.Eventually(t, 5*time.Second, "Work released", func() error {
 			return gone(nil, hub.Get(ctx, client.ObjectKeyFromObject(keep), &workv1alpha1.Work{}))
 		})
 		if _, err := mk.CoreV1().ConfigMaps("shop").Get(ctx, "kept", metav1.GetOptions{}); err != nil {
@@ -191,7 +192,7 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 		if err := hub.Delete(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		membershiptest.Eventually(t, 5*time.Second, "intruder released", func() error {
+		testenv.Eventually(t, 5*time.Second, "intruder released", func() error {
 			return gone(nil, hub.Get(ctx, client.ObjectKeyFromObject(intruder), &workv1alpha1.Work{}))
 		})
 		if _, err := mk.CoreV1().ConfigMaps("shop").Get(ctx, "shared", metav1.GetOptions{}); err != nil {
@@ -208,14 +209,14 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 			if err := hub.Delete(ctx, &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Name}}); err != nil {
 				t.Fatal(err)
 			}
-			membershiptest.Eventually(t, 10*time.Second, "released "+k.Name, func() error { return gone(nil, hub.Get(ctx, k, &workv1alpha1.Work{})) })
+			testenv.Eventually(t, 10*time.Second, "released "+k.Name, func() error { return gone(nil, hub.Get(ctx, k, &workv1alpha1.Work{})) })
 		}
 	})
 }
 
 func waitApplied(t *testing.T, hub client.Client, key types.NamespacedName, w *workv1alpha1.Work, status metav1.ConditionStatus, reason string) {
 	t.Helper()
-	membershiptest.Eventually(t, 20*time.Second, fmt.Sprintf("%s Applied=%s", key, status), func() error {
+	testenv.Eventually(t, 20*time.Second, fmt.Sprintf("%s Applied=%s", key, status), func() error {
 		if err := hub.Get(context.Background(), key, w); err != nil {
 			return err
 		}

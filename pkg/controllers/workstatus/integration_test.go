@@ -23,6 +23,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 func deployment(replicas int32) *appsv1.Deployment {
@@ -86,7 +87,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 	setStatus(t, members["m1"].Kube(t), appsv1.DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3})
 	setStatus(t, members["m2"].Kube(t), appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1})
 
-	membershiptest.Eventually(t, 30*time.Second, "Work status", func() error {
+	testenv.Eventually(t, 30*time.Second, "Work status", func() error {
 		w := &workv1alpha1.Work{}
 		if err := hub.Get(ctx, types.NamespacedName{Namespace: "shepherd-es-m1", Name: "shop.web-deployment"}, w); err != nil {
 			return err
@@ -101,7 +102,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		return nil
 	})
 	var agg []workv1alpha1.AggregatedStatusItem
-	membershiptest.Eventually(t, 30*time.Second, "binding aggregatedStatus", func() error {
+	testenv.Eventually(t, 30*time.Second, "binding aggregatedStatus", func() error {
 		if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
 			return err
 		}
@@ -124,7 +125,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 	t.Run("recovery clears unhealthySince and settles", func(t *testing.T) {
 		first := m2.FirstCollectedTime
 		setStatus(t, members["m2"].Kube(t), appsv1.DeploymentStatus{Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2})
-		membershiptest.Eventually(t, 30*time.Second, "m2 healthy", func() error {
+		testenv.Eventually(t, 30*time.Second, "m2 healthy", func() error {
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
 				return err
 			}
@@ -153,7 +154,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		w := membershiptest.Work(t, "m1", "team-a-namespace", names.BindingLabels(cref), ns)
 		w.Annotations = map[string]string{names.AnnotationBinding: cref.String()}
 		membershiptest.CreateWork(t, hub, w)
-		membershiptest.Eventually(t, 30*time.Second, "CRB aggregatedStatus", func() error {
+		testenv.Eventually(t, 30*time.Second, "CRB aggregatedStatus", func() error {
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(crb), crb); err != nil {
 				return err
 			}
@@ -170,7 +171,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		if err := hub.Delete(ctx, w); err != nil {
 			t.Fatal(err)
 		}
-		membershiptest.Eventually(t, 30*time.Second, "m2 item gone", func() error {
+		testenv.Eventually(t, 30*time.Second, "m2 item gone", func() error {
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(rb), rb); err != nil {
 				return err
 			}
@@ -191,7 +192,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 func setStatus(t *testing.T, kc kubernetes.Interface, st appsv1.DeploymentStatus) {
 	t.Helper()
 	ctx := context.Background()
-	membershiptest.Eventually(t, 30*time.Second, "status written", func() error {
+	testenv.Eventually(t, 30*time.Second, "status written", func() error {
 		d, err := kc.AppsV1().Deployments("shop").Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -213,7 +214,7 @@ func readyReplicas(raw []byte) int64 {
 
 func waitTemplate(t *testing.T, hub client.Client, want map[string]int64) {
 	t.Helper()
-	membershiptest.Eventually(t, 30*time.Second, "template status", func() error {
+	testenv.Eventually(t, 30*time.Second, "template status", func() error {
 		d := &appsv1.Deployment{}
 		if err := hub.Get(context.Background(), types.NamespacedName{Namespace: "shop", Name: "web"}, d); err != nil {
 			return err

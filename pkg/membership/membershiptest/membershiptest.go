@@ -24,12 +24,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
@@ -237,53 +234,24 @@ func FreePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// RunManager starts a manager on the hub (metrics server and leader
-// election off) after calling each setup, and stops it when t ends.
-// Controller name validation is off: controller-runtime refuses a second
-// controller of the same name in one process, which repeated tests
-// (-count=N) would otherwise trip over.
+// RunManager starts a manager on the hub with the controllers setups
+// register (testenv's test settings), stopped when t ends.
 func RunManager(t testing.TB, hub *testenv.Hub, setups ...func(manager.Manager) error) {
 	t.Helper()
-	skip := true
-	mgr, err := ctrl.NewManager(hub.Config, ctrl.Options{
-		Scheme:         scheme.Scheme,
-		Metrics:        metricsserver.Options{BindAddress: "0"},
-		LeaderElection: false,
-		Logger:         Logger(),
-		Controller:     config.Controller{SkipNameValidation: &skip},
+	mgr, err := hub.StartManager(func(mgr manager.Manager) error {
+		for _, setup := range setups {
+			if err := setup(mgr); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, setup := range setups {
-		if err := setup(mgr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := mgr.Stop(); err != nil {
 			t.Errorf("manager: %v", err)
 		}
 	})
-}
-
-// Eventually polls cond every 100 ms until it returns nil or timeout
-// passes, then fails t with cond's last error.
-func Eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s: %v", what, timeout, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
