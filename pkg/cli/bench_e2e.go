@@ -12,7 +12,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/fleetbench"
 )
 
-// topRequests is how many lines of hub requests the text output shows;
+// topRequests is how many lines of API requests the text output shows;
 // -o json has them all.
 const topRequests = 12
 
@@ -94,8 +94,8 @@ measure the hub as if members had machines of their own.`,
 			fmt.Fprintf(w, "last Work created after\t%.1f s\n", rep.Execution.LastSeenSeconds)
 			fmt.Fprintf(w, "Works applied/s\t%.0f (from the first Work created)\n", rep.Execution.PerSecond)
 			fmt.Fprintf(w, "apply latency\tp50 %.2f s, p99 %.2f s\n", rep.Execution.LatencyP50Seconds, rep.Execution.LatencyP99Seconds)
-			fmt.Fprintf(w, "hub requests (top %d)\t\n", min(len(rep.HubRequests), topRequests))
-			for _, r := range rep.HubRequests[:min(len(rep.HubRequests), topRequests)] {
+			fmt.Fprintf(w, "API requests, hub and members (top %d)\t\n", min(len(rep.APIRequests), topRequests))
+			for _, r := range rep.APIRequests[:min(len(rep.APIRequests), topRequests)] {
 				res := r.Resource
 				if r.Subresource != "" {
 					res += "/" + r.Subresource

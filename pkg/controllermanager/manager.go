@@ -164,7 +164,10 @@ func (w *webhookRunnable) Start(ctx context.Context) error {
 	}
 	w.ready.Store(true)
 	<-s.Done()
-	return nil
+	w.ready.Store(false)
+	// nil once ctx ended; the server's error if it failed by itself, which
+	// stops the manager rather than leave it running without its webhook.
+	return s.Stop()
 }
 
 func (w *webhookRunnable) check(*http.Request) error {

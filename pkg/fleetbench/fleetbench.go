@@ -70,12 +70,12 @@ type Report struct {
 	Scheduler StageStats `json:"scheduler"`
 	Execution StageStats `json:"execution"`
 	Works     int        `json:"works"`
-	// HubRequests counts API requests by verb and resource during the
-	// measured part, most first, as counted by apiserver_request_total of
-	// every
-	// API server in this process, the members' included (they share one
-	// metrics registry; the custom resources are the hub's alone).
-	HubRequests []RequestCount `json:"hubRequests"`
+	// APIRequests counts API requests by verb and resource during the
+	// measured part, most first, as apiserver_request_total counts them
+	// for every API server in this process: the members' are included
+	// (they share one metrics registry); the custom resources are the
+	// hub's alone.
+	APIRequests []RequestCount `json:"apiRequests"`
 	// Reconciles counts each controller's reconciles during the measured
 	// part, most first.
 	Reconciles []ReconcileCount `json:"reconciles"`
@@ -135,7 +135,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	before, err := hubRequests(ctx, cfg)
+	before, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -189,11 +189,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.AppliedSeconds = time.Since(begin).Seconds()
 	rep.Scheduler, rep.Execution = progress.stats(begin)
-	after, err := hubRequests(ctx, cfg)
+	after, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	rep.HubRequests = requestDelta(before, after)
+	rep.APIRequests = requestDelta(before, after)
 	reconcilesAfter, err := reconciles()
 	if err != nil {
 		return nil, err

@@ -20,6 +20,29 @@ func TestRunSmallFleet(t *testing.T) {
 	if rep.Works != 40 {
 		t.Errorf("%d Works, want 2 per Deployment (40)", rep.Works)
 	}
+	// The breakdown describes the run: one Work applied per target, every
+	// stage measured, the controllers counted.
+	applied := 0
+	for _, r := range rep.APIRequests {
+		if r.Verb == "APPLY" && r.Resource == "works" {
+			applied = r.Count
+		}
+	}
+	if applied != 40 {
+		t.Errorf("%d Work applies counted, want 40: %+v", applied, rep.APIRequests)
+	}
+	if rep.Scheduler.PerSecond <= 0 || rep.Execution.PerSecond <= 0 {
+		t.Errorf("stages not measured: scheduler %+v, execution %+v", rep.Scheduler, rep.Execution)
+	}
+	names := map[string]bool{}
+	for _, r := range rep.Reconciles {
+		names[r.Controller] = true
+	}
+	for _, c := range []string{"detector", "scheduler-resourcebinding", "execution"} {
+		if !names[c] {
+			t.Errorf("no reconciles of %s: %+v", c, rep.Reconciles)
+		}
+	}
 	t.Logf("%+v", *rep)
 }
 

@@ -15,8 +15,8 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// RequestCount is how many requests of one verb on one resource the hub's
-// API server served during the measured part of a run.
+// RequestCount is how many requests of one verb on one resource the API
+// servers of the fleet served during the measured part of a run.
 type RequestCount struct {
 	Verb        string `json:"verb"`
 	Resource    string `json:"resource"`
@@ -28,10 +28,11 @@ type RequestCount struct {
 // and the other labels a run does not compare.
 type requestKey struct{ verb, resource, subresource string }
 
-// hubRequests reads the hub's apiserver_request_total counters, summed
-// over response codes, scopes and components. Watches are left out: they
-// count connections, not work.
-func hubRequests(ctx context.Context, cfg *rest.Config) (map[requestKey]float64, error) {
+// apiRequests reads apiserver_request_total from the hub's /metrics (the
+// process-wide registry, so every API server of a local fleet counts),
+// summed over response codes, scopes and components. Watches are left
+// out: they count connections, not work.
+func apiRequests(ctx context.Context, cfg *rest.Config) (map[requestKey]float64, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
