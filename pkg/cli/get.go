@@ -191,12 +191,20 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 	health := map[string]string{}
 	for _, s := range status.AggregatedStatus {
 		health[s.ClusterName] = string(s.Health)
+		if !s.Applied && s.AppliedReason != "" {
+			// Why the copy is not applied (e.g. Conflict) says more
+			// than its health, which is Unknown then.
+			health[s.ClusterName] = s.AppliedReason
+		}
 	}
 	parts := make([]string, 0, len(spec.Clusters))
 	for _, t := range spec.Clusters {
 		p := fmt.Sprintf("%s=%d", t.Name, t.Replicas)
 		if h := health[t.Name]; h != "" {
 			p += " (" + h + ")"
+		}
+		if spec.Suspension.Suspends(t.Name) {
+			p += " [suspended]"
 		}
 		if t.State == workv1alpha1.TargetUnscheduled {
 			p += " [leaving]"

@@ -13,7 +13,7 @@ import (
 // annotation instead.
 const AnnotationBinding = "work.shepherd.io/binding"
 
-// AnnotationTemplateGeneration on a Work holds the metadata.generation of
+// AnnotationTemplateGeneration on a Work (and on a binding) holds the metadata.generation of
 // the hub template its manifest was built from: once every Work of a
 // binding holds the template's current generation and every member has
 // observed it, the template's status.observedGeneration says so.

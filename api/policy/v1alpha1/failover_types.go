@@ -1,20 +1,33 @@
 package v1alpha1
 
 // PurgeMode says what happens to the copy of a workload on the cluster it
-// is moved away from.
-// +kubebuilder:validation:Enum=Immediately;Graciously;Never
+// is moved away from. Karmada v1.18 renamed Immediately to Directly and
+// Graciously to Gracefully; Shepherd accepts both spellings, keeps the one
+// the user wrote, and gives each pair one meaning (see Direct, Graceful).
+// +kubebuilder:validation:Enum=Directly;Gracefully;Never;Immediately;Graciously
 type PurgeMode string
 
 // Purge modes.
 const (
-	// PurgeImmediately deletes the old copy as soon as the cluster is evicted.
-	PurgeImmediately PurgeMode = "Immediately"
-	// PurgeGraciously keeps the old copy until the workload is Healthy on its
-	// new clusters or the grace period ends.
-	PurgeGraciously PurgeMode = "Graciously"
+	// PurgeDirectly deletes the old copy as soon as the cluster is evicted.
+	PurgeDirectly PurgeMode = "Directly"
+	// PurgeGracefully keeps the old copy until the workload is Healthy on
+	// its new clusters or the grace period ends.
+	PurgeGracefully PurgeMode = "Gracefully"
 	// PurgeNever keeps the old copy until a user confirms its removal.
 	PurgeNever PurgeMode = "Never"
+	// PurgeImmediately is the former name of PurgeDirectly.
+	PurgeImmediately PurgeMode = "Immediately"
+	// PurgeGraciously is the former name of PurgeGracefully.
+	PurgeGraciously PurgeMode = "Graciously"
 )
+
+// Direct reports whether m deletes the old copy at once (Directly or Immediately).
+func (m PurgeMode) Direct() bool { return m == PurgeDirectly || m == PurgeImmediately }
+
+// Graceful reports whether m keeps the old copy for a grace period
+// (Gracefully or Graciously).
+func (m PurgeMode) Graceful() bool { return m == PurgeGracefully || m == PurgeGraciously }
 
 // ResourceHealth is the health of a workload's copy on one cluster.
 // +kubebuilder:validation:Enum=Healthy;Unhealthy;Unknown
@@ -49,7 +62,7 @@ type FailoverBehavior struct {
 }
 
 // ApplicationFailoverBehavior says when and how an unhealthy workload moves.
-// +kubebuilder:validation:XValidation:rule="!has(self.gracePeriodSeconds) || self.purgeMode == 'Graciously'",message="failover.application.gracePeriodSeconds is only valid with purgeMode: Graciously"
+// +kubebuilder:validation:XValidation:rule="!has(self.gracePeriodSeconds) || self.purgeMode in ['Gracefully', 'Graciously']",message="failover.application.gracePeriodSeconds is only valid with purgeMode: Gracefully (or its former name Graciously)"
 type ApplicationFailoverBehavior struct {
 	// PreConditions must hold before failover is considered at all.
 	// +optional
@@ -60,7 +73,7 @@ type ApplicationFailoverBehavior struct {
 	DecisionConditions DecisionConditions `json:"decisionConditions,omitempty"`
 
 	// PurgeMode says what happens to the old copy.
-	// +kubebuilder:default=Graciously
+	// +kubebuilder:default=Gracefully
 	// +optional
 	PurgeMode PurgeMode `json:"purgeMode,omitempty"`
 
@@ -77,6 +90,42 @@ type ApplicationFailoverBehavior struct {
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	BlockPredecessorSeconds *int32 `json:"blockPredecessorSeconds,omitempty"`
+
+	// StatePreservation carries state of the evicted copy to its replacement.
+	// +optional
+	StatePreservation *StatePreservation `json:"statePreservation,omitempty"`
+}
+
+// StatePreservation reads values from the status of the copy a failover
+// evicts and sets them as labels on the copy that replaces it, so a
+// stateful application can resume where it was (e.g. a checkpoint ID).
+// As in Karmada, the labels go to the new cluster only when the workload
+// runs on one cluster after the failover and the old copy is purged
+// directly (Directly or Immediately); they stay while the eviction is in
+// the binding's history.
+type StatePreservation struct {
+	// Rules each read one value.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=aliasLabelName
+	Rules []StatePreservationRule `json:"rules"`
+}
+
+// StatePreservationRule reads one value into one label.
+type StatePreservationRule struct {
+	// AliasLabelName is the label key set on the new copy.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`
+	AliasLabelName string `json:"aliasLabelName"`
+
+	// JSONPath, in kubectl's syntax, from the copy's status: {.checkpoint}
+	// reads status.checkpoint. The value must be a valid label value.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:Pattern=`^\{\..*\}$`
+	JSONPath string `json:"jsonPath"`
 }
 
 // PreConditions gate the start of application failover.
@@ -103,9 +152,15 @@ type DecisionConditions struct {
 
 // ClusterFailoverBehavior says how workloads leave a failed cluster.
 type ClusterFailoverBehavior struct {
-	// PurgeMode: Immediately (default) or Graciously.
+	// PurgeMode: Immediately (the default, also spelled Directly) or
+	// Gracefully (also Graciously). Karmada defaults to Gracefully; see
+	// docs/failover.md for why Shepherd does not.
 	// +kubebuilder:default=Immediately
-	// +kubebuilder:validation:XValidation:rule="self != 'Never'",message="failover.cluster.purgeMode must be Immediately or Graciously"
+	// +kubebuilder:validation:XValidation:rule="self != 'Never'",message="failover.cluster.purgeMode must be Directly, Gracefully, Immediately or Graciously: Never is for application failover only"
 	// +optional
 	PurgeMode PurgeMode `json:"purgeMode,omitempty"`
+
+	// StatePreservation carries state of the evicted copy to its replacement.
+	// +optional
+	StatePreservation *StatePreservation `json:"statePreservation,omitempty"`
 }

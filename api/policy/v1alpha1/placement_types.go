@@ -13,6 +13,8 @@ import (
 // minGroups = maxGroups = N, and "these clusters" (PickFixed) is
 // clusterAffinity.clusterNames.
 // +kubebuilder:validation:XValidation:rule="!(has(self.clusterAffinity) && has(self.clusterAffinities))",message="spec.placement.clusterAffinity and spec.placement.clusterAffinities are mutually exclusive: keep one"
+// +kubebuilder:validation:XValidation:rule="!has(self.workloadAffinity)",message="spec.placement.workloadAffinity is not supported yet; remove it"
+// +kubebuilder:validation:XValidation:rule="!has(self.clusterAffinities) || self.clusterAffinities.all(t, !has(t.overflowAffinities) || size(t.overflowAffinities) == 0)",message="spec.placement.clusterAffinities[].overflowAffinities is not supported yet; remove it"
 type Placement struct {
 	// ClusterAffinity restricts the clusters the workload may run on.
 	// +optional
@@ -55,6 +57,11 @@ type Placement struct {
 	// ReplicaScheduling says how replicas are placed. Nil means Duplicated.
 	// +optional
 	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty"`
+
+	// WorkloadAffinity is Karmada's inter-workload affinity; refused until
+	// supported.
+	// +optional
+	WorkloadAffinity *WorkloadAffinity `json:"workloadAffinity,omitempty"`
 }
 
 // ClusterAffinity selects clusters. All set fields must match; an empty
@@ -121,6 +128,12 @@ type ClusterAffinityTerm struct {
 	AffinityName string `json:"affinityName"`
 
 	ClusterAffinity `json:",inline"`
+
+	// OverflowAffinities are Karmada's overflow tiers; refused until supported.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	OverflowAffinities []OverflowClusterAffinity `json:"overflowAffinities,omitempty"`
 }
 
 // WeightedClusterAffinityTerm adds Weight to the score of matching clusters.

@@ -14,6 +14,14 @@ func knownTypes() []runtime.Object {
 
 // PropagationSpec is the spec shared by PropagationPolicy and
 // ClusterPropagationPolicy: which resource templates to propagate and where.
+//
+// Every field of Karmada's PropagationPolicy (v1.18) is in the schema, so
+// that the API server never prunes one silently; the fields Shepherd does
+// not implement yet are refused with a message naming them.
+// +kubebuilder:validation:XValidation:rule="!has(self.association) || !self.association",message="spec.association is not supported (Karmada deprecated it for propagateDeps); remove it"
+// +kubebuilder:validation:XValidation:rule="!has(self.dependentOverrides) || size(self.dependentOverrides) == 0",message="spec.dependentOverrides is not supported yet: Shepherd has no OverridePolicy; remove it"
+// +kubebuilder:validation:XValidation:rule="!has(self.preemption) || self.preemption == 'Never'",message="spec.preemption: Always is not supported yet; remove it or set Never"
+// +kubebuilder:validation:XValidation:rule="!has(self.schedulePriority)",message="spec.schedulePriority is not supported yet; remove it"
 type PropagationSpec struct {
 	// ResourceSelectors pick the resource templates this policy governs.
 	// +kubebuilder:validation:MinItems=1
@@ -45,6 +53,56 @@ type PropagationSpec struct {
 	// +kubebuilder:default=default-scheduler
 	// +optional
 	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// ConflictResolution says what happens when an object to propagate
+	// already exists in a member and Shepherd did not create it for this
+	// template: Abort (the default) leaves it untouched and reports a
+	// conflict; Overwrite adopts it.
+	// +kubebuilder:default=Abort
+	// +optional
+	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty"`
+
+	// ActivationPreference Lazy defers policy changes for a template until
+	// the template itself changes. Empty applies them at once.
+	// +optional
+	ActivationPreference ActivationPreference `json:"activationPreference,omitempty"`
+
+	// Suspension holds the templates' Works back from all or some members.
+	// +optional
+	Suspension *Suspension `json:"suspension,omitempty"`
+
+	// PreserveResourcesOnDeletion keeps the member objects when the template
+	// is deleted or a cluster leaves the placement; Shepherd removes its
+	// labels and annotations from them so they are plainly unmanaged.
+	// +optional
+	PreserveResourcesOnDeletion *bool `json:"preserveResourcesOnDeletion,omitempty"`
+
+	// Association is Karmada's deprecated predecessor of propagateDeps.
+	// Refused when true.
+	// +optional
+	Association bool `json:"association,omitempty"`
+
+	// Preemption: Never (the default). Always is refused until supported.
+	// +optional
+	Preemption PreemptionBehavior `json:"preemption,omitempty"`
+
+	// DependentOverrides names OverridePolicies; refused until supported.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	DependentOverrides []string `json:"dependentOverrides,omitempty"`
+
+	// SchedulePriority orders scheduling by priority; refused until supported.
+	// +optional
+	SchedulePriority *SchedulePriority `json:"schedulePriority,omitempty"`
+}
+
+// Conflict returns the conflict resolution in force, Abort when unset.
+func (s *PropagationSpec) Conflict() ConflictResolution {
+	if s.ConflictResolution == "" {
+		return ConflictAbort
+	}
+	return s.ConflictResolution
 }
 
 // ResourceSelector picks resource templates.
@@ -78,6 +136,7 @@ type ResourceSelector struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=pp,categories=shepherd
 // +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
+// +kubebuilder:printcolumn:name="Conflict-Resolution",type=string,JSONPath=`.spec.conflictResolution`
 // +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type PropagationPolicy struct {
@@ -101,6 +160,7 @@ type PropagationPolicyList struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=cpp,categories=shepherd
 // +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
+// +kubebuilder:printcolumn:name="Conflict-Resolution",type=string,JSONPath=`.spec.conflictResolution`
 // +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterPropagationPolicy struct {

@@ -142,6 +142,15 @@ type EvictionHistoryEntry struct {
 	// Message for humans.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// PreservedLabelState holds the labels the failover's state preservation
+	// read from the evicted copy's status, to set on the copy replacing it.
+	// +optional
+	PreservedLabelState map[string]string `json:"preservedLabelState,omitempty"`
+	// ClustersBeforeFailover are the active targets when the cluster was
+	// evicted: the preserved labels go only to clusters not among them.
+	// +listType=atomic
+	// +optional
+	ClustersBeforeFailover []string `json:"clustersBeforeFailover,omitempty"`
 }
 
 // BindingSpec is the spec shared by ResourceBinding and ClusterResourceBinding.
@@ -177,6 +186,18 @@ type BindingSpec struct {
 	// SchedulerName copied from the policy.
 	// +optional
 	SchedulerName string `json:"schedulerName,omitempty"`
+
+	// ConflictResolution copied from the policy; empty means Abort.
+	// +optional
+	ConflictResolution policyv1alpha1.ConflictResolution `json:"conflictResolution,omitempty"`
+
+	// Suspension copied from the policy.
+	// +optional
+	Suspension *policyv1alpha1.Suspension `json:"suspension,omitempty"`
+
+	// PreserveResourcesOnDeletion copied from the policy.
+	// +optional
+	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion,omitempty"`
 
 	// Clusters are the targets and their replicas.
 	// +kubebuilder:validation:MaxItems=5000
@@ -239,6 +260,11 @@ type AggregatedStatusItem struct {
 	// AppliedMessage holds the apply error, if any.
 	// +optional
 	AppliedMessage string `json:"appliedMessage,omitempty"`
+	// AppliedReason is the reason of the Work's Applied condition when it is
+	// not applied, e.g. Conflict: a member object Shepherd does not own is
+	// in the way.
+	// +optional
+	AppliedReason string `json:"appliedReason,omitempty"`
 	// Health of the copy.
 	// +optional
 	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`

@@ -11,6 +11,9 @@ import (
 const (
 	// WorkConditionApplied is True when every manifest was applied to the member.
 	WorkConditionApplied = "Applied"
+	// WorkConditionDispatching is False (reason Suspended) while the Work's
+	// dispatching is suspended, True otherwise.
+	WorkConditionDispatching = "Dispatching"
 )
 
 // ExecutionNamespacePrefix prefixes the hub namespace that holds a cluster's
@@ -24,9 +27,14 @@ type WorkSpec struct {
 	// SuspendDispatching stops applying changes to the member while true.
 	// +optional
 	SuspendDispatching bool `json:"suspendDispatching,omitempty"`
-	// PreserveResourcesOnDeletion keeps the member's objects when the Work goes.
+	// PreserveResourcesOnDeletion keeps the member's objects when the Work
+	// goes, with Shepherd's label and annotation removed from them.
 	// +optional
 	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion,omitempty"`
+	// ConflictResolution: Abort (empty) never touches a member object that
+	// this Work did not create or adopt; Overwrite adopts it.
+	// +optional
+	ConflictResolution policyv1alpha1.ConflictResolution `json:"conflictResolution,omitempty"`
 }
 
 // WorkloadTemplate holds manifests.

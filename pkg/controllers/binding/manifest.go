@@ -2,12 +2,15 @@ package binding
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -66,27 +69,75 @@ func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured 
 
 // memberManifests returns the manifest of each active target: the template's
 // replicas for a Duplicated placement (and for kinds without replicas),
-// the target's share for a Divided one (see bindingutil.Divide).
+// the target's share for a Divided one (see bindingutil.Divide), with the
+// labels a failover's state preservation carries (see preservedState).
 func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
 	base := memberManifest(tmpl)
 	active := bindingutil.ActiveTargets(spec.Clusters)
+	var out map[string]*unstructured.Unstructured
 	if framework.IsDuplicated(spec.Placement) {
-		out := make(map[string]*unstructured.Unstructured, len(active))
+		out = make(map[string]*unstructured.Unstructured, len(active))
 		for _, t := range active {
 			out[t.Name] = base
 		}
-		return out, nil
+	} else {
+		var err error
+		if out, err = bindingutil.Divide(base, active); err != nil {
+			return nil, err
+		}
 	}
-	return bindingutil.Divide(base, active)
+	if labels, before := preservedState(spec); len(labels) > 0 && len(active) == 1 && !slices.Contains(before, active[0].Name) {
+		m := out[active[0].Name].DeepCopy()
+		merged := m.GetLabels()
+		if merged == nil {
+			merged = map[string]string{}
+		}
+		maps.Copy(merged, labels)
+		m.SetLabels(merged)
+		out[active[0].Name] = m
+	}
+	return out, nil
+}
+
+// preservedState returns the labels of the latest eviction that preserved
+// state, and the targets before it. As in Karmada, they go only to a
+// workload that runs on one cluster after the failover, and only to a
+// cluster it did not run on before; they stay for as long as the eviction
+// is in the binding's history.
+func preservedState(spec *workv1alpha1.BindingSpec) (map[string]string, []string) {
+	var latest *workv1alpha1.EvictionHistoryEntry
+	for i := range spec.EvictionHistory {
+		h := &spec.EvictionHistory[i]
+		if len(h.PreservedLabelState) > 0 && (latest == nil || !h.EvictedAt.Before(&latest.EvictedAt)) {
+			latest = h
+		}
+	}
+	if latest == nil {
+		return nil, nil
+	}
+	return latest.PreservedLabelState, latest.ClustersBeforeFailover
 }
 
 // desiredWork is the Work holding manifest for cluster. The binding
 // controller applies exactly these fields; the execution controller adds
 // its finalizer and writes the status.
-func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Unstructured, templateGeneration int64) *unstructured.Unstructured {
-	w := &unstructured.Unstructured{Object: map[string]any{
-		"spec": map[string]any{"workload": map[string]any{"manifests": []any{manifest.Object}}},
-	}}
+//
+// The Work also carries the binding's life-cycle settings: whether its
+// cluster's dispatching is suspended, whether member objects are kept when
+// it goes, and the conflict resolution. Each is written only when it
+// differs from the default, so existing Works do not change.
+func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Unstructured, templateGeneration int64, spec *workv1alpha1.BindingSpec) *unstructured.Unstructured {
+	ws := map[string]any{"workload": map[string]any{"manifests": []any{manifest.Object}}}
+	if spec.Suspension.Suspends(cluster) {
+		ws["suspendDispatching"] = true
+	}
+	if spec.PreserveResourcesOnDeletion {
+		ws["preserveResourcesOnDeletion"] = true
+	}
+	if spec.ConflictResolution == policyv1alpha1.ConflictOverwrite {
+		ws["conflictResolution"] = string(policyv1alpha1.ConflictOverwrite)
+	}
+	w := &unstructured.Unstructured{Object: map[string]any{"spec": ws}}
 	w.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind("Work"))
 	w.SetNamespace(names.ExecutionNamespace(cluster))
 	w.SetName(names.WorkName(ref.Namespace, ref.Name))
@@ -110,6 +161,13 @@ func upToDate(existing *workv1alpha1.Work, desired *unstructured.Unstructured) b
 		if existing.Annotations[k] != v {
 			return false
 		}
+	}
+	suspend, _, _ := unstructured.NestedBool(desired.Object, "spec", "suspendDispatching")
+	preserve, _, _ := unstructured.NestedBool(desired.Object, "spec", "preserveResourcesOnDeletion")
+	conflict, _, _ := unstructured.NestedString(desired.Object, "spec", "conflictResolution")
+	if existing.Spec.SuspendDispatching != suspend || existing.Spec.PreserveResourcesOnDeletion != preserve ||
+		string(existing.Spec.ConflictResolution) != conflict {
+		return false
 	}
 	ms := existing.Spec.Workload.Manifests
 	if len(ms) != 1 {

@@ -153,7 +153,7 @@ func TestMemberManifests(t *testing.T) {
 func TestDesiredWorkAndUpToDate(t *testing.T) {
 	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "team", Name: "web-deployment"}
 	manifest := memberManifest(parse(t, hubDeployment))
-	desired := desiredWork(ref, "c1", manifest, 1)
+	desired := desiredWork(ref, "c1", manifest, 1, &workv1alpha1.BindingSpec{})
 	if desired.GetNamespace() != "shepherd-es-c1" || desired.GetName() != "team.web-deployment" {
 		t.Errorf("Work %s/%s", desired.GetNamespace(), desired.GetName())
 	}
@@ -176,7 +176,7 @@ func TestDesiredWorkAndUpToDate(t *testing.T) {
 	}
 	changed := manifest.DeepCopy()
 	_ = unstructured.SetNestedField(changed.Object, int64(3), "spec", "replicas")
-	if upToDate(stored, desiredWork(ref, "c1", changed, 1)) {
+	if upToDate(stored, desiredWork(ref, "c1", changed, 1, &workv1alpha1.BindingSpec{})) {
 		t.Fatal("a Work with other replicas is up to date")
 	}
 	delete(stored.Labels, workv1alpha1.LabelBindingName)

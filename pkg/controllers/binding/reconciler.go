@@ -91,6 +91,14 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	for _, task := range b.GetBindingSpec().GracefulEvictionTasks {
 		keep[task.FromCluster] = true
 	}
+	// A suspended cluster keeps its Work when it leaves the placement:
+	// suspension holds deletions in members as well as applies. The Work
+	// goes when the suspension is lifted.
+	for cluster := range works {
+		if b.GetBindingSpec().Suspension.Suspends(cluster) {
+			keep[cluster] = true
+		}
+	}
 	deleted, err := r.deleteWorks(ctx, works, keep)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -181,7 +189,7 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	var applied []string
 	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
 		existing := works[t.Name]
-		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration())
+		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration(), b.GetBindingSpec())
 		if r.opts.WorkFinalizer {
 			// In every apply, not only the first: server-side apply
 			// removes a field its manager applied before and leaves out

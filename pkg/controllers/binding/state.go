@@ -16,6 +16,7 @@ const (
 	ReasonFullyAppliedSuccess = "FullyAppliedSuccess"
 	ReasonFullyAppliedFailed  = "FullyAppliedFailed"
 	ReasonPending             = "Pending"
+	ReasonSuspended           = "Suspended"
 )
 
 // workState is what the binding controller reads of one target's Work.
@@ -28,13 +29,15 @@ type workState struct {
 	// failed: Applied=False; message says why.
 	failed  bool
 	message string
+	// suspended: the Work's dispatching is suspended.
+	suspended bool
 }
 
 func observe(w *workv1alpha1.Work) workState {
 	if w == nil {
 		return workState{}
 	}
-	s := workState{exists: true, deleting: w.DeletionTimestamp != nil}
+	s := workState{exists: true, deleting: w.DeletionTimestamp != nil, suspended: w.Spec.SuspendDispatching}
 	c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionApplied)
 	if c == nil || (c.ObservedGeneration != 0 && c.ObservedGeneration < w.Generation) {
 		return s
@@ -91,11 +94,13 @@ func fullyApplied(targets []workv1alpha1.TargetCluster, works map[string]workSta
 	if len(active) == 0 {
 		return c, false
 	}
-	var failed, pending []string
+	var failed, pending, suspended []string
 	for _, t := range active {
 		switch w := works[t.Name]; {
 		case w.failed:
 			failed = append(failed, fmt.Sprintf("%s (%s)", t.Name, shorten(w.message)))
+		case w.suspended && (!w.applied || w.deleting):
+			suspended = append(suspended, t.Name)
 		case !w.applied || w.deleting:
 			pending = append(pending, t.Name)
 		}
@@ -104,6 +109,12 @@ func fullyApplied(targets []workv1alpha1.TargetCluster, works map[string]workSta
 	case len(failed) > 0:
 		c.Reason = ReasonFullyAppliedFailed
 		c.Message = fmt.Sprintf("Works failed to apply on %d of %d clusters: %s.", len(failed), len(active), listed(failed, "; "))
+		if len(pending) > 0 {
+			c.Message += fmt.Sprintf(" Waiting for %s.", listed(pending, ", "))
+		}
+	case len(suspended) > 0:
+		c.Reason = ReasonSuspended
+		c.Message = fmt.Sprintf("Dispatching is suspended on %d of %d clusters (spec.suspension): %s.", len(suspended), len(active), listed(suspended, ", "))
 		if len(pending) > 0 {
 			c.Message += fmt.Sprintf(" Waiting for %s.", listed(pending, ", "))
 		}

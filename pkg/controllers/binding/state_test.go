@@ -109,6 +109,15 @@ func TestFullyApplied(t *testing.T) {
 		{name: "failed", targets: []workv1alpha1.TargetCluster{tc("a", bound), tc("b", bound), tc("c", sched)},
 			works:  map[string]workState{"a": {exists: true, failed: true, message: "quota exceeded"}, "b": applied},
 			status: metav1.ConditionFalse, reason: ReasonFullyAppliedFailed, mention: []string{"a (quota exceeded)", "Waiting for c"}},
+		{name: "suspended", targets: []workv1alpha1.TargetCluster{tc("a", bound), tc("b", sched), tc("c", sched)},
+			works:  map[string]workState{"a": applied, "b": {exists: true, suspended: true}},
+			status: metav1.ConditionFalse, reason: ReasonSuspended, mention: []string{"suspended on 1 of 3 clusters", ": b.", "Waiting for c"}},
+		{name: "suspended after it was applied counts as applied", targets: []workv1alpha1.TargetCluster{tc("a", bound)},
+			works:  map[string]workState{"a": {exists: true, applied: true, suspended: true}},
+			status: metav1.ConditionTrue, reason: ReasonFullyAppliedSuccess},
+		{name: "a failure outranks suspension", targets: []workv1alpha1.TargetCluster{tc("a", bound), tc("b", sched)},
+			works:  map[string]workState{"a": {exists: true, failed: true, message: "conflict: x"}, "b": {exists: true, suspended: true}},
+			status: metav1.ConditionFalse, reason: ReasonFullyAppliedFailed, mention: []string{"a (conflict: x)"}},
 	}
 	for _, tt := range tests {
 		c, ok := fullyApplied(tt.targets, tt.works)

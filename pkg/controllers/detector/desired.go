@@ -1,6 +1,8 @@
 package detector
 
 import (
+	"strconv"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -57,6 +59,10 @@ func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1
 	b.SetName(names.BindingName(gvk.Kind, tmpl.GetName()))
 	b.SetNamespace(tmpl.GetNamespace())
 	b.SetLabels(names.PolicyLabels(policyKind(p), p.GetNamespace(), p.GetName()))
+	if gen := tmpl.GetGeneration(); gen != 0 {
+		// What a Lazy policy compares to know whether the template changed.
+		b.SetAnnotations(map[string]string{names.AnnotationTemplateGeneration: strconv.FormatInt(gen, 10)})
+	}
 	b.SetFinalizers([]string{workv1alpha1.FinalizerBinding})
 	b.SetOwnerReferences([]metav1.OwnerReference{{
 		APIVersion: gvk.GroupVersion().String(),
@@ -82,7 +88,29 @@ func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1
 	spec.Failover = ps.Failover.DeepCopy()
 	spec.PropagateDeps = ps.PropagateDeps
 	spec.SchedulerName = ps.SchedulerName
+	spec.ConflictResolution = ps.ConflictResolution
+	spec.Suspension = ps.Suspension.DeepCopy()
+	spec.PreserveResourcesOnDeletion = ptr.Deref(ps.PreserveResourcesOnDeletion, false)
 	return b, nil
+}
+
+// lazyDeferred reports whether a Lazy policy's change must wait for the
+// template to change: the existing binding follows the same policy and was
+// written for the template's current generation (for kinds without one,
+// its resourceVersion). Shepherd's own writes to the template's status do
+// not count as a change.
+func lazyDeferred(existing, desired workv1alpha1.BindingObject, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject) bool {
+	if p.GetPropagationSpec().ActivationPreference != policyv1alpha1.LazyActivation {
+		return false
+	}
+	e := existing.GetBindingSpec()
+	if !equality.Semantic.DeepEqual(e.PolicyRef, desired.GetBindingSpec().PolicyRef) || e.Resource.UID != string(tmpl.GetUID()) {
+		return false
+	}
+	if tmpl.GetGeneration() == 0 {
+		return e.Resource.ResourceVersion == tmpl.GetResourceVersion()
+	}
+	return existing.GetAnnotations()[names.AnnotationTemplateGeneration] == strconv.FormatInt(tmpl.GetGeneration(), 10)
 }
 
 // ownedFieldsEqual reports whether existing already holds every field of
@@ -96,6 +124,9 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
 		return false
 	}
+	if g := desired.GetAnnotations()[names.AnnotationTemplateGeneration]; g != "" && existing.GetAnnotations()[names.AnnotationTemplateGeneration] != g {
+		return false
+	}
 	e, d := existing.GetBindingSpec(), desired.GetBindingSpec()
 	return e.Resource == d.Resource &&
 		equality.Semantic.DeepEqual(e.PolicyRef, d.PolicyRef) &&
@@ -104,7 +135,10 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		equality.Semantic.DeepEqual(e.Placement, d.Placement) &&
 		equality.Semantic.DeepEqual(e.Failover, d.Failover) &&
 		e.PropagateDeps == d.PropagateDeps &&
-		e.SchedulerName == d.SchedulerName
+		e.SchedulerName == d.SchedulerName &&
+		e.ConflictResolution == d.ConflictResolution &&
+		equality.Semantic.DeepEqual(e.Suspension, d.Suspension) &&
+		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion
 }
 
 func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {

@@ -196,6 +196,9 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 		return nil
 	case existing != nil && ownedFieldsEqual(existing, desired):
 		return nil
+	case existing != nil && lazyDeferred(existing, desired, tmpl, p):
+		log.V(1).Info("policy change deferred until the template changes (activationPreference: Lazy)", "binding", existing.GetName())
+		return nil
 	}
 	u, err := applyObject(desired)
 	if err != nil {

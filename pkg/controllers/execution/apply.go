@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/csaupgrade"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -85,15 +89,12 @@ func resourceFor(c *clusterclient.Clients, id *workv1alpha1.ResourceIdentifier) 
 	return c.Dynamic.Resource(m.Resource).Namespace(id.Namespace), nil
 }
 
-// applyManifest server-side applies one manifest to the member with force,
-// so Shepherd's intent wins over edits made in the member, and returns the
-// object as the member stored it. A missing namespace is created and the
-// apply retried once.
-func applyManifest(ctx context.Context, c *clusterclient.Clients, workKey string, mf *manifest) (*unstructured.Unstructured, error) {
-	ri, err := resourceFor(c, &mf.id)
-	if err != nil {
-		return nil, err
-	}
+// memberObject is what to write to the member for mf: the manifest without
+// the hub's server fields and status, in the identifier's namespace, with
+// Shepherd's label and the annotation naming the Work. The annotation is
+// written in the same request that creates or adopts the object, so the
+// member object itself proves which Work owns it.
+func memberObject(workKey string, mf *manifest) *unstructured.Unstructured {
 	obj := mf.obj.DeepCopy()
 	for _, f := range serverFields {
 		unstructured.RemoveNestedField(obj.Object, "metadata", f)
@@ -112,20 +113,133 @@ func applyManifest(ctx context.Context, c *clusterclient.Clients, workKey string
 	}
 	annotations[workv1alpha1.AnnotationWork] = workKey
 	obj.SetAnnotations(annotations)
+	return obj
+}
+
+// ownerOf is the Work that created or adopted a member object, "" for an
+// object Shepherd never wrote.
+func ownerOf(obj *unstructured.Unstructured) string {
+	return obj.GetAnnotations()[workv1alpha1.AnnotationWork]
+}
+
+// maxApplyAttempts bounds the read-decide-write rounds of one manifest
+// when the member object changes under it (created, deleted or replaced
+// by someone else between the read and the write).
+const maxApplyAttempts = 3
+
+// applyManifest writes one manifest to the member and returns the object as
+// the member stored it. It never modifies an object that the Work does
+// not own, unless the Work's conflict resolution is Overwrite (adoption):
+//   - a missing object is created with a plain create, which fails rather
+//     than merge into an object someone else created in the meantime;
+//   - an existing object is server-side applied with force (Shepherd's
+//     intent wins over edits made in the member) only once its annotation
+//     names this Work, and with its UID as a precondition, so the write
+//     fails rather than reach an object that replaced it since the read.
+//
+// A conflict under Abort returns a *ConflictError. A missing namespace is
+// created and the write retried.
+func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients, work *workv1alpha1.Work, mf *manifest) (*unstructured.Unstructured, error) {
+	ri, err := resourceFor(c, &mf.id)
+	if err != nil {
+		return nil, err
+	}
+	key := workKey(work)
+	obj := memberObject(key, mf)
+	var lastErr error
+	for range maxApplyAttempts {
+		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			if r.beforeCreate != nil {
+				r.beforeCreate(obj.GetName())
+			}
+			created, err := r.createObject(ctx, c, ri, obj, mf.id.Namespace)
+			if apierrors.IsAlreadyExists(err) {
+				lastErr = err
+				continue // someone else created it just now: decide again
+			}
+			return created, err
+		case err != nil:
+			return nil, err
+		}
+		if owner := ownerOf(live); owner != key {
+			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
+				return nil, err
+			}
+		}
+		applied, err := applyObject(ctx, ri, obj, live.GetUID())
+		if objectReplaced(err) {
+			lastErr = err
+			continue
+		}
+		return applied, err
+	}
+	return nil, fmt.Errorf("the member object kept changing while being written: %w", lastErr)
+}
+
+// createObject creates obj, creating its namespace first when the member
+// lacks it, and hands the fields it set to Shepherd's server-side apply
+// manager, so that a later apply that leaves a field out removes it.
+func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, ns string) (*unstructured.Unstructured, error) {
+	opts := metav1.CreateOptions{FieldManager: workv1alpha1.FieldManager}
+	created, err := ri.Create(ctx, obj, opts)
+	if isMissingNamespace(err, ns) {
+		if err := createNamespace(ctx, c, ns); err != nil {
+			return nil, err
+		}
+		created, err = ri.Create(ctx, obj, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	patch, err := csaupgrade.UpgradeManagedFieldsPatch(created, sets.New(workv1alpha1.FieldManager), workv1alpha1.FieldManager)
+	if err != nil || patch == nil {
+		return created, err
+	}
+	upgraded, err := ri.Patch(ctx, created.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		// The object is created and owned; the next apply retries the
+		// hand-over (it runs again on the Work's next change or resync).
+		logr.FromContextOrDiscard(ctx).Error(err, "handing a created object's fields to server-side apply", "object", created.GetName())
+		return created, nil
+	}
+	return upgraded, nil
+}
+
+// applyObject server-side applies obj with force, on the condition that the
+// member object is still the one with uid.
+func applyObject(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, uid types.UID) (*unstructured.Unstructured, error) {
+	obj = obj.DeepCopy()
+	obj.SetUID(uid)
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, err
 	}
 	force := true
-	opts := metav1.PatchOptions{FieldManager: workv1alpha1.FieldManager, Force: &force}
-	applied, err := ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
-	if isMissingNamespace(err, mf.id.Namespace) {
-		if err := createNamespace(ctx, c, mf.id.Namespace); err != nil {
-			return nil, err
-		}
-		applied, err = ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, opts)
+	return ri.Patch(ctx, obj.GetName(), types.ApplyPatchType, data, metav1.PatchOptions{FieldManager: workv1alpha1.FieldManager, Force: &force})
+}
+
+// objectReplaced recognizes the API server's answers to an apply whose UID
+// precondition failed: the object is gone (409) or is another object (422
+// on metadata.uid).
+func objectReplaced(err error) bool {
+	if apierrors.IsConflict(err) {
+		return true
 	}
-	return applied, err
+	if !apierrors.IsInvalid(err) {
+		return false
+	}
+	status, ok := err.(apierrors.APIStatus)
+	if !ok || status.Status().Details == nil {
+		return false
+	}
+	for _, cause := range status.Status().Details.Causes {
+		if cause.Field == "metadata.uid" {
+			return true
+		}
+	}
+	return false
 }
 
 // isMissingNamespace recognizes the NamespaceLifecycle admission refusal.
@@ -156,9 +270,10 @@ func createNamespace(ctx context.Context, c *clusterclient.Clients, ns string) e
 	return nil
 }
 
-// deleteObject deletes the member object of id if the Work applied it
-// (its annotation names workKey). Gone, or owned by someone else, is fine.
-func deleteObject(ctx context.Context, c *clusterclient.Clients, workKey string, id workv1alpha1.ResourceIdentifier) error {
+// removeObject deletes the member object of id, or with preserve releases
+// it, if the Work owns it (its annotation names workKey). Gone, or owned
+// by someone else, is fine.
+func removeObject(ctx context.Context, c *clusterclient.Clients, workKey string, id workv1alpha1.ResourceIdentifier, preserve bool) error {
 	ri, err := resourceFor(c, &id)
 	if meta.IsNoMatchError(err) {
 		return nil // the kind is no longer served, so neither is the object
@@ -173,8 +288,11 @@ func deleteObject(ctx context.Context, c *clusterclient.Clients, workKey string,
 	if err != nil {
 		return err
 	}
-	if obj.GetAnnotations()[workv1alpha1.AnnotationWork] != workKey || obj.GetDeletionTimestamp() != nil {
+	if ownerOf(obj) != workKey || obj.GetDeletionTimestamp() != nil {
 		return nil
+	}
+	if preserve {
+		return releaseObject(ctx, ri, obj, workKey)
 	}
 	background := metav1.DeletePropagationBackground
 	uid := obj.GetUID()
@@ -183,6 +301,38 @@ func deleteObject(ctx context.Context, c *clusterclient.Clients, workKey string,
 		return nil // gone, or replaced by a new object since the Get
 	}
 	return err
+}
+
+// releaseObject leaves a member object in place but plainly unmanaged: it
+// removes the annotation naming the Work and Shepherd's managed-by label.
+// The JSON patch tests the UID and the annotation first, so it changes
+// nothing if the object was replaced or taken over since it was read.
+func releaseObject(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, workKey string) error {
+	ops := []map[string]any{
+		{"op": "test", "path": "/metadata/uid", "value": string(obj.GetUID())},
+		{"op": "test", "path": "/metadata/annotations/" + jsonPointerEscape(workv1alpha1.AnnotationWork), "value": workKey},
+		{"op": "remove", "path": "/metadata/annotations/" + jsonPointerEscape(workv1alpha1.AnnotationWork)},
+	}
+	if obj.GetLabels()[workv1alpha1.LabelManagedBy] == workv1alpha1.ManagedByShepherd {
+		path := "/metadata/labels/" + jsonPointerEscape(workv1alpha1.LabelManagedBy)
+		ops = append(ops,
+			map[string]any{"op": "test", "path": path, "value": workv1alpha1.ManagedByShepherd},
+			map[string]any{"op": "remove", "path": path})
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	_, err = ri.Patch(ctx, obj.GetName(), types.JSONPatchType, data, metav1.PatchOptions{FieldManager: workv1alpha1.FieldManager})
+	if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
+		return nil // gone, or no longer the Work's (a failed test)
+	}
+	return err
+}
+
+// jsonPointerEscape escapes a map key for a JSON pointer (RFC 6901).
+func jsonPointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // sameObject compares identifiers by what names the member object; the

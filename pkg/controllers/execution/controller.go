@@ -49,6 +49,11 @@ type Reconciler struct {
 
 	breaker *breaker
 	limiter *limiter
+
+	// beforeCreate, when set (by tests), runs between reading that a member
+	// object is missing and creating it: the window in which someone else
+	// may create it.
+	beforeCreate func(name string)
 }
 
 // SetupWithManager registers the controller: Works in execution namespaces
@@ -121,7 +126,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil // its Works are being removed
 	case work.Spec.SuspendDispatching:
 		log.V(1).Info("dispatching suspended")
-		return reconcile.Result{}, nil
+		return reconcile.Result{}, r.markSuspended(ctx, work)
 	case markedUnreachable(cluster):
 		// The Cluster's recovery event requeues the Work; the recheck only
 		// covers a missed event.
@@ -163,12 +168,16 @@ func (r *Reconciler) finalize(ctx context.Context, work *workv1alpha1.Work, clus
 	if !controllerutil.ContainsFinalizer(work, workv1alpha1.FinalizerWork) {
 		return reconcile.Result{}, nil
 	}
-	if cluster != nil && !work.Spec.PreserveResourcesOnDeletion {
+	if cluster != nil {
 		if markedUnreachable(cluster) {
 			return reconcile.Result{RequeueAfter: waitForClusterRecheck}, nil
 		}
 		if err := r.deleteAll(ctx, work, cluster); err != nil {
-			r.Recorder.Eventf(work, nil, corev1.EventTypeWarning, "DeleteFailed", "Delete", "Deleting the Work's objects from cluster %s: %v", cluster.Name, err)
+			verb := "Deleting"
+			if work.Spec.PreserveResourcesOnDeletion {
+				verb = "Releasing"
+			}
+			r.Recorder.Eventf(work, nil, corev1.EventTypeWarning, "DeleteFailed", "Delete", "%s the Work's objects in cluster %s: %v", verb, cluster.Name, err)
 			return reconcile.Result{}, err
 		}
 	}
@@ -182,7 +191,9 @@ func (r *Reconciler) finalize(ctx context.Context, work *workv1alpha1.Work, clus
 }
 
 // deleteAll deletes every object the Work applied or would apply: those of
-// its status identifiers and of its current manifests.
+// its status identifiers and of its current manifests. A Work that
+// preserves resources releases them instead (see releaseObject). Either
+// way only objects whose annotation names the Work are touched.
 func (r *Reconciler) deleteAll(ctx context.Context, work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster) error {
 	clients, err := r.clientsFor(ctx, cluster)
 	if err != nil {
@@ -200,7 +211,7 @@ func (r *Reconciler) deleteAll(ctx context.Context, work *workv1alpha1.Work, clu
 	key := workKey(work)
 	var errs []error
 	for _, id := range ids {
-		err := deleteObject(ctx, clients, key, id)
+		err := removeObject(ctx, clients, key, id, work.Spec.PreserveResourcesOnDeletion)
 		if clusterclient.IsUnreachable(err) {
 			r.breaker.trip(cluster.Name, err)
 			return err

@@ -49,6 +49,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	var failures []string
 	var unreachable error
 	retry := false
+	conflicts := 0
 	for i := range manifests {
 		mf := &manifests[i]
 		err := mf.err
@@ -58,7 +59,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 			err = errors.New("not attempted: the member did not answer")
 		default:
 			var obj *unstructured.Unstructured
-			obj, err = applyManifest(ctx, clients, key, mf)
+			obj, err = r.applyManifest(ctx, clients, work, mf)
 			if err == nil && r.Options.Health != nil {
 				// The member's answer is the object's current state: its
 				// status goes into the Work with the Applied condition,
@@ -72,9 +73,12 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 				r.breaker.trip(cluster.Name, err)
 				unreachable = err
 			}
-			retry = retry || (err != nil && !permanent(err))
+			retry = retry || (err != nil && !permanent(err) && !isConflict(err))
 		}
-		if err != nil {
+		if isConflict(err) {
+			conflicts++
+			failures = append(failures, err.Error())
+		} else if err != nil {
 			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
 		}
 		ids = append(ids, mf.id)
@@ -84,7 +88,8 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 
 	status := work.Status.DeepCopy()
-	switch pruneErr := r.prune(ctx, clients, key, work.Status.ManifestStatuses, ids, unreachable); {
+	meta.RemoveStatusCondition(&status.Conditions, workv1alpha1.WorkConditionDispatching)
+	switch pruneErr := r.prune(ctx, clients, key, work.Status.ManifestStatuses, ids, unreachable, work.Spec.PreserveResourcesOnDeletion); {
 	case pruneErr != nil:
 		// Keep the old identifiers: they are how the next attempt knows
 		// what is left to remove.
@@ -99,6 +104,9 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	if len(failures) > 0 {
 		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
 		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
+		if conflicts > 0 {
+			cond.Reason, result = ReasonConflict, "conflict"
+		}
 	}
 	applyTotal.WithLabelValues(result).Inc()
 	applyDuration.WithLabelValues(result).Observe(time.Since(begin).Seconds())
@@ -108,6 +116,11 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	switch {
 	case retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
+	case conflicts > 0:
+		// The conflict lasts until the member object goes or the policy
+		// says Overwrite (which changes the Work); the resync notices the
+		// former.
+		return reconcile.Result{RequeueAfter: r.Options.ResyncPeriod}, nil
 	case len(failures) > 0:
 		// Invalid manifests: retrying cannot help until the Work changes.
 		return reconcile.Result{}, nil
@@ -123,7 +136,7 @@ func permanent(err error) bool {
 // prune deletes the objects of previously applied identifiers that are no
 // longer among the Work's manifests. Nothing is pruned while the member is
 // unreachable.
-func (r *Reconciler) prune(ctx context.Context, c *clusterclient.Clients, key string, prev []workv1alpha1.ManifestStatus, current []workv1alpha1.ResourceIdentifier, unreachable error) error {
+func (r *Reconciler) prune(ctx context.Context, c *clusterclient.Clients, key string, prev []workv1alpha1.ManifestStatus, current []workv1alpha1.ResourceIdentifier, unreachable error, preserve bool) error {
 	if unreachable != nil {
 		return nil
 	}
@@ -132,7 +145,7 @@ func (r *Reconciler) prune(ctx context.Context, c *clusterclient.Clients, key st
 		if ms.Identifier.Kind == "" || containsObject(current, ms.Identifier) {
 			continue
 		}
-		if err := deleteObject(ctx, c, key, ms.Identifier); err != nil {
+		if err := removeObject(ctx, c, key, ms.Identifier, preserve); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", describe(ms.Identifier), err))
 			continue
 		}
@@ -170,6 +183,32 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 		out = append(out, ms)
 	}
 	return out
+}
+
+// ReasonSuspended is the Dispatching condition's reason while the Work's
+// dispatching is suspended.
+const ReasonSuspended = "Suspended"
+
+// markSuspended records that the Work is held: Dispatching=False, reason
+// Suspended. Applying the Work again (once the suspension is lifted)
+// removes the condition.
+func (r *Reconciler) markSuspended(ctx context.Context, work *workv1alpha1.Work) error {
+	status := work.Status.DeepCopy()
+	changed := meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+		Type: workv1alpha1.WorkConditionDispatching, Status: metav1.ConditionFalse, Reason: ReasonSuspended, ObservedGeneration: work.Generation,
+		Message: fmt.Sprintf("Dispatching to cluster %s is suspended by the policy's spec.suspension: nothing is applied to or deleted from the member until it is lifted", clusterOf(work)),
+	})
+	if !changed {
+		return nil
+	}
+	patched := work.DeepCopy()
+	patched.Status = *status
+	if err := r.Client.Status().Patch(ctx, patched, client.MergeFromWithOptions(work, client.MergeFromWithOptimisticLock{})); err != nil {
+		return err
+	}
+	r.Recorder.Eventf(work, nil, corev1.EventTypeNormal, ReasonSuspended, "Suspend", "Dispatching to cluster %s is suspended", clusterOf(work))
+	*work = *patched
+	return nil
 }
 
 // setCondition records only the Applied condition.

@@ -36,6 +36,8 @@ type eviction struct {
 	message string
 	purge   policyv1alpha1.PurgeMode
 	grace   *int32
+	// state holds the rules of the failover's state preservation, if any.
+	state *policyv1alpha1.StatePreservation
 }
 
 // deadlines collects the earliest future time something falls due.
@@ -79,7 +81,7 @@ func applicationEvictions(spec *workv1alpha1.BindingSpec, status *workv1alpha1.B
 	toleration := secondsOr(app.DecisionConditions.TolerationSeconds, policyv1alpha1.DefaultTolerationSeconds)
 	purge := app.PurgeMode
 	if purge == "" {
-		purge = policyv1alpha1.PurgeGraciously
+		purge = policyv1alpha1.PurgeGracefully
 	}
 	var out []eviction
 	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
@@ -106,7 +108,7 @@ func applicationEvictions(spec *workv1alpha1.BindingSpec, status *workv1alpha1.B
 			continue
 		}
 		out = append(out, eviction{
-			cluster: t.Name, reason: ReasonApplicationFailure, purge: purge, grace: app.GracePeriodSeconds,
+			cluster: t.Name, reason: ReasonApplicationFailure, purge: purge, grace: app.GracePeriodSeconds, state: app.StatePreservation,
 			message: fmt.Sprintf("Unhealthy since %s, longer than the toleration of %s", item.UnhealthySince.UTC().Format(time.RFC3339), toleration),
 		})
 	}
@@ -126,9 +128,13 @@ func clusterEvictions(spec *workv1alpha1.BindingSpec, clusters map[string]*clust
 	}
 	purge := policyv1alpha1.PurgeImmediately
 	var grace *int32
+	var state *policyv1alpha1.StatePreservation
 	if f := spec.Failover; f != nil {
 		if f.Cluster != nil && f.Cluster.PurgeMode != "" {
 			purge = f.Cluster.PurgeMode
+		}
+		if f.Cluster != nil {
+			state = f.Cluster.StatePreservation
 		}
 		if f.Application != nil {
 			grace = f.Application.GracePeriodSeconds
@@ -154,7 +160,7 @@ func clusterEvictions(spec *workv1alpha1.BindingSpec, clusters map[string]*clust
 				continue
 			}
 			out = append(out, eviction{
-				cluster: t.Name, reason: ReasonTaintUntolerated, purge: purge, grace: grace,
+				cluster: t.Name, reason: ReasonTaintUntolerated, purge: purge, grace: grace, state: state,
 				message: fmt.Sprintf("cluster has taint {%s} the placement does not tolerate", taint.ToString()),
 			})
 			break
@@ -200,7 +206,17 @@ func tolerationDeadline(tolerations []corev1.Toleration, taint *corev1.Taint) (t
 // a graceful eviction task for every purge mode but Immediately: an
 // Immediately task would be dropped in this very write, so it is never
 // written and the old copy goes at once.
-func evict(spec *workv1alpha1.BindingSpec, evs []eviction, now metav1.Time) {
+//
+// With state preservation and a direct purge, the history entry also records the labels read
+// from the evicted copy's status and the targets before the eviction; a
+// value that cannot be read is left out and reported in the returned
+// errors (the eviction goes ahead: the workload is failing there).
+func evict(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, evs []eviction, now metav1.Time) []error {
+	var before []string
+	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
+		before = append(before, t.Name)
+	}
+	var errs []error
 	for _, ev := range evs {
 		var replicas int32
 		for i := range spec.Clusters {
@@ -210,26 +226,50 @@ func evict(spec *workv1alpha1.BindingSpec, evs []eviction, now metav1.Time) {
 			}
 		}
 		spec.EvictionHistory = slices.DeleteFunc(spec.EvictionHistory, func(h workv1alpha1.EvictionHistoryEntry) bool { return h.ClusterName == ev.cluster })
-		spec.EvictionHistory = append(spec.EvictionHistory, workv1alpha1.EvictionHistoryEntry{
+		entry := workv1alpha1.EvictionHistoryEntry{
 			ClusterName: ev.cluster, EvictedAt: now, Reason: ev.reason, Message: ev.message,
-		})
+		}
+		// As in Karmada, state is carried only when the old copy goes at
+		// once: with a graceful purge both copies would run on one state.
+		if ev.state != nil && ev.purge.Direct() {
+			labels, err := preservedLabels(ev.state, statusOn(status, ev.cluster))
+			if err != nil {
+				errs = append(errs, fmt.Errorf("state preservation on cluster %s: %w", ev.cluster, err))
+			}
+			if len(labels) > 0 {
+				entry.PreservedLabelState = labels
+				entry.ClustersBeforeFailover = slices.Clone(before)
+			}
+		}
+		spec.EvictionHistory = append(spec.EvictionHistory, entry)
 		if n := len(spec.EvictionHistory) - maxHistory; n > 0 {
 			spec.EvictionHistory = spec.EvictionHistory[n:]
 		}
 		spec.GracefulEvictionTasks = slices.DeleteFunc(spec.GracefulEvictionTasks, func(t workv1alpha1.GracefulEvictionTask) bool { return t.FromCluster == ev.cluster })
-		if ev.purge == policyv1alpha1.PurgeImmediately {
+		if ev.purge.Direct() {
 			continue
 		}
 		task := workv1alpha1.GracefulEvictionTask{
 			FromCluster: ev.cluster, Replicas: &replicas, Reason: ev.reason, Message: ev.message,
 			Producer: Producer, PurgeMode: ev.purge, CreationTimestamp: now,
 		}
-		if ev.purge == policyv1alpha1.PurgeGraciously {
+		if ev.purge.Graceful() {
 			g := int32(secondsOr(ev.grace, policyv1alpha1.DefaultGracePeriodSeconds) / time.Second)
 			task.GracePeriodSeconds = &g
 		}
 		spec.GracefulEvictionTasks = append(spec.GracefulEvictionTasks, task)
 	}
+	return errs
+}
+
+// statusOn is the raw status of the copy on cluster, nil when unknown.
+func statusOn(status *workv1alpha1.BindingStatus, cluster string) []byte {
+	for _, item := range status.AggregatedStatus {
+		if item.ClusterName == cluster && item.Status != nil {
+			return item.Status.Raw
+		}
+	}
+	return nil
 }
 
 // finishedTask is a graceful eviction task that may go, and why.
@@ -256,7 +296,7 @@ func finishTasks(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingSta
 		switch {
 		case slices.ContainsFunc(active, func(t workv1alpha1.TargetCluster) bool { return t.Name == task.FromCluster }):
 			why = "the cluster is a target again"
-		case task.PurgeMode == policyv1alpha1.PurgeImmediately:
+		case task.PurgeMode.Direct():
 			why = "purge mode Immediately"
 		case task.PurgeMode == policyv1alpha1.PurgeNever:
 			if task.Confirmed {

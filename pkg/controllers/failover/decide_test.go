@@ -64,19 +64,30 @@ func TestApplicationEvictions(t *testing.T) {
 }
 
 func TestEvictAndFinishTasks(t *testing.T) {
-	for _, mode := range []policyv1alpha1.PurgeMode{policyv1alpha1.PurgeImmediately, policyv1alpha1.PurgeGraciously, policyv1alpha1.PurgeNever} {
+	// Each of Karmada's current names behaves as its former name.
+	modes := []policyv1alpha1.PurgeMode{
+		policyv1alpha1.PurgeImmediately, policyv1alpha1.PurgeDirectly,
+		policyv1alpha1.PurgeGraciously, policyv1alpha1.PurgeGracefully, policyv1alpha1.PurgeNever,
+	}
+	for _, mode := range modes {
 		t.Run(string(mode), func(t *testing.T) {
 			spec := appSpec(policyv1alpha1.ApplicationFailoverBehavior{PurgeMode: mode})
-			evict(spec, []eviction{{cluster: "m1", reason: ReasonApplicationFailure, purge: mode}}, metav1.NewTime(t0))
+			evict(spec, &workv1alpha1.BindingStatus{}, []eviction{{cluster: "m1", reason: ReasonApplicationFailure, purge: mode}}, metav1.NewTime(t0))
 			if spec.Clusters[0].State != workv1alpha1.TargetUnscheduled || len(spec.EvictionHistory) != 1 {
 				t.Fatalf("targets %+v history %+v", spec.Clusters, spec.EvictionHistory)
 			}
 			wantTasks := 1
-			if mode == policyv1alpha1.PurgeImmediately {
+			if mode.Direct() {
 				wantTasks = 0
 			}
 			if len(spec.GracefulEvictionTasks) != wantTasks {
 				t.Fatalf("tasks %+v", spec.GracefulEvictionTasks)
+			}
+			if wantTasks == 1 && spec.GracefulEvictionTasks[0].PurgeMode != mode {
+				t.Fatalf("task purge mode %q, want the one written, %q", spec.GracefulEvictionTasks[0].PurgeMode, mode)
+			}
+			if wantTasks == 1 && mode.Graceful() != (spec.GracefulEvictionTasks[0].GracePeriodSeconds != nil) {
+				t.Fatalf("grace period %v for mode %s", spec.GracefulEvictionTasks[0].GracePeriodSeconds, mode)
 			}
 			if wantTasks == 0 {
 				return
@@ -107,7 +118,7 @@ func TestEvictAndFinishTasks(t *testing.T) {
 
 func TestGracePeriodEnds(t *testing.T) {
 	spec := appSpec(policyv1alpha1.ApplicationFailoverBehavior{PurgeMode: policyv1alpha1.PurgeGraciously, GracePeriodSeconds: ptr.To[int32](30)})
-	evict(spec, []eviction{{cluster: "m1", purge: policyv1alpha1.PurgeGraciously, grace: ptr.To[int32](30)}}, metav1.NewTime(t0))
+	evict(spec, &workv1alpha1.BindingStatus{}, []eviction{{cluster: "m1", purge: policyv1alpha1.PurgeGraciously, grace: ptr.To[int32](30)}}, metav1.NewTime(t0))
 	d := &deadlines{}
 	if done := finishTasks(spec, &workv1alpha1.BindingStatus{}, t0.Add(10*time.Second), d); len(done) != 0 || d.after(t0.Add(10*time.Second)) != 20*time.Second {
 		t.Fatalf("done %v, requeue %s", done, d.after(t0.Add(10*time.Second)))

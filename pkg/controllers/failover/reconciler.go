@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
@@ -37,6 +36,7 @@ const (
 // Event reasons on bindings.
 const (
 	EventEvicted           = "Evicted"
+	EventStateNotPreserved = "StateNotPreserved"
 	EventEvictionCompleted = "EvictionCompleted"
 	EventHistoryPruned     = "HistoryPruned"
 )
@@ -88,13 +88,16 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		}
 	}
 	evs = append(evs, clusterEvs...)
-	evict(spec, evs, metav1.NewTime(now))
+	stateErrs := evict(spec, b.GetBindingStatus(), evs, metav1.NewTime(now))
 
 	if !equality.Semantic.DeepEqual(orig.GetBindingSpec(), spec) {
 		if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
 			return reconcile.Result{}, err
 		}
 		r.report(b, evs, finished, pruned)
+		for _, err := range stateErrs {
+			r.recorder.Eventf(b, nil, corev1.EventTypeWarning, EventStateNotPreserved, "Evict", "%s", bindingutil.Note(err.Error()))
+		}
 		for _, ev := range evs {
 			log.Info("evicted cluster", "cluster", ev.cluster, "reason", ev.reason, "purgeMode", ev.purge, "message", ev.message)
 		}
@@ -139,7 +142,7 @@ func (r *Reconciler[T]) report(b T, evs []eviction, finished []finishedTask, pru
 	for _, ev := range evs {
 		evictions.WithLabelValues(ev.reason).Inc()
 		keep := "the old copy is removed now"
-		if ev.purge != policyv1alpha1.PurgeImmediately {
+		if !ev.purge.Direct() {
 			keep = fmt.Sprintf("the old copy is kept (purge mode %s)", ev.purge)
 		}
 		r.recorder.Eventf(b, nil, corev1.EventTypeWarning, EventEvicted, "Evict", "%s",

@@ -82,7 +82,7 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 		if c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionApplied); c != nil {
 			item.Applied = c.Status == metav1.ConditionTrue
 			if !item.Applied {
-				item.AppliedMessage = c.Message
+				item.AppliedMessage, item.AppliedReason = c.Message, c.Reason
 			}
 		}
 		if ms := templateManifest(ref, w.Status.ManifestStatuses); ms != nil {

@@ -1,0 +1,122 @@
+package v1alpha1
+
+// This file holds the fields of a policy that govern the life of what it
+// propagates rather than where it goes: who may own a member object
+// (ConflictResolution), when a policy change reaches its bindings
+// (ActivationPreference), holding Works back (Suspension) and Karmada
+// fields Shepherd stores but refuses until it implements them.
+
+// ConflictResolution says what Shepherd does when the object it is about
+// to create in a member already exists there and was not created by
+// Shepherd for the same Work.
+// +kubebuilder:validation:Enum=Abort;Overwrite
+type ConflictResolution string
+
+const (
+	// ConflictAbort leaves the member object alone and reports the conflict
+	// on the Work and the binding. The default.
+	ConflictAbort ConflictResolution = "Abort"
+	// ConflictOverwrite adopts the member object: Shepherd applies the
+	// template over it and from then on owns it (deletes it with the
+	// template unless resources are preserved).
+	ConflictOverwrite ConflictResolution = "Overwrite"
+)
+
+// ActivationPreference says when a policy change reaches the bindings of
+// templates the policy already governs.
+// +kubebuilder:validation:Enum=Lazy
+type ActivationPreference string
+
+// LazyActivation defers a policy change for each template until that
+// template changes; a template the policy newly matches is bound at once.
+const LazyActivation ActivationPreference = "Lazy"
+
+// Suspension holds Works back from members.
+// +kubebuilder:validation:XValidation:rule="!(has(self.dispatching) && self.dispatching && has(self.dispatchingOnClusters))",message="spec.suspension: dispatching: true already holds every cluster; remove dispatchingOnClusters or set dispatching to false"
+type Suspension struct {
+	// Dispatching holds every Work of the templates: nothing is applied to
+	// or deleted from members while true. Scheduling still runs.
+	// +optional
+	Dispatching *bool `json:"dispatching,omitempty"`
+
+	// DispatchingOnClusters holds the Works of the named clusters only.
+	// +optional
+	DispatchingOnClusters *SuspendClusters `json:"dispatchingOnClusters,omitempty"`
+}
+
+// SuspendClusters names clusters whose Works are held.
+type SuspendClusters struct {
+	// ClusterNames of the held clusters.
+	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=set
+	// +optional
+	ClusterNames []string `json:"clusterNames,omitempty"`
+}
+
+// Suspends reports whether the Works of cluster are held.
+func (s *Suspension) Suspends(cluster string) bool {
+	if s == nil {
+		return false
+	}
+	if s.Dispatching != nil && *s.Dispatching {
+		return true
+	}
+	if s.DispatchingOnClusters == nil {
+		return false
+	}
+	for _, c := range s.DispatchingOnClusters.ClusterNames {
+		if c == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+// PreemptionBehavior is Karmada's spec.preemption. Shepherd accepts Never
+// (the default) and refuses Always until it implements preemption.
+// +kubebuilder:validation:Enum=Always;Never
+type PreemptionBehavior string
+
+// Preemption behaviours.
+const (
+	PreemptAlways PreemptionBehavior = "Always"
+	PreemptNever  PreemptionBehavior = "Never"
+)
+
+// SchedulePriority is Karmada's spec.schedulePriority: stored with its
+// shape so that it is never pruned, and refused until implemented.
+type SchedulePriority struct {
+	// PriorityClassSource: KubePriorityClass.
+	// +kubebuilder:validation:Enum=KubePriorityClass
+	PriorityClassSource string `json:"priorityClassSource"`
+	// PriorityClassName names the PriorityClass.
+	// +kubebuilder:validation:MaxLength=253
+	PriorityClassName string `json:"priorityClassName"`
+}
+
+// WorkloadAffinity is Karmada's spec.placement.workloadAffinity: stored
+// with its shape so that it is never pruned, and refused until implemented.
+type WorkloadAffinity struct {
+	// +optional
+	Affinity *WorkloadAffinityTerm `json:"affinity,omitempty"`
+	// +optional
+	AntiAffinity *WorkloadAffinityTerm `json:"antiAffinity,omitempty"`
+}
+
+// WorkloadAffinityTerm groups workloads by the value of a template label.
+type WorkloadAffinityTerm struct {
+	// +kubebuilder:validation:MaxLength=317
+	GroupByLabelKey string `json:"groupByLabelKey"`
+}
+
+// OverflowClusterAffinity is Karmada's overflow tier of a cluster affinity
+// term: stored with its shape so that it is never pruned, and refused
+// until implemented.
+type OverflowClusterAffinity struct {
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	AffinityName string `json:"affinityName"`
+
+	ClusterAffinity `json:",inline"`
+}
