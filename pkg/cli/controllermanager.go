@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 )
@@ -92,6 +93,10 @@ hub that reaches this process directly.`,
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect a leader so only one replica acts")
 	f.StringVar(&opts.Namespace, "namespace", controllermanager.DefaultNamespace, "namespace of the leader-election lease")
+	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", 0, "how long a leader's lease lasts without renewal; other replicas wait this long before taking over (default 15s)")
+	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", 0, "how long the leader keeps trying to renew before it stops acting (default 10s)")
+	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", 0, "how often replicas try to acquire or renew the lease (default 2s)")
+	f.StringVar(&opts.ClusterSecretsNamespace, "cluster-secrets-namespace", clusterclient.DefaultSecretsNamespace, "the only hub namespace members' credentials Secrets are read from (a Cluster's secretRef naming another namespace is refused)")
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
 	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
 	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")

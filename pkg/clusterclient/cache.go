@@ -30,7 +30,14 @@ type Options struct {
 	// starve another.
 	QPS   float32
 	Burst int
+	// SecretsNamespace is the only hub namespace a Cluster's secretRef may
+	// name (default DefaultSecretsNamespace): a Cluster must not make the
+	// controllers read, and send to a member, a Secret of any namespace.
+	SecretsNamespace string
 }
+
+// DefaultSecretsNamespace holds the members' credentials Secrets.
+const DefaultSecretsNamespace = "shepherd-system"
 
 func (o Options) withDefaults() Options {
 	if o.RequestTimeout <= 0 {
@@ -41,6 +48,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Burst <= 0 {
 		o.Burst = DefaultBurst
+	}
+	if o.SecretsNamespace == "" {
+		o.SecretsNamespace = DefaultSecretsNamespace
 	}
 	return o
 }
@@ -96,6 +106,10 @@ func (c *Cache) ForCluster(ctx context.Context, cluster *clusterv1alpha1.Cluster
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
 		return nil, fmt.Errorf("cluster %q: spec.secretRef is not set: %w", cluster.Name, ErrNoCredentials)
+	}
+	if ref.Namespace != c.opts.SecretsNamespace {
+		return nil, fmt.Errorf("cluster %q: spec.secretRef names namespace %q, but credentials are only read from %q: move the Secret there: %w",
+			cluster.Name, ref.Namespace, c.opts.SecretsNamespace, ErrNoCredentials)
 	}
 	secret := &corev1.Secret{}
 	if err := c.hub.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {

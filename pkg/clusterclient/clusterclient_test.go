@@ -43,6 +43,35 @@ func kubeconfigBytes(t *testing.T, server string, auth *clientcmdapi.AuthInfo) [
 	return b
 }
 
+func caFileKubeconfig(t *testing.T) string {
+	t.Helper()
+	kc, err := clientcmd.Load(kubeconfigBytes(t, "https://kc.example:6443", &clientcmdapi.AuthInfo{Token: "t"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.Clusters["m"].CertificateAuthorityData = nil
+	kc.Clusters["m"].CertificateAuthority = "/etc/kubernetes/pki/ca.crt"
+	b, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func unusedTokenFileKubeconfig(t *testing.T) string {
+	t.Helper()
+	kc, err := clientcmd.Load(kubeconfigBytes(t, "https://kc.example:6443", &clientcmdapi.AuthInfo{Token: "t"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.AuthInfos["spare"] = &clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}
+	b, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // testCA returns a self-signed CA certificate in PEM, which client-go
 // parses when it builds a transport.
 func testCA(t *testing.T) string {
@@ -107,7 +136,16 @@ func TestRestConfig(t *testing.T) {
 		{name: "cert without key", cluster: cluster("https://m1:6443", false), secret: secret(map[string]string{"client.crt": "C"}), wantErr: "must be set together"},
 		{name: "token without endpoint", cluster: cluster("", false), secret: secret(map[string]string{"token": "t"}), wantErr: "spec.apiEndpoint is empty"},
 		{name: "bad kubeconfig", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": "{{"}), wantErr: `key "kubeconfig"`},
-		{name: "exec plugin", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": execKC}), wantErr: "exec and auth-provider"},
+		{name: "exec plugin", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": execKC}), wantErr: `user "m": exec plugin`},
+		{name: "token file", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": string(kubeconfigBytes(t, "https://kc.example:6443",
+			&clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}))}), wantErr: `user "m": tokenFile`},
+		{name: "client certificate files", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": string(kubeconfigBytes(t, "https://kc.example:6443",
+			&clientcmdapi.AuthInfo{ClientCertificate: "/etc/c.crt", ClientKey: "/etc/c.key"}))}), wantErr: "client-certificate/client-key files"},
+		{name: "auth provider", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": string(kubeconfigBytes(t, "https://kc.example:6443",
+			&clientcmdapi.AuthInfo{AuthProvider: &clientcmdapi.AuthProviderConfig{Name: "oidc"}}))}), wantErr: "auth-provider plugin"},
+		{name: "certificate authority file", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": caFileKubeconfig(t)}), wantErr: "certificate-authority file"},
+		{name: "a file reference in an entry the current context does not use", cluster: cluster("", false),
+			secret: secret(map[string]string{"kubeconfig": unusedTokenFileKubeconfig(t)}), wantErr: `user "spare": tokenFile`},
 		{name: "nil secret", cluster: cluster("", false), wantErr: "no credentials Secret"},
 	}
 	for _, tc := range cases {
@@ -216,5 +254,25 @@ func TestIsUnreachable(t *testing.T) {
 		if got := IsUnreachable(tc.err); got != tc.want {
 			t.Errorf("IsUnreachable(%v) = %v, want %v", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestCacheReadsSecretsOnlyFromItsNamespace: a Cluster naming a Secret of
+// another namespace gets no clients, and the Secret is not read.
+func TestCacheReadsSecretsOnlyFromItsNamespace(t *testing.T) {
+	other := secret(map[string]string{"token": "t"})
+	other.Namespace = "kube-system"
+	hub := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(other).Build()
+	for _, tc := range []struct {
+		name, cacheNS string
+	}{{"default namespace", ""}, {"configured namespace", "fleet-credentials"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cluster("https://m1:6443", false)
+			c.Spec.SecretRef.Namespace = "kube-system"
+			_, err := NewCache(hub, Options{SecretsNamespace: tc.cacheNS}).ForCluster(context.Background(), c)
+			if err == nil || !errors.Is(err, ErrNoCredentials) || !strings.Contains(err.Error(), `names namespace "kube-system"`) {
+				t.Fatalf("err = %v", err)
+			}
+		})
 	}
 }

@@ -7,11 +7,14 @@ package clusterclient
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 )
@@ -98,17 +101,60 @@ func tokenConfig(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) (*rest
 }
 
 // kubeconfigRestConfig builds a config from a kubeconfig's current context.
-// Exec and auth-provider plugins are refused up front: they would run a
-// command on the hub, which has neither the binary nor the user's login.
+// Only self-contained credentials are accepted (see selfContained).
 func kubeconfigRestConfig(data []byte) (*rest.Config, error) {
 	kc, err := clientcmd.Load(data)
 	if err != nil {
 		return nil, err
 	}
-	if ctx, ok := kc.Contexts[kc.CurrentContext]; ok {
-		if user, ok := kc.AuthInfos[ctx.AuthInfo]; ok && (user.Exec != nil || user.AuthProvider != nil) {
-			return nil, errors.New("exec and auth-provider credentials are not supported on the hub: use a token or a client certificate")
-		}
+	if err := selfContained(kc); err != nil {
+		return nil, err
 	}
 	return clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
+}
+
+// selfContained refuses a kubeconfig whose credentials are not all in the
+// kubeconfig itself. A file reference (tokenFile, client-certificate,
+// client-key, certificate-authority) would make the hub read a file of its
+// own host and send it to whatever server the Cluster names: in a real
+// deployment, the controller's own ServiceAccount token. Exec and
+// auth-provider plugins would run a command on the hub. Every user and
+// cluster entry is checked, not only the current context's, so that no
+// entry can be switched to later.
+func selfContained(kc *clientcmdapi.Config) error {
+	var problems []string
+	for _, name := range sortedKeys(kc.AuthInfos) {
+		u := kc.AuthInfos[name]
+		if u.TokenFile != "" {
+			problems = append(problems, fmt.Sprintf("user %q: tokenFile", name))
+		}
+		if u.ClientCertificate != "" || u.ClientKey != "" {
+			problems = append(problems, fmt.Sprintf("user %q: client-certificate/client-key files (embed them as client-certificate-data/client-key-data)", name))
+		}
+		if u.Exec != nil {
+			problems = append(problems, fmt.Sprintf("user %q: exec plugin", name))
+		}
+		if u.AuthProvider != nil {
+			problems = append(problems, fmt.Sprintf("user %q: auth-provider plugin", name))
+		}
+	}
+	for _, name := range sortedKeys(kc.Clusters) {
+		if c := kc.Clusters[name]; c.CertificateAuthority != "" {
+			problems = append(problems, fmt.Sprintf("cluster %q: certificate-authority file (embed it as certificate-authority-data)", name))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("the kubeconfig refers to credentials outside itself, which the hub never uses: %s; "+
+			"store a self-contained kubeconfig (a token or embedded certificates), e.g. the one `shepherd join` writes", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

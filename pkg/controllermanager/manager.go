@@ -67,6 +67,12 @@ type Options struct {
 	// GracefulShutdownTimeout bounds how long the controllers may take to
 	// stop (default 30 s, controller-runtime's).
 	GracefulShutdownTimeout time.Duration
+	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
+	// (defaults 15 s, 10 s and 2 s, controller-runtime's).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ClusterSecretsNamespace is the only hub namespace members'
+	// credentials Secrets are read from (default shepherd-system).
+	ClusterSecretsNamespace string
 
 	// Webhook, when set, serves the HealthInterpreter validating webhook
 	// (package health/cel) on every replica, leader or not: the API server
@@ -125,6 +131,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       opts.Namespace,
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 positive(opts.LeaseDuration),
+		RenewDeadline:                 positive(opts.RenewDeadline),
+		RetryPeriod:                   positive(opts.RetryPeriod),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)
@@ -194,7 +203,7 @@ func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o healthcel.WebhookOptions) 
 // scheduler, binding, execution, status, then failover; the member client
 // cache is shared so each member gets one set of connections.
 func setup(mgr ctrl.Manager, opts Options) error {
-	clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+	clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{SecretsNamespace: opts.ClusterSecretsNamespace})
 	opts.ClusterStatus.Clients = clients
 	opts.Execution.Clients = clients
 	opts.WorkStatus.Clients = clients
@@ -233,6 +242,14 @@ func setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	return nil
+}
+
+// positive is d, or nil (the library's default) when d is not positive.
+func positive(d time.Duration) *time.Duration {
+	if d <= 0 {
+		return nil
+	}
+	return &d
 }
 
 // ensureNamespace creates the leader-election namespace if it is missing.

@@ -55,6 +55,10 @@ type JoinOptions struct {
 	Namespace string
 	// ProbeTimeout bounds the reachability check (default 5 s).
 	ProbeTimeout time.Duration
+	// Force re-points an existing Cluster at a member with another
+	// identity. Without it Join refuses: the Works of the Cluster would
+	// then be applied to a different cluster.
+	Force bool
 }
 
 // JoinResult says what Join found and wrote.
@@ -64,6 +68,11 @@ type JoinResult struct {
 	Secret clusterv1alpha1.LocalSecretReference
 	// Endpoint is the member's API server URL, Version its Kubernetes version.
 	Endpoint, Version string
+	// Identity is the member's identity (its kube-system namespace UID).
+	Identity string
+	// RepointedFrom is the identity the Cluster had before a forced
+	// re-point; empty otherwise.
+	RepointedFrom string
 }
 
 // ValidateName checks a Cluster name the way the API will, with a message
@@ -106,7 +115,8 @@ func (o *JoinOptions) validate() error {
 
 // Join makes a member part of the fleet. It first checks that the member
 // answers with the given credentials — nothing is written for a member the
-// hub cannot reach — then stores a minimized kubeconfig (one context,
+// hub cannot reach — and that it is not joined already under another name
+// nor replaces the member a joined name had (see checkIdentity); then stores a minimized kubeconfig (one context,
 // certificates embedded) in the Secret <namespace>/<name> and creates or
 // updates the Cluster. Running it again with the same options changes
 // nothing; with new options it updates the Secret and the Cluster (taints
@@ -138,7 +148,12 @@ func Join(ctx context.Context, hub client.Client, opts JoinOptions) (*JoinResult
 		ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name},
 		Data:       map[string][]byte{clusterclient.SecretKeyKubeconfig: kcBytes},
 	}
-	version, err := probe(ctx, cluster, secret, kc.context, opts.ProbeTimeout)
+	version, id, err := probe(ctx, cluster, secret, kc.context, opts.ProbeTimeout)
+	if err != nil {
+		return nil, err
+	}
+	cluster.Spec.ID = id
+	repointed, err := checkIdentity(ctx, hub, opts, kc.server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -152,39 +167,71 @@ func Join(ctx context.Context, hub client.Client, opts JoinOptions) (*JoinResult
 	if err != nil {
 		return nil, fmt.Errorf("writing Cluster %q: %w", opts.Name, err)
 	}
-	return &JoinResult{Cluster: applied, Secret: ref, Endpoint: kc.server, Version: version}, nil
+	return &JoinResult{Cluster: applied, Secret: ref, Endpoint: kc.server, Version: version, Identity: id, RepointedFrom: repointed}, nil
+}
+
+// checkIdentity refuses a second name for a member that is already joined
+// (two Works would write one object) and, without Force, re-pointing a
+// joined name at a member with another identity (the Cluster's Works would
+// land in a different cluster). It returns the identity a forced re-point
+// replaces.
+func checkIdentity(ctx context.Context, hub client.Client, opts JoinOptions, server, id string) (string, error) {
+	list := &clusterv1alpha1.ClusterList{}
+	if err := hub.List(ctx, list); err != nil {
+		return "", fmt.Errorf("listing Clusters: %w", err)
+	}
+	previous := ""
+	for _, c := range list.Items {
+		switch {
+		case c.Name != opts.Name && c.Spec.ID == id:
+			return "", fmt.Errorf("the member at %s is already joined as cluster %q (identity %s): one cluster under two names would have two Works write the same objects. "+
+				"Use the name %q, or unjoin it first", server, c.Name, id, c.Name)
+		case c.Name == opts.Name && c.Spec.ID != "" && c.Spec.ID != id:
+			previous = c.Spec.ID
+		}
+	}
+	if previous != "" && !opts.Force {
+		return "", fmt.Errorf("cluster %q is joined to another cluster (identity %s); --kubeconfig reaches identity %s at %s. "+
+			"Re-pointing would move every workload placed on %q to that cluster: pass --force if that is intended, or join it under a new name",
+			opts.Name, previous, id, server, opts.Name)
+	}
+	return previous, nil
 }
 
 // probe checks that the member answers (server version) and accepts the
 // credentials (listing namespaces, which the hub needs anyway), using the
 // config the hub itself will build from the Secret. /version alone is not
 // enough: it is open to anonymous users.
-func probe(ctx context.Context, cluster *clusterv1alpha1.Cluster, secret *corev1.Secret, kubeContext string, timeout time.Duration) (string, error) {
+func probe(ctx context.Context, cluster *clusterv1alpha1.Cluster, secret *corev1.Secret, kubeContext string, timeout time.Duration) (string, string, error) {
 	cfg, err := clusterclient.RestConfig(cluster, secret)
 	if err != nil {
-		return "", fmt.Errorf("--kubeconfig context %q: %w", kubeContext, err)
+		return "", "", fmt.Errorf("--kubeconfig context %q: %w", kubeContext, err)
 	}
 	cfg.Timeout = timeout
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return "", fmt.Errorf("--kubeconfig context %q: %w", kubeContext, err)
+		return "", "", fmt.Errorf("--kubeconfig context %q: %w", kubeContext, err)
 	}
 	refused := func(err error) error {
 		return fmt.Errorf("member %q at %s refused the credentials of --kubeconfig context %q: %v", cluster.Name, cluster.Spec.APIEndpoint, kubeContext, err)
 	}
 	v, err := kc.Discovery().ServerVersion()
 	if apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) {
-		return "", refused(err)
+		return "", "", refused(err)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot reach member %q at %s: %v; check --kubeconfig/--context", cluster.Name, cluster.Spec.APIEndpoint, innermost(err))
+		return "", "", fmt.Errorf("cannot reach member %q at %s: %v; check --kubeconfig/--context", cluster.Name, cluster.Spec.APIEndpoint, innermost(err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, err := kc.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return "", refused(innermost(err))
+		return "", "", refused(innermost(err))
 	}
-	return v.GitVersion, nil
+	id, err := clusterclient.Identity(ctx, kc)
+	if err != nil {
+		return "", "", fmt.Errorf("reading the identity of member %q (the UID of its %s namespace): %v", cluster.Name, clusterclient.IdentityNamespace, innermost(err))
+	}
+	return v.GitVersion, id, nil
 }
 
 // innermost strips url.Error's `Get "https://.../version?timeout=5s":`

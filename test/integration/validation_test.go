@@ -111,11 +111,20 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
   application:
     purgeMode: Sometimes`),
 			[]string{"spec.failover.application.purgeMode", `Unsupported value: "Sometimes"`}},
-		{"grace period without Graciously", policy("bad-grace", selectNginx+`failover:
+		{"grace period with Immediately", policy("bad-grace", selectNginx+`failover:
   application:
     purgeMode: Immediately
     gracePeriodSeconds: 30`),
-			[]string{"spec.failover.application", "gracePeriodSeconds is only valid with purgeMode: Graciously"}},
+			[]string{"spec.failover.application", "gracePeriodSeconds is only valid with purgeMode: Gracefully (or its former name Graciously)"}},
+		{"grace period with Directly", policy("bad-grace-directly", selectNginx+`failover:
+  application:
+    purgeMode: Directly
+    gracePeriodSeconds: 30`),
+			[]string{"spec.failover.application", "gracePeriodSeconds is only valid with purgeMode: Gracefully"}},
+		{"unknown cluster purge mode", policy("bad-cluster-purge-enum", selectNginx+`failover:
+  cluster:
+    purgeMode: Eventually`),
+			[]string{"spec.failover.cluster.purgeMode", `Unsupported value: "Eventually"`, `"Directly"`, `"Gracefully"`}},
 		{"negative block predecessor seconds", policy("bad-block", selectNginx+`failover:
   application:
     blockPredecessorSeconds: -5`),
@@ -123,7 +132,76 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		{"cluster failover purge Never", policy("bad-cluster-purge", selectNginx+`failover:
   cluster:
     purgeMode: Never`),
-			[]string{"spec.failover.cluster.purgeMode", "must be Immediately or Graciously"}},
+			[]string{"spec.failover.cluster.purgeMode", "must be Directly, Gracefully, Immediately or Graciously", "Never is for application failover only"}},
+		{"state preservation label name with a space", policy("bad-alias", selectNginx+`failover:
+  application:
+    purgeMode: Directly
+    statePreservation:
+      rules:
+      - {aliasLabelName: "check point", jsonPath: "{.checkpoint}"}`),
+			[]string{"spec.failover.application.statePreservation.rules[0].aliasLabelName", "should match"}},
+		{"state preservation path without braces", policy("bad-jsonpath", selectNginx+`failover:
+  application:
+    purgeMode: Directly
+    statePreservation:
+      rules:
+      - {aliasLabelName: checkpoint, jsonPath: .status.checkpoint}`),
+			[]string{"spec.failover.application.statePreservation.rules[0].jsonPath", "should match"}},
+		{"state preservation label name twice", policy("bad-alias-twice", selectNginx+`failover:
+  cluster:
+    statePreservation:
+      rules:
+      - {aliasLabelName: checkpoint, jsonPath: "{.checkpoint}"}
+      - {aliasLabelName: checkpoint, jsonPath: "{.epoch}"}`),
+			[]string{"spec.failover.cluster.statePreservation.rules[1]", `Duplicate value: {"aliasLabelName":"checkpoint"}`}},
+		{"state preservation without rules", policy("bad-no-rules", selectNginx+`failover:
+  cluster:
+    statePreservation:
+      rules: []`),
+			[]string{"spec.failover.cluster.statePreservation.rules", "should have at least 1 items"}},
+		{"unknown conflict resolution", policy("bad-conflict", selectNginx+`conflictResolution: Replace`),
+			[]string{"spec.conflictResolution", `Unsupported value: "Replace"`, `"Abort"`, `"Overwrite"`}},
+		{"unknown activation preference", policy("bad-activation", selectNginx+`activationPreference: Eager`),
+			[]string{"spec.activationPreference", `Unsupported value: "Eager"`, `"Lazy"`}},
+		{"suspension of every cluster and of named clusters", policy("bad-suspension", selectNginx+`suspension:
+  dispatching: true
+  dispatchingOnClusters: {clusterNames: [member1]}`),
+			[]string{"spec.suspension", "dispatching: true already holds every cluster; remove dispatchingOnClusters or set dispatching to false"}},
+		// Karmada fields in the schema (so they are never pruned silently)
+		// that Shepherd does not implement yet: refused, naming the field.
+		{"Karmada association", policy("bad-association", selectNginx+`association: true`),
+			[]string{"spec.association is not supported", "propagateDeps"}},
+		{"Karmada dependent overrides", policy("bad-dependent-overrides", selectNginx+`dependentOverrides: [nginx-override]`),
+			[]string{"spec.dependentOverrides is not supported yet", "no OverridePolicy"}},
+		{"Karmada preemption Always", policy("bad-preemption", selectNginx+`preemption: Always`),
+			[]string{"spec.preemption: Always is not supported yet", "set Never"}},
+		{"unknown preemption", policy("bad-preemption-enum", selectNginx+`preemption: Sometimes`),
+			[]string{"spec.preemption", `Unsupported value: "Sometimes"`}},
+		{"Karmada schedule priority", policy("bad-schedule-priority", selectNginx+`schedulePriority:
+  priorityClassSource: KubePriorityClass
+  priorityClassName: high-priority`),
+			[]string{"spec.schedulePriority is not supported yet"}},
+		{"Karmada workload affinity", policy("bad-workload-affinity", selectNginx+`placement:
+  workloadAffinity:
+    affinity: {groupByLabelKey: app.group}`),
+			[]string{"spec.placement", "spec.placement.workloadAffinity is not supported yet"}},
+		{"Karmada overflow affinities", policy("bad-overflow", selectNginx+`placement:
+  clusterAffinities:
+  - affinityName: primary
+    clusterNames: [member1]
+    overflowAffinities:
+    - {affinityName: burst, clusterNames: [member2]}`),
+			[]string{"spec.placement", "spec.placement.clusterAffinities[].overflowAffinities is not supported yet"}},
+		// ClusterPropagationPolicy shares the spec and so every rule; one
+		// case shows the rules reach it.
+		{"cluster policy with a Karmada field", `apiVersion: policy.shepherd.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: bad-cluster-policy-priority}
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: Namespace, name: team-a}
+  schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: high-priority}
+`, []string{"ClusterPropagationPolicy", "spec.schedulePriority is not supported yet"}},
 		{"preferred weight above 100", policy("bad-pref-weight", selectNginx+`placement:
   preferredClusterAffinities:
   - weight: 101
@@ -282,6 +360,206 @@ spec:
 	if len(cases) < 15 {
 		t.Fatalf("only %d invalid cases; the foundation asks for at least 15", len(cases))
 	}
+}
+
+// TestLifecycleFieldsAreStoredAsWritten applies a policy using every
+// accepted value of the life-cycle and Karmada v1.18 fields and reads it
+// back: each field is stored exactly as written (nothing pruned, no
+// spelling of a purge mode rewritten), and the defaults fill only what
+// was left out.
+func TestLifecycleFieldsAreStoredAsWritten(t *testing.T) {
+	ctx := context.Background()
+	written := policy("lifecycle-accepted", selectNginx+`conflictResolution: Overwrite
+activationPreference: Lazy
+preserveResourcesOnDeletion: true
+preemption: Never
+association: false
+suspension:
+  dispatchingOnClusters:
+    clusterNames: [member2, member3]
+failover:
+  application:
+    decisionConditions: {tolerationSeconds: 60}
+    purgeMode: Directly
+    statePreservation:
+      rules:
+      - {aliasLabelName: app.example.io/checkpoint, jsonPath: "{.checkpoint}"}
+      - {aliasLabelName: epoch, jsonPath: "{.progress.epoch}"}
+  cluster:
+    purgeMode: Gracefully
+    statePreservation:
+      rules:
+      - {aliasLabelName: checkpoint, jsonPath: "{.checkpoint}"}
+placement:
+  clusterAffinities:
+  - affinityName: primary
+    clusterNames: [member1]
+    overflowAffinities: []`)
+	want, err := testenv.DecodeYAML([]byte(written))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, err := hub.Apply(ctx, []byte(written))
+	if err != nil {
+		t.Fatalf("the policy was refused: %v", err)
+	}
+	stored := reread(t, applied[0])
+	// The fields are read one by one as well, so a failure names the field.
+	for _, f := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"spec", "conflictResolution"}, "Overwrite"},
+		{[]string{"spec", "activationPreference"}, "Lazy"},
+		{[]string{"spec", "preemption"}, "Never"},
+		{[]string{"spec", "failover", "application", "purgeMode"}, "Directly"},
+		{[]string{"spec", "failover", "cluster", "purgeMode"}, "Gracefully"},
+	} {
+		if got, _, _ := unstructured.NestedString(stored.Object, f.path...); got != f.want {
+			t.Errorf("%s: stored %q, written %q", strings.Join(f.path, "."), got, f.want)
+		}
+	}
+	if got, found, _ := unstructured.NestedBool(stored.Object, "spec", "preserveResourcesOnDeletion"); !found || !got {
+		t.Errorf("spec.preserveResourcesOnDeletion: stored %v (found %v), written true", got, found)
+	}
+	if got, _, _ := unstructured.NestedStringSlice(stored.Object, "spec", "suspension", "dispatchingOnClusters", "clusterNames"); strings.Join(got, ",") != "member2,member3" {
+		t.Errorf("spec.suspension.dispatchingOnClusters.clusterNames: stored %v, written [member2 member3]", got)
+	}
+	rules, _, _ := unstructured.NestedSlice(stored.Object, "spec", "failover", "application", "statePreservation", "rules")
+	if len(rules) != 2 {
+		t.Errorf("spec.failover.application.statePreservation.rules: stored %v, written 2 rules", rules)
+	}
+	// And every field written, whole, with its value.
+	if path, ok := holds(stored.Object["spec"], want[0].Object["spec"], "spec"); !ok {
+		t.Errorf("%s is not stored as written:\n%v", path, stored.Object["spec"])
+	}
+
+	// The former names of the purge modes are stored as written too, not
+	// rewritten to the new ones.
+	applied, err = hub.Apply(ctx, []byte(policy("lifecycle-former-purge-names", selectNginx+`failover:
+  application:
+    purgeMode: Graciously
+    gracePeriodSeconds: 30
+  cluster:
+    purgeMode: Graciously`)))
+	if err != nil {
+		t.Fatalf("the policy with the former purge mode names was refused: %v", err)
+	}
+	stored = reread(t, applied[0])
+	for _, kind := range []string{"application", "cluster"} {
+		if got, _, _ := unstructured.NestedString(stored.Object, "spec", "failover", kind, "purgeMode"); got != "Graciously" {
+			t.Errorf("spec.failover.%s.purgeMode: stored %q, written Graciously", kind, got)
+		}
+	}
+	applied, err = hub.Apply(ctx, []byte(policy("lifecycle-former-direct-name", selectNginx+`failover:
+  application:
+    purgeMode: Immediately`)))
+	if err != nil {
+		t.Fatalf("purgeMode Immediately was refused: %v", err)
+	}
+	if got, _, _ := unstructured.NestedString(reread(t, applied[0]).Object, "spec", "failover", "application", "purgeMode"); got != "Immediately" {
+		t.Errorf("spec.failover.application.purgeMode: stored %q, written Immediately", got)
+	}
+}
+
+// TestPolicyDefaults: what a policy leaves out of the life-cycle and
+// failover fields reads back with the documented defaults (docs/api.md).
+func TestPolicyDefaults(t *testing.T) {
+	ctx := context.Background()
+	applied, err := hub.Apply(ctx, []byte(policy("lifecycle-defaults", selectNginx+`failover:
+  application: {}
+  cluster: {}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := reread(t, applied[0])
+	for _, f := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"spec", "conflictResolution"}, "Abort"},
+		{[]string{"spec", "failover", "application", "purgeMode"}, "Gracefully"},
+		{[]string{"spec", "failover", "cluster", "purgeMode"}, "Immediately"},
+	} {
+		if got, _, _ := unstructured.NestedString(stored.Object, f.path...); got != f.want {
+			t.Errorf("%s defaults to %q, want %q", strings.Join(f.path, "."), got, f.want)
+		}
+	}
+	for _, path := range [][]string{
+		{"spec", "activationPreference"}, {"spec", "suspension"}, {"spec", "preserveResourcesOnDeletion"},
+		{"spec", "failover", "application", "gracePeriodSeconds"},
+	} {
+		if v, found, _ := unstructured.NestedFieldNoCopy(stored.Object, path...); found {
+			t.Errorf("%s is set to %v though the policy left it out", strings.Join(path, "."), v)
+		}
+	}
+}
+
+// reread gets obj again from the hub.
+func reread(t *testing.T, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	ri, err := hub.Resource(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ri.Get(context.Background(), obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// holds reports whether got holds every field of want with the same value
+// (got may have more fields, e.g. defaults); if not, it returns the path
+// of the first difference. Lists must match item by item.
+func holds(got, want any, path string) (string, bool) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return path, false
+		}
+		for k, wv := range w {
+			gv, found := g[k]
+			if !found {
+				// A written empty list or false may read back absent;
+				// any other value missing was pruned.
+				if isEmpty(wv) {
+					continue
+				}
+				return path + "." + k, false
+			}
+			if p, ok := holds(gv, wv, path+"."+k); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path, false
+		}
+		for i := range w {
+			if p, ok := holds(g[i], w[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	}
+	return path, fmt.Sprint(got) == fmt.Sprint(want)
+}
+
+// isEmpty is an empty list or map, or false.
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	case bool:
+		return !x
+	}
+	return false
 }
 
 // TestRejectedUpdateKeepsStoredObject checks a refused update leaves the

@@ -19,6 +19,16 @@ const (
 	TaintClusterUnreachable = "cluster.shepherd.io/unreachable"
 )
 
+// FinalizerCleanup on a Cluster holds its deletion until every Work of the
+// cluster is gone, and with them the objects Shepherd propagated to the
+// member (or released them, where resources are preserved).
+const FinalizerCleanup = "cluster.shepherd.io/cleanup"
+
+// ReasonIdentityMismatch is the Ready condition's reason when the member
+// answers with an identity other than spec.id: nothing is applied to or
+// deleted from it.
+const ReasonIdentityMismatch = "IdentityMismatch"
+
 // Condition types of a Cluster.
 const (
 	// ClusterConditionReady says whether the member's API server answers its
@@ -41,6 +51,16 @@ const (
 // +kubebuilder:validation:XValidation:rule="self.syncMode == 'Pull' || has(self.apiEndpoint)",message="spec.apiEndpoint is required when spec.syncMode is Push: set it to the member's API server URL (https://host:port)"
 // +kubebuilder:validation:XValidation:rule="self.syncMode == 'Pull' || has(self.secretRef)",message="spec.secretRef is required when spec.syncMode is Push: name the Secret that holds the member's credentials"
 type ClusterSpec struct {
+	// ID is the member's identity: the UID of its kube-system namespace,
+	// recorded by `shepherd join`. The cluster status controller checks it
+	// on every probe: a member that answers with another identity (the
+	// endpoint or credentials now reach a different cluster) is not Ready,
+	// with reason IdentityMismatch, and nothing is applied to or deleted
+	// from it. Empty skips the check.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	ID string `json:"id,omitempty"`
+
 	// SyncMode says who applies works to the member. Only Push is implemented.
 	// +kubebuilder:default=Push
 	// +optional

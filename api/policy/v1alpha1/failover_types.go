@@ -121,10 +121,11 @@ type StatePreservationRule struct {
 	AliasLabelName string `json:"aliasLabelName"`
 
 	// JSONPath, in kubectl's syntax, from the copy's status: {.checkpoint}
-	// reads status.checkpoint. The value must be a valid label value.
+	// (or { .checkpoint }) reads status.checkpoint. The value must be a
+	// valid label value.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:Pattern=`^\{\..*\}$`
+	// +kubebuilder:validation:Pattern=`^\{\s*\..*\}$`
 	JSONPath string `json:"jsonPath"`
 }
 

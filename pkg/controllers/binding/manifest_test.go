@@ -3,7 +3,9 @@ package binding
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -189,4 +191,48 @@ func equalObjects(a, b *unstructured.Unstructured) bool {
 	x, _ := json.Marshal(a.Object)
 	y, _ := json.Marshal(b.Object)
 	return string(x) == string(y)
+}
+
+// TestPreservedStateLabels: the labels of the latest eviction that
+// preserved state go to the one cluster the workload runs on after the
+// failover, unless it ran there before; nowhere when it runs on several.
+func TestPreservedStateLabels(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	history := []workv1alpha1.EvictionHistoryEntry{
+		{ClusterName: "old", EvictedAt: t0, PreservedLabelState: map[string]string{"ckpt": "1"}, ClustersBeforeFailover: []string{"old"}},
+		{ClusterName: "a", EvictedAt: metav1.NewTime(t0.Add(time.Minute)), PreservedLabelState: map[string]string{"ckpt": "2"}, ClustersBeforeFailover: []string{"a"}},
+		{ClusterName: "x", EvictedAt: metav1.NewTime(t0.Add(2 * time.Minute))}, // no state: not the one used
+	}
+	duplicated := &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDuplicated}}
+	tests := []struct {
+		name    string
+		targets []workv1alpha1.TargetCluster
+		want    map[string]string // cluster -> ckpt label ("" for none)
+	}{
+		{name: "one new cluster gets the latest state", targets: []workv1alpha1.TargetCluster{{Name: "b", Replicas: 6}}, want: map[string]string{"b": "2"}},
+		{name: "the cluster it ran on before gets nothing", targets: []workv1alpha1.TargetCluster{{Name: "a", Replicas: 6}}, want: map[string]string{"a": ""}},
+		{name: "several clusters get nothing", targets: []workv1alpha1.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 3}}, want: map[string]string{"b": "", "c": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := &workv1alpha1.BindingSpec{Replicas: 6, Placement: duplicated, Clusters: tt.targets, EvictionHistory: history}
+			ms, err := memberManifests(parse(t, hubDeployment), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for cluster, want := range tt.want {
+				if got := ms[cluster].GetLabels()["ckpt"]; got != want {
+					t.Errorf("%s: label ckpt = %q, want %q", cluster, got, want)
+				}
+			}
+		})
+	}
+	// The template itself is never modified.
+	tmpl := parse(t, hubDeployment)
+	if _, err := memberManifests(tmpl, &workv1alpha1.BindingSpec{Placement: duplicated, Clusters: []workv1alpha1.TargetCluster{{Name: "b"}}, EvictionHistory: history}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tmpl.GetLabels()["ckpt"]; ok {
+		t.Error("the template was modified")
+	}
 }

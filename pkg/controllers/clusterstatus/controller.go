@@ -127,6 +127,11 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 		rd = unreachable(ReasonUnreachable, err)
 	default:
 		rd = probeReady(ctx, clients)
+		if rd.status == metav1.ConditionTrue {
+			if mismatch, ok := checkIdentity(ctx, clients, cluster); !ok {
+				rd = mismatch
+			}
+		}
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: clusterv1alpha1.ClusterConditionReady, Status: rd.status, Reason: rd.reason, Message: rd.message,

@@ -26,7 +26,35 @@ const (
 	ReasonUnauthorized = "Unauthorized"
 	// ReasonNoCredentials: the credentials Secret is missing or unusable.
 	ReasonNoCredentials = "NoCredentials"
+	// ReasonIdentityMismatch: the member answers with an identity other
+	// than the Cluster's spec.id (see clusterv1alpha1.ReasonIdentityMismatch).
+	ReasonIdentityMismatch = clusterv1alpha1.ReasonIdentityMismatch
 )
+
+// checkIdentity compares the member's identity (its kube-system namespace
+// UID) with the Cluster's spec.id. A member that cannot show its identity
+// is treated as a mismatch: applying to an unknown cluster is the harm the
+// check exists to prevent.
+func checkIdentity(ctx context.Context, c *clusterclient.Clients, cluster *clusterv1alpha1.Cluster) (readiness, bool) {
+	if cluster.Spec.ID == "" {
+		return readiness{}, true
+	}
+	id, err := clusterclient.Identity(ctx, c.Kubernetes)
+	if clusterclient.IsUnreachable(err) {
+		return unreachable(ReasonUnreachable, err), false
+	}
+	var msg string
+	switch {
+	case err != nil:
+		msg = fmt.Sprintf("cannot read the member's identity (the UID of its kube-system namespace): %v; nothing is applied to it until it can be verified", err)
+	case id != cluster.Spec.ID:
+		msg = fmt.Sprintf("the member at %s answers with identity %s, but this Cluster was joined to %s: its endpoint or credentials now reach another cluster. "+
+			"Nothing is applied to or deleted from it. If the move is intended, run `shepherd join %s --kubeconfig ... --force`", cluster.Spec.APIEndpoint, id, cluster.Spec.ID, cluster.Name)
+	default:
+		return readiness{}, true
+	}
+	return readiness{status: metav1.ConditionFalse, reason: ReasonIdentityMismatch, message: truncate(msg)}, false
+}
 
 // maxMessage caps condition messages (and so event notes, which the
 // events API limits to 1024 characters).

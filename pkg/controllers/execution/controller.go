@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,6 +40,9 @@ const (
 	ReasonAppliedFailed      = "AppliedFailed"
 	ReasonClusterNotFound    = "ClusterNotFound"
 	ReasonClusterUnreachable = "ClusterUnreachable"
+	// ReasonClusterIdentityMismatch: the member answering is not the
+	// cluster that was joined; nothing is applied until it is.
+	ReasonClusterIdentityMismatch = "ClusterIdentityMismatch"
 )
 
 // Reconciler applies Works to their member clusters.
@@ -78,6 +82,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting))).
 		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged())).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged())).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.Options.Workers,
 			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay),
@@ -127,6 +132,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case work.Spec.SuspendDispatching:
 		log.V(1).Info("dispatching suspended")
 		return reconcile.Result{}, r.markSuspended(ctx, work)
+	case identityMismatch(cluster):
+		// The Cluster's recovery event requeues the Work.
+		ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonClusterIdentityMismatch, ready.Message)
 	case markedUnreachable(cluster):
 		// The Cluster's recovery event requeues the Work; the recheck only
 		// covers a missed event.
@@ -153,6 +162,14 @@ func markedUnreachable(c *clusterv1alpha1.Cluster) bool {
 	return ready != nil && ready.Status == metav1.ConditionUnknown
 }
 
+// identityMismatch reports whether the cluster status controller found that
+// the member answering is not the cluster that was joined: its objects are
+// not Shepherd's to create or delete.
+func identityMismatch(c *clusterv1alpha1.Cluster) bool {
+	ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	return ready != nil && ready.Status != metav1.ConditionTrue && ready.Reason == clusterv1alpha1.ReasonIdentityMismatch
+}
+
 // clientsFor returns the member's clients unless its breaker is open.
 func (r *Reconciler) clientsFor(ctx context.Context, cluster *clusterv1alpha1.Cluster) (*clusterclient.Clients, error) {
 	if err := r.breaker.check(cluster.Name); err != nil {
@@ -169,7 +186,7 @@ func (r *Reconciler) finalize(ctx context.Context, work *workv1alpha1.Work, clus
 		return reconcile.Result{}, nil
 	}
 	if cluster != nil {
-		if markedUnreachable(cluster) {
+		if markedUnreachable(cluster) || identityMismatch(cluster) {
 			return reconcile.Result{RequeueAfter: waitForClusterRecheck}, nil
 		}
 		if err := r.deleteAll(ctx, work, cluster); err != nil {
@@ -239,8 +256,43 @@ func (r *Reconciler) worksOfCluster(ctx context.Context, o client.Object) []reco
 	return reqs
 }
 
+// worksOfSecret maps a change of a credentials Secret to the Works of the
+// Clusters whose secretRef names it: new credentials may reach the member
+// (again), so their Works are applied at once.
+func (r *Reconciler) worksOfSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	clusters := &clusterv1alpha1.ClusterList{}
+	if err := r.Client.List(ctx, clusters); err != nil {
+		logr.FromContextOrDiscard(ctx).Error(err, "listing Clusters")
+		return nil
+	}
+	var reqs []reconcile.Request
+	for i := range clusters.Items {
+		c := &clusters.Items[i]
+		if ref := c.Spec.SecretRef; ref != nil && ref.Namespace == o.GetNamespace() && ref.Name == o.GetName() {
+			reqs = append(reqs, r.worksOfCluster(ctx, c)...)
+		}
+	}
+	return reqs
+}
+
+// secretDataChanged passes updates of a Secret's data only.
+func secretDataChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*corev1.Secret)
+			n, ok2 := e.ObjectNew.(*corev1.Secret)
+			return ok1 && ok2 && !equality.Semantic.DeepEqual(o.Data, n.Data)
+		},
+	}
+}
+
 // readinessChanged passes Cluster creations, deletions and updates that
-// change the Ready condition's status or start the deletion.
+// change the Ready condition's status or reason, start the deletion, or
+// change how the member is reached (endpoint, credentials, identity): the
+// Works are then applied again at once, to the member as it is now.
 func readinessChanged() predicate.Predicate {
 	status := func(o client.Object) metav1.ConditionStatus {
 		c, ok := o.(*clusterv1alpha1.Cluster)
@@ -248,12 +300,23 @@ func readinessChanged() predicate.Predicate {
 			return ""
 		}
 		if ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady); ready != nil {
-			return ready.Status
+			return ready.Status + metav1.ConditionStatus("/"+ready.Reason)
 		}
 		return ""
 	}
+	reach := func(o client.Object) string {
+		c, ok := o.(*clusterv1alpha1.Cluster)
+		if !ok {
+			return ""
+		}
+		ref := ""
+		if c.Spec.SecretRef != nil {
+			ref = c.Spec.SecretRef.Namespace + "/" + c.Spec.SecretRef.Name
+		}
+		return fmt.Sprintf("%s|%s|%v|%s", c.Spec.APIEndpoint, ref, c.Spec.InsecureSkipTLSVerification, c.Spec.ID)
+	}
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		return status(e.ObjectOld) != status(e.ObjectNew) ||
+		return status(e.ObjectOld) != status(e.ObjectNew) || reach(e.ObjectOld) != reach(e.ObjectNew) ||
 			e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
 	}}
 }

@@ -8,7 +8,7 @@ import (
 var (
 	applyTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "shepherd_work_apply_total",
-		Help: "Attempts to apply a Work to its member cluster, by result (success or failure).",
+		Help: "Attempts to apply a Work to its member cluster, by result (success, failure, or conflict: a member object the Work does not own is in the way).",
 	}, []string{"result"})
 	applyDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "shepherd_work_apply_duration_seconds",

@@ -22,9 +22,10 @@
 // active targets and so makes the scheduler reschedule; appends
 // spec.evictionHistory (the eviction filter keeps the cluster out for
 // failover.application.blockPredecessorSeconds); and, unless the purge
-// mode is Immediately, adds a graceful eviction task, which makes the
-// binding controller keep the old copy's Work. The task goes when its
-// purge mode allows: Graciously once the workload is Healthy on every
+// mode is Directly (or its former name Immediately), adds a graceful
+// eviction task, which makes the binding controller keep the old copy's
+// Work. The task goes when its purge mode allows: Gracefully (Graciously)
+// once the workload is Healthy on every
 // active target or the grace period ended; Never once a user confirms
 // (spec.gracefulEvictionTasks[].confirmed, or `shepherd failover confirm`).
 // While tasks remain, the binding's EvictionPending condition says why.

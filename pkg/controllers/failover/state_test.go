@@ -31,6 +31,7 @@ func TestPreservedLabels(t *testing.T) {
 	}{
 		{name: "no rules", sp: nil, status: status, want: nil},
 		{name: "string", sp: rules("app/checkpoint", "{.checkpoint}"), status: status, want: map[string]string{"app/checkpoint": "ckpt-42"}},
+		{name: "blanks inside the braces, as Karmada writes them", sp: rules("c", "{ .checkpoint }"), status: status, want: map[string]string{"c": "ckpt-42"}},
 		{name: "number keeps its digits", sp: rules("replicas", "{.replicas}"), status: status, want: map[string]string{"replicas": "1000000"}},
 		{name: "bool", sp: rules("ready", "{.ready}"), status: status, want: map[string]string{"ready": "true"}},
 		{name: "missing field is reported, others kept", sp: rules("a", "{.checkpoint}", "b", "{.nothere}"), status: status,
