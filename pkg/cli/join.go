@@ -30,6 +30,7 @@ type joinOptions struct {
 	labels        []string
 	namespace     string
 	timeout       time.Duration
+	force         bool
 }
 
 const hubKubeconfigUsage = "kubeconfig of the hub (default: $KUBECONFIG, else $HOME/.shepherd/kubeconfig as written by \"shepherd up\")"
@@ -46,6 +47,13 @@ writes nothing for a member the hub cannot reach. It then stores a minimal
 kubeconfig for the chosen context (certificates embedded) in the Secret
 shepherd-system/NAME on the hub and creates the Cluster NAME pointing at it.
 Running join again updates the Cluster and the Secret; it is safe to repeat.
+
+join records the member's identity (the UID of its kube-system namespace) in
+the Cluster's spec.id. It refuses to join a member that is already joined under
+another name, and to re-point NAME at a different cluster unless --force is
+given. The controllers check the identity on every probe: a Cluster whose
+endpoint or credentials come to reach another cluster is not Ready and nothing
+is applied to it.
 
 NAME must be a lowercase DNS label of at most 48 characters. Credentials that
 run a command (exec or auth-provider plugins, as cloud CLIs install) cannot be
@@ -74,6 +82,7 @@ used from the hub: give a kubeconfig with a token or a client certificate.`,
 	f.StringVar(&o.namespace, "namespace", membership.DefaultNamespace, "hub namespace of the credentials Secret")
 	f.DurationVar(&o.timeout, "timeout", membership.DefaultProbeTimeout, "how long to wait for the member to answer")
 	f.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
+	f.BoolVar(&o.force, "force", false, "re-point an existing NAME at a member with another identity (its workloads move there)")
 	return cmd
 }
 
@@ -92,7 +101,7 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 	res, err := membership.Join(cmd.Context(), hub, membership.JoinOptions{
 		Name: name, KubeconfigPath: o.kubeconfig, Context: o.context,
 		Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
-		Namespace: o.namespace, ProbeTimeout: o.timeout,
+		Namespace: o.namespace, ProbeTimeout: o.timeout, Force: o.force,
 	})
 	if err != nil {
 		return oneLine(err)
@@ -100,6 +109,10 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "Cluster %q joined: %s (Kubernetes %s); credentials in Secret %s/%s.\n",
 		name, res.Endpoint, res.Version, res.Secret.Namespace, res.Secret.Name)
+	if res.RepointedFrom != "" {
+		fmt.Fprintf(out, "Re-pointed from the cluster with identity %s to %s: objects Shepherd propagated to the old cluster stay there; remove them by hand if it is still running.\n",
+			res.RepointedFrom, res.Identity)
+	}
 	fmt.Fprintf(out, "  kubectl get cluster %s\n", name)
 	return nil
 }
@@ -107,6 +120,7 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 type unjoinOptions struct {
 	hubKubeconfig string
 	timeout       time.Duration
+	force         bool
 }
 
 func newUnjoinCommand() *cobra.Command {
@@ -115,18 +129,27 @@ func newUnjoinCommand() *cobra.Command {
 		Use:   "unjoin NAME",
 		Short: "Remove a member cluster from the fleet",
 		Long: `Remove the member cluster NAME from the fleet: delete its Cluster (the
-scheduler moves its workloads to other clusters), wait for the Cluster to be
-gone, then delete the credentials Secret that "shepherd join" created.
+scheduler moves its workloads to other clusters), wait while the objects
+Shepherd propagated are removed from the member (or released, where a policy
+preserves resources), then delete the credentials Secret that "shepherd join"
+created. Objects Shepherd did not create or adopt are never touched.
 
 If the Cluster is still being cleaned up after --timeout, the Secret is kept
-(cleanup may still need to reach the member); run unjoin again later.`,
-		Example: `  shepherd unjoin eu-west-1`,
-		Args:    exactlyOneName("unjoin"),
+(cleanup may still need to reach the member); run unjoin again later. With
+--force, unjoin gives up on a member it cannot reach after --timeout: the
+Cluster goes without reaching it, and the objects that may remain there are
+listed, and recorded in the ConfigMap shepherd-unjoined-NAME.`,
+		Example: `  shepherd unjoin eu-west-1
+
+  # a member that is gone for good
+  shepherd unjoin eu-west-1 --force --timeout 10s`,
+		Args: exactlyOneName("unjoin"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runUnjoin(cmd, args[0], o)
 		},
 	}
 	cmd.Flags().DurationVar(&o.timeout, "timeout", membership.DefaultUnjoinTimeout, "how long to wait for the Cluster to be deleted")
+	cmd.Flags().BoolVar(&o.force, "force", false, "after --timeout, remove the Cluster without reaching the member, recording what may remain there")
 	cmd.Flags().StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
 	return cmd
 }
@@ -136,15 +159,24 @@ func runUnjoin(cmd *cobra.Command, name string, o unjoinOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := membership.Unjoin(cmd.Context(), hub, name, membership.UnjoinOptions{Timeout: o.timeout})
+	out := cmd.OutOrStdout()
+	res, err := membership.Unjoin(cmd.Context(), hub, name, membership.UnjoinOptions{
+		Timeout: o.timeout, Force: o.force,
+		Progress: func(msg string) { fmt.Fprintf(out, "Cluster %q: %s\n", name, msg) },
+	})
 	if errors.Is(err, membership.ErrNotJoined) {
 		return fmt.Errorf("cluster %q is not joined to the hub at %s", name, where)
 	}
 	if err != nil {
 		return oneLine(err)
 	}
-	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "Cluster %q unjoined; its workloads move to the other clusters.\n", name)
+	if res.Record != "" {
+		fmt.Fprintf(out, "The member was not reached: these objects Shepherd propagated may remain there (recorded in ConfigMap %s):\n", res.Record)
+		for _, r := range res.Remaining {
+			fmt.Fprintf(out, "  %s\n", r)
+		}
+	}
 	if res.SecretDeleted != "" {
 		fmt.Fprintf(out, "Deleted Secret %s.\n", res.SecretDeleted)
 	}

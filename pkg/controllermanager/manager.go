@@ -24,6 +24,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
+	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
@@ -226,6 +227,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 			return binding.Setup(mgr, opts.Binding)
 		}},
 		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
+		{"cluster cleanup", func() error { return clustercleanup.Setup(mgr, clustercleanup.Options{}) }},
 		{"cluster status", func() error {
 			return (&clusterstatus.Reconciler{Options: opts.ClusterStatus}).SetupWithManager(mgr)
 		}},

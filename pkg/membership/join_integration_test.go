@@ -10,11 +10,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 )
@@ -122,6 +124,60 @@ func TestJoinAndUnjoin(t *testing.T) {
 		}
 	})
 
+	t.Run("records the member's identity", func(t *testing.T) {
+		c := &clusterv1alpha1.Cluster{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "member1"}, c); err != nil {
+			t.Fatal(err)
+		}
+		ns, err := member.Kube(t).CoreV1().Namespaces().Get(ctx, "kube-system", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Spec.ID == "" || c.Spec.ID != string(ns.UID) {
+			t.Fatalf("spec.id %q, want the member's kube-system UID %s", c.Spec.ID, ns.UID)
+		}
+	})
+
+	t.Run("refuses a second name for a joined member", func(t *testing.T) {
+		_, err := membership.Join(ctx, hub, membership.JoinOptions{Name: "alias", Kubeconfig: kubeconfig})
+		if err == nil || !strings.Contains(err.Error(), `is already joined as cluster "member1"`) {
+			t.Fatalf("err = %v", err)
+		}
+		assertAbsent(t, hub, "alias")
+	})
+
+	t.Run("refuses re-pointing a name at another member unless forced", func(t *testing.T) {
+		other := membershiptest.StartMember(t, "member3")
+		before := &clusterv1alpha1.Cluster{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "member1"}, before); err != nil {
+			t.Fatal(err)
+		}
+		repoint := opts
+		repoint.Kubeconfig = other.Kubeconfig(t)
+		_, err := membership.Join(ctx, hub, repoint)
+		if err == nil || !strings.Contains(err.Error(), `cluster "member1" is joined to another cluster`) || !strings.Contains(err.Error(), "--force") {
+			t.Fatalf("err = %v", err)
+		}
+		after := &clusterv1alpha1.Cluster{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "member1"}, after); err != nil {
+			t.Fatal(err)
+		}
+		if after.ResourceVersion != before.ResourceVersion {
+			t.Fatalf("a refused re-point wrote the Cluster")
+		}
+		repoint.Force = true
+		res, err := membership.Join(ctx, hub, repoint)
+		if err != nil || res.RepointedFrom != before.Spec.ID || res.Cluster.Spec.ID == before.Spec.ID || res.Endpoint != other.URL() {
+			t.Fatalf("forced re-point: %+v %v", res, err)
+		}
+		// And back, for the tests below.
+		opts.Force = true
+		if _, err := membership.Join(ctx, hub, opts); err != nil {
+			t.Fatal(err)
+		}
+		opts.Force = false
+	})
+
 	t.Run("unjoin waits for finalizers and keeps the Secret meanwhile", func(t *testing.T) {
 		c := &clusterv1alpha1.Cluster{}
 		if err := hub.Get(ctx, types.NamespacedName{Name: "member1"}, c); err != nil {
@@ -153,6 +209,48 @@ func TestJoinAndUnjoin(t *testing.T) {
 		assertAbsent(t, hub, "member1")
 		if _, err := membership.Unjoin(ctx, hub, "member1", membership.UnjoinOptions{}); !errors.Is(err, membership.ErrNotJoined) {
 			t.Errorf("unjoin of an unknown cluster: %v, want ErrNotJoined", err)
+		}
+	})
+
+	t.Run("a forced unjoin gives up on the member and records what may remain", func(t *testing.T) {
+		if _, err := membership.Join(ctx, hub, opts); err != nil {
+			t.Fatal(err)
+		}
+		c := &clusterv1alpha1.Cluster{}
+		if err := hub.Get(ctx, types.NamespacedName{Name: "member1"}, c); err != nil {
+			t.Fatal(err)
+		}
+		c.Finalizers = []string{clusterv1alpha1.FinalizerCleanup}
+		if err := hub.Update(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		// A Work whose objects nobody can remove (no controller runs here).
+		w := membershiptest.Work(t, "member1", "stuck", nil, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "left", "namespace": "apps"}})
+		w.Finalizers = []string{"work.shepherd.io/execution"}
+		membershiptest.CreateWork(t, hub, w)
+		w.Status.ManifestStatuses = []workv1alpha1.ManifestStatus{{Identifier: workv1alpha1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "apps", Name: "left"}}}
+		if err := hub.Status().Update(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		var progress []string
+		res, err := membership.Unjoin(ctx, hub, "member1", membership.UnjoinOptions{Timeout: time.Second, Force: true,
+			Progress: func(m string) { progress = append(progress, m) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Record != "shepherd-system/shepherd-unjoined-member1" || len(res.Remaining) != 1 || !strings.HasPrefix(res.Remaining[0], "v1 ConfigMap apps/left") {
+			t.Fatalf("result %+v", res)
+		}
+		if len(progress) == 0 || !strings.Contains(progress[0], "1 Works left") {
+			t.Errorf("progress %v", progress)
+		}
+		cm := &corev1.ConfigMap{}
+		if err := hub.Get(ctx, types.NamespacedName{Namespace: "shepherd-system", Name: "shepherd-unjoined-member1"}, cm); err != nil || !strings.Contains(cm.Data["remaining"], "apps/left") {
+			t.Fatalf("record: %v %v", err, cm.Data)
+		}
+		assertAbsent(t, hub, "member1")
+		if err := hub.Get(ctx, client.ObjectKeyFromObject(w), &workv1alpha1.Work{}); !apierrors.IsNotFound(err) {
+			t.Errorf("Work left: %v", err)
 		}
 	})
 

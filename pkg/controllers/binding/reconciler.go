@@ -20,6 +20,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -189,6 +190,14 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	var applied []string
 	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
 		existing := works[t.Name]
+		if leaving, err := r.clusterLeaving(ctx, t.Name); err != nil || leaving {
+			// Its Works are being removed with it (the scheduler moves
+			// the target away); writing one would undo that.
+			if err != nil {
+				return applied, err
+			}
+			continue
+		}
 		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration(), b.GetBindingSpec())
 		if r.opts.WorkFinalizer {
 			// In every apply, not only the first: server-side apply
@@ -225,6 +234,15 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 		works[t.Name] = w
 	}
 	return applied, nil
+}
+
+// clusterLeaving reports whether the target's Cluster is being deleted.
+func (r *Reconciler[T]) clusterLeaving(ctx context.Context, name string) (bool, error) {
+	c := &clusterv1alpha1.Cluster{}
+	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return !c.DeletionTimestamp.IsZero(), nil
 }
 
 // takenBy reports whether a Work of another binding already has the name

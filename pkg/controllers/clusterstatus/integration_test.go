@@ -150,6 +150,38 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 	}
 	wantEvents(t, hub, "ClusterReady", "ClusterUnreachable", "TaintAdded", "TaintRemoved")
 
+	t.Run("a member answering with another identity is not Ready", func(t *testing.T) {
+		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+			t.Fatal(err)
+		}
+		joined := cluster.Spec.ID
+		if joined == "" {
+			t.Fatal("join recorded no identity")
+		}
+		setID := func(id string) {
+			t.Helper()
+			patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"id":%q}}`, id)))
+			if err := hub.Patch(ctx, cluster, patch); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// As if the endpoint and credentials now reached another cluster.
+		setID("00000000-0000-0000-0000-000000000000")
+		testenv.Eventually(t, 10*time.Second, "Ready=False (IdentityMismatch)", func() error {
+			if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+				return err
+			}
+			return readyIs(cluster, metav1.ConditionFalse, ReasonIdentityMismatch)
+		})
+		setID(joined)
+		testenv.Eventually(t, 10*time.Second, "Ready again", func() error {
+			if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+				return err
+			}
+			return readyIs(cluster, metav1.ConditionTrue, ReasonReady)
+		})
+	})
+
 	t.Run("deleting the Cluster stops probing", func(t *testing.T) {
 		if err := hub.Delete(ctx, cluster); err != nil {
 			t.Fatal(err)

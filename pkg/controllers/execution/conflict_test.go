@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -206,6 +207,29 @@ func TestConflictResolution(t *testing.T) {
 		if got.Data["k"] != "v" {
 			t.Errorf("data %v", got.Data)
 		}
+	})
+
+	t.Run("nothing is applied to a member answering with another identity", func(t *testing.T) {
+		setReady := func(status metav1.ConditionStatus, reason string) {
+			t.Helper()
+			c := &clusterv1alpha1.Cluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: "m1"}, c); err != nil {
+				t.Fatal(err)
+			}
+			meta.SetStatusCondition(&c.Status.Conditions, metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: status, Reason: reason, Message: "test: " + reason})
+			if err := hub.Status().Update(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setReady(metav1.ConditionFalse, clusterv1alpha1.ReasonIdentityMismatch)
+		w := membershiptest.Work(t, "m1", "elsewhere", nil, configMap("elsewhere", "x"))
+		membershiptest.CreateWork(t, hub, w)
+		waitApplied(t, hub, client.ObjectKeyFromObject(w), w, metav1.ConditionFalse, execution.ReasonClusterIdentityMismatch)
+		if err := gone(mk.CoreV1().ConfigMaps("elsewhere").Get(ctx, "x", metav1.GetOptions{})); err != nil {
+			t.Fatalf("applied to a member with another identity: %v", err)
+		}
+		setReady(metav1.ConditionTrue, "Ready")
+		waitApplied(t, hub, client.ObjectKeyFromObject(w), w, metav1.ConditionTrue, execution.ReasonAppliedSuccessful)
 	})
 
 	t.Run("a suspended Work applies nothing until lifted", func(t *testing.T) {
