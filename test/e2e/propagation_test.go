@@ -247,10 +247,32 @@ func TestUnjoinMovesReplicas(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := membership.Unjoin(context.Background(), hub, "member2", membership.UnjoinOptions{}); err != nil {
+	// A preserved workload, and an object of member2's own team.
+	applyYAML(t, deploymentYAML(ns, "keep", 1)+"---\n"+lifecyclePolicyYAML(ns, "keep", "Deployment", "keep", "preserveResourcesOnDeletion: true\n", "member2"))
+	checkMemberDeployments(t, ns, "keep", map[string]int32{"member2": 1})
+	team := memberConfigMap(t, "member2", ns, "team-settings")
+	eventually(t, "api applied on member2", func() error { return deploymentAvailable("member2", client.ObjectKey{Namespace: ns, Name: "api"}) })
+
+	var progress []string
+	if _, err := membership.Unjoin(context.Background(), hub, "member2", membership.UnjoinOptions{Timeout: waitTimeout,
+		Progress: func(m string) { progress = append(progress, m) }}); err != nil {
 		t.Fatal(err)
 	}
 	defer rejoin(t, "member2")
+	t.Logf("unjoin progress: %v", progress)
+	// Unjoin returned once the Cluster was gone, so the cleanup is done.
+	if err := goneFromMember("member2", client.ObjectKey{Namespace: ns, Name: "api"}, &appsv1.Deployment{}); err != nil {
+		t.Errorf("unjoin left a propagated object in the member: %v", err)
+	}
+	kept := &appsv1.Deployment{}
+	if err := inMember("member2", client.ObjectKey{Namespace: ns, Name: "keep"}, kept); err != nil {
+		t.Errorf("the preserved Deployment: %v", err)
+	} else if kept.Annotations[workv1alpha1.AnnotationWork] != "" || kept.Labels[workv1alpha1.LabelManagedBy] != "" {
+		t.Errorf("the preserved Deployment is still marked as Shepherd's: %v %v", kept.Labels, kept.Annotations)
+	}
+	if err := sameConfigMap("member2", team); err != nil {
+		t.Error(err)
+	}
 	waitPlaced(t, ns, "api", "Deployment", func(got map[string]int32) error {
 		if len(got) != 1 || got["member1"] != 4 {
 			return fmt.Errorf("targets %v, want member1=4", got)
