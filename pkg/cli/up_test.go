@@ -128,3 +128,52 @@ func TestUpRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestUpWithoutMembers: --members 0 starts the hub alone, as documented.
+func TestUpWithoutMembers(t *testing.T) {
+	dir := t.TempDir()
+	var out syncBuffer
+	cmd := NewRootCommand()
+	cmd.SetArgs([]string{"up", "--data-dir", dir, "--members", "0"})
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "Press Ctrl-C to stop") {
+		select {
+		case err := <-errc:
+			t.Fatalf("up --members 0 exited early: %v\n%s", err, out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("up --members 0 did not become ready:\n%s", out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "with 0 member(s)") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters, err := dc.Resource(schema.GroupVersionResource{Group: "cluster.shepherd.io", Version: "v1alpha1", Resource: "clusters"}).List(ctx, metav1.ListOptions{})
+	if err != nil || len(clusters.Items) != 0 {
+		t.Errorf("clusters: %v (err %v)", clusters, err)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Errorf("up returned %v after being stopped", err)
+		}
+	case <-time.After(shutdownBudget + time.Second):
+		t.Fatalf("up did not stop within %s", shutdownBudget)
+	}
+}

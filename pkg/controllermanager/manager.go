@@ -29,6 +29,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
+	"github.com/shepherd-io/shepherd/pkg/controllers/policystatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
@@ -226,6 +227,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 			opts.Binding.WorkFinalizer = true
 			return binding.Setup(mgr, opts.Binding)
 		}},
+		{"policy status", func() error { return policystatus.Setup(mgr, policystatus.Options{}) }},
 		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
 		{"cluster cleanup", func() error { return clustercleanup.Setup(mgr, clustercleanup.Options{}) }},
 		{"cluster status", func() error {

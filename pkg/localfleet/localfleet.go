@@ -79,9 +79,13 @@ func MemberKubeconfigPath(dataDir, name string) string {
 
 // Start starts the hub, the members (in parallel), joins the members to the
 // hub and starts the controller manager. Cancelling ctx stops everything.
+//
+// A fleet without members starts the hub and the controllers alone.
 func Start(ctx context.Context, opts Options) (*Fleet, error) {
-	if err := opts.Fleet.Validate(); err != nil {
-		return nil, err
+	if len(opts.Fleet.Members) > 0 {
+		if err := opts.Fleet.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	crds, err := crd.CRDs()
 	if err != nil {

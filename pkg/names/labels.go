@@ -19,6 +19,22 @@ const AnnotationBinding = "work.shepherd.io/binding"
 // observed it, the template's status.observedGeneration says so.
 const AnnotationTemplateGeneration = "work.shepherd.io/template-generation"
 
+// AnnotationTiedPolicies on a binding lists the policies that match its
+// template exactly as well as the one governing it (same kind of policy,
+// selector strength and priority), as PolicyRef strings separated by
+// commas, the governing one included. The policy status controller reports
+// them on each policy.
+const AnnotationTiedPolicies = "policy.shepherd.io/tied-policies"
+
+// PolicyRef names a policy in AnnotationTiedPolicies and policy statuses:
+// "<kind> <namespace>/<name>", or "<kind> <name>" for a cluster-scoped one.
+func PolicyRef(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}
+
 // BindingRef identifies a binding of either kind.
 type BindingRef struct {
 	// Kind: workv1alpha1.KindResourceBinding or KindClusterResourceBinding.

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
@@ -225,13 +226,79 @@ func TestUnschedulableReportsWhy(t *testing.T) {
 		if err := hub.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
 			return err
 		}
+		onBinding, onTemplate := false, false
 		for _, e := range events.Items {
 			if e.Reason == "FailedScheduling" && strings.Contains(e.Note, "clusters available") {
+				onBinding = onBinding || e.Regarding.Kind == "ResourceBinding"
+				onTemplate = onTemplate || (e.Regarding.Kind == "Deployment" && e.Regarding.Name == "lost")
+			}
+		}
+		if !onBinding || !onTemplate {
+			return fmt.Errorf("FailedScheduling on the binding %v, on the template %v, among %d events", onBinding, onTemplate, len(events.Items))
+		}
+		return nil
+	})
+	eventually(t, "the policy reports the unknown cluster", func() error {
+		p := &policyv1alpha1.PropagationPolicy{}
+		if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nowhere"}, p); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, policyv1alpha1.PolicyConditionClustersFound)
+		if p.Status.MatchedTemplates != 1 || len(p.Status.UnknownClusters) != 1 || p.Status.UnknownClusters[0] != "no-such-cluster" ||
+			c == nil || c.Status != metav1.ConditionFalse {
+			return fmt.Errorf("policy status %+v", p.Status)
+		}
+		return nil
+	})
+}
+
+// TestEqualPriorityPoliciesAreReported: two policies match one template
+// equally well; the one whose name sorts first governs it, and both
+// policies' statuses and the template's events say so.
+func TestEqualPriorityPoliciesAreReported(t *testing.T) {
+	const ns = "e2e-tie"
+	createNamespace(t, ns)
+	placement := "clusterAffinity:\n  clusterNames: [member1]\n"
+	applyYAML(t, policyYAML(ns, "alpha", "Deployment", "tied", placement)+"---\n"+policyYAML(ns, "beta", "Deployment", "tied", placement)+"---\n"+deploymentYAML(ns, "tied", 1))
+	for _, name := range []string{"alpha", "beta"} {
+		eventually(t, name+" reports the tie", func() error {
+			p := &policyv1alpha1.PropagationPolicy{}
+			if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+				return err
+			}
+			if !meta.IsStatusConditionTrue(p.Status.Conditions, policyv1alpha1.PolicyConditionConflicted) || len(p.Status.Conflicts) != 1 ||
+				p.Status.Conflicts[0].GovernedBy != "PropagationPolicy e2e-tie/alpha" || p.Status.Conflicts[0].Template != "Deployment e2e-tie/tied" {
+				return fmt.Errorf("status %+v", p.Status)
+			}
+			return nil
+		})
+	}
+	eventually(t, "PolicyConflict event on the template", func() error {
+		var events eventsv1.EventList
+		if err := hub.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == "PolicyConflict" && e.Regarding.Kind == "Deployment" && strings.Contains(e.Note, "spec.priority") {
 				return nil
 			}
 		}
-		return fmt.Errorf("no FailedScheduling event among %d events", len(events.Items))
+		return fmt.Errorf("no PolicyConflict event among %d events", len(events.Items))
 	})
+	// A higher priority settles it: no more conflict on either policy.
+	applyYAML(t, strings.Replace(policyYAML(ns, "beta", "Deployment", "tied", placement), "spec:\n", "spec:\n  priority: 5\n", 1))
+	for _, name := range []string{"alpha", "beta"} {
+		eventually(t, name+" no longer conflicted", func() error {
+			p := &policyv1alpha1.PropagationPolicy{}
+			if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+				return err
+			}
+			if meta.IsStatusConditionTrue(p.Status.Conditions, policyv1alpha1.PolicyConditionConflicted) {
+				return fmt.Errorf("status %+v", p.Status)
+			}
+			return nil
+		})
+	}
 }
 
 // TestUnjoinMovesReplicas unjoins a member and checks its replicas move to

@@ -132,12 +132,70 @@ type ResourceSelector struct {
 	LabelSelector *metav1.LabelSelector `json:"labelSelector,omitempty"`
 }
 
+// Condition types of a policy's status.
+const (
+	// PolicyConditionConflicted is True while the policy ties with another
+	// policy of the same kind, selector strength and priority for some
+	// template: the name then decides, which is rarely what was meant.
+	PolicyConditionConflicted = "Conflicted"
+	// PolicyConditionClustersFound is False while the placement names
+	// clusters that do not exist.
+	PolicyConditionClustersFound = "ClustersFound"
+)
+
+// MaxListedInStatus bounds the templates and conflicts a policy's status
+// lists; the counts are always complete.
+const MaxListedInStatus = 20
+
+// PolicyStatus says what a policy governs and what stands in its way.
+type PolicyStatus struct {
+	// ObservedGeneration is the policy generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// MatchedTemplates counts the templates the policy governs.
+	// +optional
+	MatchedTemplates int32 `json:"matchedTemplates,omitempty"`
+	// Templates names some of them (at most 20), "Kind namespace/name".
+	// +listType=atomic
+	// +optional
+	Templates []string `json:"templates,omitempty"`
+	// Conflicts lists templates (at most 20) that this policy and others
+	// match equally well: the same kind of policy, selector strength and
+	// priority. The policy whose name sorts first governs them.
+	// +listType=atomic
+	// +optional
+	Conflicts []PolicyConflict `json:"conflicts,omitempty"`
+	// UnknownClusters are cluster names the placement uses that no Cluster has.
+	// +listType=atomic
+	// +optional
+	UnknownClusters []string `json:"unknownClusters,omitempty"`
+	// Conditions: Conflicted, ClustersFound.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PolicyConflict is one template several policies match equally well.
+type PolicyConflict struct {
+	// Template is "Kind namespace/name".
+	Template string `json:"template"`
+	// GovernedBy is the policy that won the tie, "Kind namespace/name".
+	GovernedBy string `json:"governedBy"`
+	// Policies are all the tied policies, the winner included.
+	// +listType=atomic
+	Policies []string `json:"policies"`
+}
+
 // PropagationPolicy propagates templates of its own namespace.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=pp,categories=shepherd
 // +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
 // +kubebuilder:printcolumn:name="Conflict-Resolution",type=string,JSONPath=`.spec.conflictResolution`
 // +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
+// +kubebuilder:printcolumn:name="Templates",type=integer,JSONPath=`.status.matchedTemplates`
+// +kubebuilder:printcolumn:name="Conflicted",type=string,JSONPath=`.status.conditions[?(@.type=="Conflicted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type PropagationPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -145,6 +203,8 @@ type PropagationPolicy struct {
 
 	// +required
 	Spec PropagationSpec `json:"spec"`
+	// +optional
+	Status PolicyStatus `json:"status,omitempty"`
 }
 
 // PropagationPolicyList is a list of PropagationPolicies.
@@ -158,10 +218,13 @@ type PropagationPolicyList struct {
 // ClusterPropagationPolicy propagates templates of any namespace and
 // cluster-scoped templates. A PropagationPolicy matching the same template wins.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=cpp,categories=shepherd
 // +kubebuilder:printcolumn:name="Replica-Scheduling",type=string,JSONPath=`.spec.placement.replicaScheduling.replicaSchedulingType`
 // +kubebuilder:printcolumn:name="Conflict-Resolution",type=string,JSONPath=`.spec.conflictResolution`
 // +kubebuilder:printcolumn:name="Priority",type=integer,JSONPath=`.spec.priority`
+// +kubebuilder:printcolumn:name="Templates",type=integer,JSONPath=`.status.matchedTemplates`
+// +kubebuilder:printcolumn:name="Conflicted",type=string,JSONPath=`.status.conditions[?(@.type=="Conflicted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterPropagationPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -169,6 +232,8 @@ type ClusterPropagationPolicy struct {
 
 	// +required
 	Spec PropagationSpec `json:"spec"`
+	// +optional
+	Status PolicyStatus `json:"status,omitempty"`
 }
 
 // ClusterPropagationPolicyList is a list of ClusterPropagationPolicies.
@@ -186,6 +251,7 @@ type PolicyObject interface {
 	metav1.Object
 	runtime.Object
 	GetPropagationSpec() *PropagationSpec
+	GetPolicyStatus() *PolicyStatus
 }
 
 // GetPropagationSpec returns the policy's spec.
@@ -193,3 +259,9 @@ func (p *PropagationPolicy) GetPropagationSpec() *PropagationSpec { return &p.Sp
 
 // GetPropagationSpec returns the policy's spec.
 func (p *ClusterPropagationPolicy) GetPropagationSpec() *PropagationSpec { return &p.Spec }
+
+// GetPolicyStatus returns the policy's status.
+func (p *PropagationPolicy) GetPolicyStatus() *PolicyStatus { return &p.Status }
+
+// GetPolicyStatus returns the policy's status.
+func (p *ClusterPropagationPolicy) GetPolicyStatus() *PolicyStatus { return &p.Status }

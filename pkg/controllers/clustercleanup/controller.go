@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,10 +84,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if left > 0 {
 		return reconcile.Result{RequeueAfter: recheck}, nil
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: names.ExecutionNamespace(cluster.Name)}}
-	if err := r.client.Delete(ctx, ns); client.IgnoreNotFound(err) != nil {
-		return reconcile.Result{}, err
-	}
+	// The execution namespace stays: a hub without a namespace controller
+	// (the embedded one has none) would keep it Terminating forever, and
+	// a cluster joined again under the same name needs it.
 	orig := cluster.DeepCopy()
 	controllerutil.RemoveFinalizer(cluster, clusterv1alpha1.FinalizerCleanup)
 	if err := r.client.Patch(ctx, cluster, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {

@@ -4,8 +4,9 @@
 // deletes every Work in the cluster's execution namespace. The execution
 // controller's finalizer on each Work deletes the Work's objects from the
 // member (or releases them when the policy preserves resources, and only
-// objects the Work owns). Once no Work is left, the execution namespace is
-// deleted and the finalizer removed, so the Cluster goes last.
+// objects the Work owns). Once no Work is left the finalizer is removed, so
+// the Cluster goes last. The empty execution namespace is kept for a
+// cluster joined again under the same name.
 //
 // The scheduler treats a Cluster being deleted as gone (its workloads move
 // elsewhere) and the binding controller creates no Work for it, so nothing

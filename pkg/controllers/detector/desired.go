@@ -2,6 +2,7 @@ package detector
 
 import (
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,7 +50,10 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // A namespaced template gets a ResourceBinding in its namespace even when
 // a ClusterPropagationPolicy governs it: the binding then lives, is listed
 // and is deleted with the template's namespace, like in Karmada.
-func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
+//
+// tied are the policies that match the template as well as p; they are
+// listed, with p, in the binding's AnnotationTiedPolicies.
+func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
 	replicas, requirements, err := bindingutil.Replicas(tmpl)
 	if err != nil {
 		return nil, err
@@ -59,9 +63,20 @@ func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1
 	b.SetName(names.BindingName(gvk.Kind, tmpl.GetName()))
 	b.SetNamespace(tmpl.GetNamespace())
 	b.SetLabels(names.PolicyLabels(policyKind(p), p.GetNamespace(), p.GetName()))
+	annotations := map[string]string{}
 	if gen := tmpl.GetGeneration(); gen != 0 {
 		// What a Lazy policy compares to know whether the template changed.
-		b.SetAnnotations(map[string]string{names.AnnotationTemplateGeneration: strconv.FormatInt(gen, 10)})
+		annotations[names.AnnotationTemplateGeneration] = strconv.FormatInt(gen, 10)
+	}
+	if len(tied) > 0 {
+		refs := []string{names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName())}
+		for _, t := range tied {
+			refs = append(refs, names.PolicyRef(policyKind(t), t.GetNamespace(), t.GetName()))
+		}
+		annotations[names.AnnotationTiedPolicies] = strings.Join(refs, ",")
+	}
+	if len(annotations) > 0 {
+		b.SetAnnotations(annotations)
 	}
 	b.SetFinalizers([]string{workv1alpha1.FinalizerBinding})
 	b.SetOwnerReferences([]metav1.OwnerReference{{
@@ -124,8 +139,10 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
 		return false
 	}
-	if g := desired.GetAnnotations()[names.AnnotationTemplateGeneration]; g != "" && existing.GetAnnotations()[names.AnnotationTemplateGeneration] != g {
-		return false
+	for _, k := range []string{names.AnnotationTemplateGeneration, names.AnnotationTiedPolicies} {
+		if existing.GetAnnotations()[k] != desired.GetAnnotations()[k] {
+			return false
+		}
 	}
 	e, d := existing.GetBindingSpec(), desired.GetBindingSpec()
 	return e.Resource == d.Resource &&

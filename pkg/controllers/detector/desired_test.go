@@ -38,7 +38,7 @@ func dividedPolicy() *policyv1alpha1.PropagationPolicy {
 
 func TestDesiredBinding(t *testing.T) {
 	p := dividedPolicy()
-	b, err := desiredBinding(deploymentTemplate(6), true, p)
+	b, err := desiredBinding(deploymentTemplate(6), true, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestDesiredClusterBinding(t *testing.T) {
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
 		"metadata": map[string]any{"name": "reader", "uid": "u2"},
 	}}
-	b, err := desiredBinding(role, false, cpp("roles", 0))
+	b, err := desiredBinding(role, false, cpp("roles", 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestDesiredClusterBinding(t *testing.T) {
 }
 
 func TestOwnedFieldsEqual(t *testing.T) {
-	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy())
+	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestOwnedFieldsEqual(t *testing.T) {
 }
 
 func TestApplyObject(t *testing.T) {
-	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy())
+	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

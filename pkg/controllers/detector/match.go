@@ -94,6 +94,34 @@ func Match(t *Template, policies, clusterPolicies []policyv1alpha1.PolicyObject)
 	return best(t, clusterPolicies)
 }
 
+// Tied returns the policies that match t exactly as well as winner, the
+// policy Match returned: of winner's kind, with the same selector strength
+// and priority, so that only the names decided. winner is not among them;
+// they are sorted by namespace and name.
+func Tied(t *Template, winner policyv1alpha1.PolicyObject, policies, clusterPolicies []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {
+	if winner == nil {
+		return nil
+	}
+	candidates := policies
+	if winner.GetNamespace() == "" {
+		candidates = clusterPolicies
+	}
+	ws, wp := policyStrength(winner, t), priority(winner)
+	var out []policyv1alpha1.PolicyObject
+	for _, p := range candidates {
+		if p.GetDeletionTimestamp() != nil || (p.GetNamespace() == winner.GetNamespace() && p.GetName() == winner.GetName()) {
+			continue
+		}
+		if policyStrength(p, t) == ws && priority(p) == wp {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b policyv1alpha1.PolicyObject) int {
+		return cmp.Or(cmp.Compare(a.GetNamespace(), b.GetNamespace()), cmp.Compare(a.GetName(), b.GetName()))
+	})
+	return out
+}
+
 func best(t *Template, policies []policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
 	type scored struct {
 		p policyv1alpha1.PolicyObject

@@ -155,3 +155,39 @@ func TestExcluded(t *testing.T) {
 		}
 	}
 }
+
+// TestTied: only policies of the winner's kind with the same selector
+// strength and priority tie; the result is sorted and excludes the winner.
+func TestTied(t *testing.T) {
+	web := &Template{GroupKind: deployment, Namespace: "ns", Name: "web", Labels: map[string]string{"app": "web"}}
+	deleting := pp("ns", "d-deleting", 0, sel("web", nil))
+	deleting.SetDeletionTimestamp(&metav1.Time{})
+	tests := []struct {
+		name string
+		pps  []policyv1alpha1.PolicyObject
+		cpps []policyv1alpha1.PolicyObject
+		want []string
+	}{
+		{name: "a single policy ties with none", pps: []policyv1alpha1.PolicyObject{pp("ns", "a", 0, sel("web", nil))}},
+		{name: "same strength and priority tie", pps: []policyv1alpha1.PolicyObject{
+			pp("ns", "c", 0, sel("web", nil)), pp("ns", "a", 0, sel("web", nil)), pp("ns", "b", 0, sel("web", nil))}, want: []string{"b", "c"}},
+		{name: "a higher priority wins alone", pps: []policyv1alpha1.PolicyObject{pp("ns", "a", 1, sel("web", nil)), pp("ns", "b", 0, sel("web", nil))}},
+		{name: "a weaker selector does not tie", pps: []policyv1alpha1.PolicyObject{pp("ns", "a", 0, sel("web", nil)), pp("ns", "b", 0, sel("", map[string]string{"app": "web"}))}},
+		{name: "cluster policies do not tie with a namespaced winner", pps: []policyv1alpha1.PolicyObject{pp("ns", "a", 0, sel("web", nil))},
+			cpps: []policyv1alpha1.PolicyObject{cpp("b", 0, sel("web", nil))}},
+		{name: "cluster policies tie among themselves", cpps: []policyv1alpha1.PolicyObject{cpp("b", 0, sel("", nil)), cpp("a", 0, sel("", nil))}, want: []string{"b"}},
+		{name: "a policy being deleted does not tie", pps: []policyv1alpha1.PolicyObject{pp("ns", "a", 0, sel("web", nil)), deleting}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			winner := Match(web, tt.pps, tt.cpps)
+			var got []string
+			for _, p := range Tied(web, winner, tt.pps, tt.cpps) {
+				got = append(got, p.GetName())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("tied %v, want %v (winner %s)", got, tt.want, winner.GetName())
+			}
+		})
+	}
+}

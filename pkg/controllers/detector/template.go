@@ -27,6 +27,7 @@ const (
 	ReasonApplyPolicyFailed  = "ApplyPolicyFailed"
 	ReasonPolicyNotMatched   = "PolicyNotMatched"
 	ReasonBindingConflict    = "BindingNameConflict"
+	ReasonPolicyConflict     = "PolicyConflict"
 )
 
 // TemplateKey identifies a resource template. The version is not part of
@@ -88,14 +89,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 	if tmpl == nil {
 		return reconcile.Result{}, r.unbind(ctx, key, nil)
 	}
-	p, err := r.match(ctx, tmpl)
+	p, tied, err := r.match(ctx, tmpl)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if p == nil {
 		return reconcile.Result{}, r.unbind(ctx, key, tmpl)
 	}
-	return reconcile.Result{}, r.bind(ctx, key, tmpl, p)
+	return reconcile.Result{}, r.bind(ctx, key, tmpl, p, tied)
 }
 
 // template returns the template from the cache; nil when it is gone, being
@@ -129,22 +130,25 @@ func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructur
 	return u, nil
 }
 
-// match returns the policy governing tmpl, nil when none does.
-func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured) (policyv1alpha1.PolicyObject, error) {
+// match returns the policy governing tmpl, nil when none does, and the
+// policies tied with it (see Tied).
+func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured) (policyv1alpha1.PolicyObject, []policyv1alpha1.PolicyObject, error) {
 	var pps []policyv1alpha1.PolicyObject
 	if ns := tmpl.GetNamespace(); ns != "" {
 		list := &policyv1alpha1.PropagationPolicyList{}
 		if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pps = asPolicies(bindingutil.Pointers(list.Items))
 	}
 	clist := &policyv1alpha1.ClusterPropagationPolicyList{}
 	if err := r.client.List(ctx, clist); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	cpps := asPolicies(bindingutil.Pointers(clist.Items))
 	t := &Template{GroupKind: tmpl.GroupVersionKind().GroupKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), Labels: tmpl.GetLabels()}
-	return Match(t, pps, asPolicies(bindingutil.Pointers(clist.Items))), nil
+	p := Match(t, pps, cpps)
+	return p, Tied(t, p, pps, cpps), nil
 }
 
 // asPolicies converts policies of one kind to their interface.
@@ -176,9 +180,9 @@ func (r *Reconciler) existing(ctx context.Context, key TemplateKey) (workv1alpha
 // server-side apply: the detector's fields only, so spec.clusters, the
 // eviction fields and the status stay as their owners wrote them. Nothing
 // is written when the binding already holds those fields.
-func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject) error {
+func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) error {
 	log := logf.FromContext(ctx)
-	desired, err := desiredBinding(tmpl, key.Namespace != "", p)
+	desired, err := desiredBinding(tmpl, key.Namespace != "", p, tied)
 	if err != nil {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
 		return err
@@ -218,6 +222,11 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 	if existing == nil || !equality.Semantic.DeepEqual(existing.GetBindingSpec().PolicyRef, desired.GetBindingSpec().PolicyRef) {
 		r.recorder.Eventf(tmpl, p, "Normal", ReasonApplyPolicySucceed, "ApplyPolicy",
 			"Propagated by %s %s (binding %s)", policyKind(p), client.ObjectKeyFromObject(p), u.GetName())
+	}
+	if t := desired.GetAnnotations()[names.AnnotationTiedPolicies]; t != "" && (existing == nil || existing.GetAnnotations()[names.AnnotationTiedPolicies] != t) {
+		r.recorder.Eventf(tmpl, p, "Warning", ReasonPolicyConflict, "ApplyPolicy", "%s", bindingutil.Note(fmt.Sprintf(
+			"Policies %s match this template equally well (same selector strength and priority); %s governs it because its name sorts first. Give the intended one a higher spec.priority",
+			t, names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName()))))
 	}
 	return nil
 }

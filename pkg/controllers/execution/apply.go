@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -144,6 +145,11 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	if err != nil {
 		return nil, err
 	}
+	if mf.id.Namespace != "" {
+		if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
+			return nil, err
+		}
+	}
 	key := workKey(work)
 	obj := memberObject(key, mf)
 	var lastErr error
@@ -185,7 +191,7 @@ func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients,
 	opts := metav1.CreateOptions{FieldManager: workv1alpha1.FieldManager}
 	created, err := ri.Create(ctx, obj, opts)
 	if isMissingNamespace(err, ns) {
-		if err := createNamespace(ctx, c, ns); err != nil {
+		if err := createNamespace(ctx, c, ns, nil); err != nil {
 			return nil, err
 		}
 		created, err = ri.Create(ctx, obj, opts)
@@ -255,14 +261,14 @@ func isMissingNamespace(err error, ns string) bool {
 	return d.Kind == "namespaces" && d.Name == ns
 }
 
-// createNamespace creates a namespace the Work's objects need. It is
+// createNamespace creates a namespace the Work's objects need, with the
+// given extra labels (the hub namespace's Pod Security labels). It is
 // labelled as Shepherd's but never deleted by it: other Works or the user
 // may have put things there.
-func createNamespace(ctx context.Context, c *clusterclient.Clients, ns string) error {
-	obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:   ns,
-		Labels: map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd},
-	}}
+func createNamespace(ctx context.Context, c *clusterclient.Clients, ns string, extra map[string]string) error {
+	labels := map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}
+	maps.Copy(labels, extra)
+	obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}
 	_, err := c.Kubernetes.CoreV1().Namespaces().Create(ctx, obj, metav1.CreateOptions{FieldManager: workv1alpha1.FieldManager})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", ns, err)

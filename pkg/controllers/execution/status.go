@@ -49,7 +49,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	var failures []string
 	var unreachable error
 	retry := false
-	conflicts := 0
+	conflicts, refusedNS := 0, 0
 	for i := range manifests {
 		mf := &manifests[i]
 		err := mf.err
@@ -73,12 +73,18 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 				r.breaker.trip(cluster.Name, err)
 				unreachable = err
 			}
-			retry = retry || (err != nil && !permanent(err) && !isConflict(err))
+			var nsErr *NamespacePolicyError
+			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !errors.As(err, &nsErr))
 		}
-		if isConflict(err) {
+		var nsErr *NamespacePolicyError
+		switch {
+		case isConflict(err):
 			conflicts++
 			failures = append(failures, err.Error())
-		} else if err != nil {
+		case errors.As(err, &nsErr):
+			refusedNS++
+			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
+		case err != nil:
 			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
 		}
 		ids = append(ids, mf.id)
@@ -104,8 +110,11 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	if len(failures) > 0 {
 		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
 		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
-		if conflicts > 0 {
+		switch {
+		case conflicts > 0 || refusedNS > 0:
 			cond.Reason, result = ReasonConflict, "conflict"
+		case refusedNS > 0:
+			cond.Reason = ReasonNamespacePolicy
 		}
 	}
 	applyTotal.WithLabelValues(result).Inc()
@@ -116,7 +125,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	switch {
 	case retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
-	case conflicts > 0:
+	case conflicts > 0 || refusedNS > 0:
 		// The conflict lasts until the member object goes or the policy
 		// says Overwrite (which changes the Work); the resync notices the
 		// former.

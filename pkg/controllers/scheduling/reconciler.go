@@ -10,6 +10,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/client-go/util/workqueue"
@@ -147,6 +149,8 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 	case errors.As(err, &unschedulable):
 		log.Info("binding is unschedulable", "reason", unschedulable.Error())
 		r.recorder.Eventf(b, nil, "Warning", EventFailedScheduling, "Schedule", "%s", bindingutil.Note(unschedulable.Error()))
+		// Where users look first: the template they applied.
+		r.recorder.Eventf(templateOf(b), b, "Warning", EventFailedScheduling, "Schedule", "%s", bindingutil.Note("Not placed: "+unschedulable.Error()))
 		var decisions []workv1alpha1.ClusterDecision
 		if res != nil {
 			decisions = res.Decisions()
@@ -277,4 +281,14 @@ func truncate(s string) string {
 		return s
 	}
 	return fmt.Sprintf("%s... (%d more bytes)", s[:maxConditionMessageLen-64], len(s)-maxConditionMessageLen+64)
+}
+
+// templateOf refers to the binding's template, for events about it.
+func templateOf(b workv1alpha1.BindingObject) *metav1.PartialObjectMetadata {
+	res := b.GetBindingSpec().Resource
+	gv, _ := schema.ParseGroupVersion(res.APIVersion)
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gv.String(), Kind: res.Kind},
+		ObjectMeta: metav1.ObjectMeta{Namespace: res.Namespace, Name: res.Name, UID: types.UID(res.UID)},
+	}
 }

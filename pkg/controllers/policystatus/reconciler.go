@@ -1,0 +1,223 @@
+package policystatus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// ControllerName names the controller in logs and events.
+const ControllerName = "policystatus"
+
+// EventPolicyConflict is the Warning event on a policy that starts tying.
+const EventPolicyConflict = "PolicyConflict"
+
+// Cache indexes of bindings, each registered once here: by the policy
+// governing them, and by each policy tied on them.
+const (
+	indexGoverning = "policystatus.shepherd.io/governing"
+	indexTied      = "policystatus.shepherd.io/tied"
+)
+
+// Kinds of policies, as written in spec.policyRef.kind.
+const (
+	kindPP  = "PropagationPolicy"
+	kindCPP = "ClusterPropagationPolicy"
+)
+
+// Options configure the controller.
+type Options struct{}
+
+// Setup adds the policy status controller to mgr.
+func Setup(mgr manager.Manager, _ Options) error {
+	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.ClusterResourceBinding{}} {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, indexGoverning, governing); err != nil {
+			return err
+		}
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, indexTied, tiedPolicies); err != nil {
+			return err
+		}
+	}
+	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName)}
+	// The status controller's own writes do not change the generation.
+	specOnly := ctrl.WithPredicates(predicate.GenerationChangedPredicate{})
+	createDelete := ctrl.WithPredicates(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
+	return ctrl.ControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&policyv1alpha1.PropagationPolicy{}, specOnly).
+		Watches(&policyv1alpha1.ClusterPropagationPolicy{}, &handler.EnqueueRequestForObject{}, specOnly).
+		Watches(&workv1alpha1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(policiesOfBinding)).
+		Watches(&workv1alpha1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(policiesOfBinding)).
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.allPolicies), createDelete).
+		Complete(r)
+}
+
+// Reconciler writes policy statuses. A request with a namespace is a
+// PropagationPolicy, one without a ClusterPropagationPolicy.
+type Reconciler struct {
+	client   client.Client
+	recorder events.EventRecorder
+}
+
+func policyRefOf(b workv1alpha1.BindingObject) string {
+	ref := b.GetBindingSpec().PolicyRef
+	if ref == nil {
+		return ""
+	}
+	return names.PolicyRef(ref.Kind, ref.Namespace, ref.Name)
+}
+
+func governing(o client.Object) []string {
+	if b, ok := o.(workv1alpha1.BindingObject); ok {
+		if ref := policyRefOf(b); ref != "" {
+			return []string{ref}
+		}
+	}
+	return nil
+}
+
+func tiedPolicies(o client.Object) []string {
+	v := o.GetAnnotations()[names.AnnotationTiedPolicies]
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+// requestOf turns a names.PolicyRef back into a request.
+func requestOf(ref string) (reconcile.Request, bool) {
+	kind, key, ok := strings.Cut(ref, " ")
+	if !ok {
+		return reconcile.Request{}, false
+	}
+	ns, name, namespaced := strings.Cut(key, "/")
+	switch {
+	case kind == kindPP && namespaced:
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}, true
+	case kind == kindCPP && !namespaced:
+		return reconcile.Request{NamespacedName: types.NamespacedName{Name: key}}, true
+	}
+	return reconcile.Request{}, false
+}
+
+// policiesOfBinding wakes the policy governing a binding and the tied ones.
+func policiesOfBinding(_ context.Context, o client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	for _, ref := range append(governing(o), tiedPolicies(o)...) {
+		if req, ok := requestOf(ref); ok {
+			reqs = append(reqs, req)
+		}
+	}
+	return reqs
+}
+
+// allPolicies wakes every policy: a Cluster came or went.
+func (r *Reconciler) allPolicies(ctx context.Context, _ client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	pps := &policyv1alpha1.PropagationPolicyList{}
+	cpps := &policyv1alpha1.ClusterPropagationPolicyList{}
+	if r.client.List(ctx, pps) != nil || r.client.List(ctx, cpps) != nil {
+		return nil
+	}
+	for i := range pps.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pps.Items[i])})
+	}
+	for i := range cpps.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cpps.Items[i])})
+	}
+	return reqs
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	var p policyv1alpha1.PolicyObject = &policyv1alpha1.PropagationPolicy{}
+	kind := kindPP
+	if req.Namespace == "" {
+		p, kind = &policyv1alpha1.ClusterPropagationPolicy{}, kindCPP
+	}
+	if err := r.client.Get(ctx, req.NamespacedName, p.(client.Object)); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if p.GetDeletionTimestamp() != nil {
+		return reconcile.Result{}, nil
+	}
+	self := names.PolicyRef(kind, p.GetNamespace(), p.GetName())
+	governed, err := r.bindings(ctx, indexGoverning, self)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	tiedOn, err := r.bindings(ctx, indexTied, self)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	clusters := &clusterv1alpha1.ClusterList{}
+	if err := r.client.List(ctx, clusters); err != nil {
+		return reconcile.Result{}, err
+	}
+	exists := make(map[string]bool, len(clusters.Items))
+	for _, c := range clusters.Items {
+		exists[c.Name] = c.DeletionTimestamp.IsZero()
+	}
+	prev := p.GetPolicyStatus()
+	next := decide(self, p.GetGeneration(), governed, tiedOn, namedClusters(&p.GetPropagationSpec().Placement), func(n string) bool { return exists[n] }, prev)
+	if equality.Semantic.DeepEqual(prev, &next) {
+		return reconcile.Result{}, nil
+	}
+	wasConflicted := meta.IsStatusConditionTrue(prev.Conditions, policyv1alpha1.PolicyConditionConflicted)
+	orig := p.DeepCopyObject().(client.Object)
+	*p.GetPolicyStatus() = next
+	if err := r.client.Status().Patch(ctx, p.(client.Object), client.MergeFrom(orig), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if c := meta.FindStatusCondition(next.Conditions, policyv1alpha1.PolicyConditionConflicted); c != nil && c.Status == "True" && !wasConflicted {
+		r.recorder.Eventf(p, nil, corev1.EventTypeWarning, EventPolicyConflict, "Match", "%s", c.Message)
+	}
+	return reconcile.Result{}, nil
+}
+
+// bindings reads the facts of the bindings of both kinds indexed under ref.
+func (r *Reconciler) bindings(ctx context.Context, index, ref string) ([]bindingFacts, error) {
+	var out []bindingFacts
+	rbs := &workv1alpha1.ResourceBindingList{}
+	if err := r.client.List(ctx, rbs, client.MatchingFields{index: ref}); err != nil {
+		return nil, err
+	}
+	for i := range rbs.Items {
+		out = append(out, factsOf(&rbs.Items[i]))
+	}
+	crbs := &workv1alpha1.ClusterResourceBindingList{}
+	if err := r.client.List(ctx, crbs, client.MatchingFields{index: ref}); err != nil {
+		return nil, err
+	}
+	for i := range crbs.Items {
+		out = append(out, factsOf(&crbs.Items[i]))
+	}
+	return out, nil
+}
+
+func factsOf(b workv1alpha1.BindingObject) bindingFacts {
+	res := b.GetBindingSpec().Resource
+	tmpl := res.Name
+	if res.Namespace != "" {
+		tmpl = res.Namespace + "/" + res.Name
+	}
+	return bindingFacts{template: fmt.Sprintf("%s %s", res.Kind, tmpl), governedBy: policyRefOf(b), tied: tiedPolicies(b)}
+}
