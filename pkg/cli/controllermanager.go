@@ -93,6 +93,7 @@ hub that reaches this process directly.`,
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect a leader so only one replica acts")
 	f.StringVar(&opts.Namespace, "namespace", controllermanager.DefaultNamespace, "namespace of the leader-election lease")
+	f.StringVar(&opts.LeaderElectionIdentity, "leader-elect-identity", "", "this replica's name in the leader lease (default: host name and a random suffix; a pod's name is a good choice)")
 	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", 0, "how long a leader's lease lasts without renewal; other replicas wait this long before taking over (default 15s)")
 	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", 0, "how long the leader keeps trying to renew before it stops acting (default 10s)")
 	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", 0, "how often replicas try to acquire or renew the lease (default 2s)")

@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -69,6 +70,9 @@ type Options struct {
 	// GracefulShutdownTimeout bounds how long the controllers may take to
 	// stop (default 30 s, controller-runtime's).
 	GracefulShutdownTimeout time.Duration
+	// LeaderElectionIdentity names this replica in the lease (default: the
+	// host name and a random suffix).
+	LeaderElectionIdentity string
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
 	// (defaults 15 s, 10 s and 2 s, controller-runtime's).
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
@@ -124,7 +128,29 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if opts.GracefulShutdownTimeout > 0 {
 		shutdown = &opts.GracefulShutdownTimeout
 	}
+	// With leader election, every hub write of the controllers (and every
+	// member write of the execution controller) passes the fence.
+	var fence *Fence
+	var newClient client.NewClientFunc
+	if opts.LeaderElection {
+		renew := cmpOr(opts.RenewDeadline, DefaultRenewDeadline)
+		lock, err := newLeaseLock(cfg, opts.Namespace, opts.LeaderElectionID, opts.LeaderElectionIdentity, renew)
+		if err != nil {
+			return nil, fmt.Errorf("creating the leader-election lock: %w", err)
+		}
+		fence = NewFence(lock, renew)
+		newClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return fence.Client(c), nil
+		}
+		opts.Execution.Fence = fence.Check
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		NewClient:                           newClient,
+		LeaderElectionResourceLockInterface: lockOf(fence),
 		GracefulShutdownTimeout:       shutdown,
 		Scheme:                        scheme.Scheme,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
@@ -246,6 +272,21 @@ func setup(mgr ctrl.Manager, opts Options) error {
 		}
 	}
 	return nil
+}
+
+// lockOf is the fence's lock, nil without leader election.
+func lockOf(f *Fence) resourcelock.Interface {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // positive is d, or nil (the library's default) when d is not positive.

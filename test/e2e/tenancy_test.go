@@ -6,16 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // TestPodSecurityFollowsTheHubNamespace: a tenant whose hub namespace
-// enforces the restricted Pod Security level propagates a hostPID pod
-// mounting the host's root. The member namespace Shepherd creates carries
-// the hub's label, so the member refuses the pod; a member namespace that
-// someone else created without it is not written into at all.
+// enforces the restricted Pod Security level propagates a Deployment of
+// hostPID pods mounting the host's root. The member namespace Shepherd
+// creates carries the hub's label, so the member refuses the pods; a
+// member namespace that someone else created without it is not written
+// into at all.
 func TestPodSecurityFollowsTheHubNamespace(t *testing.T) {
 	const ns = "e2e-psa"
 	ctx := context.Background()
@@ -23,6 +25,8 @@ func TestPodSecurityFollowsTheHubNamespace(t *testing.T) {
 	if err := memberCl["member2"].Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"owner": "member-team"}}}); err != nil {
 		t.Fatal(err)
 	}
+	// The hub's own Pod Security admission only warns about a Deployment's
+	// pod template; the pods would be created in the members.
 	applyYAML(t, `apiVersion: v1
 kind: Namespace
 metadata:
@@ -31,21 +35,26 @@ metadata:
     pod-security.kubernetes.io/enforce: restricted
     pod-security.kubernetes.io/warn: restricted
 ---
-apiVersion: v1
-kind: Pod
+apiVersion: apps/v1
+kind: Deployment
 metadata: {name: rooted, namespace: e2e-psa}
 spec:
-  hostPID: true
-  containers:
-  - name: shell
-    image: busybox
-    command: [sleep, "3600"]
-    volumeMounts: [{name: host, mountPath: /host}]
-  volumes:
-  - name: host
-    hostPath: {path: /}
+  replicas: 1
+  selector: {matchLabels: {app: rooted}}
+  template:
+    metadata: {labels: {app: rooted}}
+    spec:
+      hostPID: true
+      containers:
+      - name: shell
+        image: busybox
+        command: [sleep, "3600"]
+        volumeMounts: [{name: host, mountPath: /host}]
+      volumes:
+      - name: host
+        hostPath: {path: /}
 ---
-`+lifecyclePolicyYAML(ns, "rooted", "Pod", "rooted", "", "member1", "member2"))
+`+lifecyclePolicyYAML(ns, "rooted", "Deployment", "rooted", "", "member1", "member2"))
 
 	eventually(t, "member1's namespace carries the hub's Pod Security labels", func() error {
 		n := &corev1.Namespace{}
@@ -57,24 +66,42 @@ spec:
 		}
 		return nil
 	})
-	eventually(t, "both members refuse", func() error {
-		rb, err := binding(ns, "rooted", "Pod")
+	eventually(t, "member1 refuses the pods", func() error {
+		var rss appsv1.ReplicaSetList
+		if err := memberCl["member1"].List(ctx, &rss, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, rs := range rss.Items {
+			for _, c := range rs.Status.Conditions {
+				if c.Type == appsv1.ReplicaSetReplicaFailure && strings.Contains(c.Message, "violates PodSecurity") {
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("no ReplicaSet reports the refusal among %d", len(rss.Items))
+	})
+	eventually(t, "member2's foreign namespace is not written into", func() error {
+		rb, err := binding(ns, "rooted", "Deployment")
 		if err != nil {
 			return err
 		}
-		m1, m2 := aggregated(rb, "member1"), aggregated(rb, "member2")
-		if m1 == nil || m1.Applied || !strings.Contains(m1.AppliedMessage, "violates PodSecurity") {
-			return fmt.Errorf("member1: %+v", m1)
-		}
+		m2 := aggregated(rb, "member2")
 		if m2 == nil || m2.Applied || m2.AppliedReason != "NamespacePolicy" || !strings.Contains(m2.AppliedMessage, `enforces Pod Security level "none", weaker than "restricted"`) {
 			return fmt.Errorf("member2: %+v", m2)
 		}
 		return nil
 	})
 	for _, c := range []string{"member1", "member2"} {
-		if err := goneFromMember(c, client.ObjectKey{Namespace: ns, Name: "rooted"}, &corev1.Pod{}); err != nil {
-			t.Errorf("the hostPID pod runs in %s: %v", c, err)
+		var pods corev1.PodList
+		if err := memberCl[c].List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
 		}
+		if len(pods.Items) != 0 {
+			t.Errorf("the hostPID pod runs in %s: %v", c, pods.Items[0].Name)
+		}
+	}
+	if err := goneFromMember("member2", client.ObjectKey{Namespace: ns, Name: "rooted"}, &appsv1.Deployment{}); err != nil {
+		t.Error(err)
 	}
 	n := &corev1.Namespace{}
 	if err := inMember("member2", client.ObjectKey{Name: ns}, n); err != nil {

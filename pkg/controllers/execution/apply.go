@@ -145,6 +145,11 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	if err != nil {
 		return nil, err
 	}
+	if r.Options.Fence != nil {
+		if err := r.Options.Fence(); err != nil {
+			return nil, err
+		}
+	}
 	if mf.id.Namespace != "" {
 		if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
 			return nil, err

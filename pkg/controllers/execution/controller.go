@@ -225,6 +225,11 @@ func (r *Reconciler) deleteAll(ctx context.Context, work *workv1alpha1.Work, clu
 			ids = append(ids, mf.id)
 		}
 	}
+	if r.Options.Fence != nil {
+		if err := r.Options.Fence(); err != nil {
+			return err
+		}
+	}
 	key := workKey(work)
 	var errs []error
 	for _, id := range ids {

@@ -68,6 +68,9 @@ type Options struct {
 	// Applied condition (the work status controller's registry: the two
 	// must agree). Nil leaves the statuses to the work status controller.
 	Health *health.Registry
+	// Fence, when set, is asked before every write to a member; an error
+	// refuses the write (a leader that may have lost its lease).
+	Fence func() error
 }
 
 func (o Options) withDefaults() Options {

@@ -111,7 +111,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
 		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
 		switch {
-		case conflicts > 0 || refusedNS > 0:
+		case conflicts > 0:
 			cond.Reason, result = ReasonConflict, "conflict"
 		case refusedNS > 0:
 			cond.Reason = ReasonNamespacePolicy
