@@ -151,17 +151,17 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		NewClient:                           newClient,
 		LeaderElectionResourceLockInterface: lockOf(fence),
-		GracefulShutdownTimeout:       shutdown,
-		Scheme:                        scheme.Scheme,
-		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:        probeAddr,
-		LeaderElection:                opts.LeaderElection,
-		LeaderElectionID:              opts.LeaderElectionID,
-		LeaderElectionNamespace:       opts.Namespace,
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 positive(opts.LeaseDuration),
-		RenewDeadline:                 positive(opts.RenewDeadline),
-		RetryPeriod:                   positive(opts.RetryPeriod),
+		GracefulShutdownTimeout:             shutdown,
+		Scheme:                              scheme.Scheme,
+		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:              probeAddr,
+		LeaderElection:                      opts.LeaderElection,
+		LeaderElectionID:                    opts.LeaderElectionID,
+		LeaderElectionNamespace:             opts.Namespace,
+		LeaderElectionReleaseOnCancel:       true,
+		LeaseDuration:                       positive(opts.LeaseDuration),
+		RenewDeadline:                       positive(opts.RenewDeadline),
+		RetryPeriod:                         positive(opts.RetryPeriod),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)
