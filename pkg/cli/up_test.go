@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -130,7 +131,18 @@ func TestUpRejectsBadFlags(t *testing.T) {
 }
 
 // TestUpWithoutMembers: --members 0 starts the hub alone, as documented.
+// It runs in a process of its own: controller names are unique per
+// process, and TestUpServesTheHubAndStopsQuickly starts them here already.
 func TestUpWithoutMembers(t *testing.T) {
+	if os.Getenv("SHEPHERD_TEST_CHILD") != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestUpWithoutMembers$", "-test.v")
+		cmd.Env = append(os.Environ(), "SHEPHERD_TEST_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestUpWithoutMembers") {
+			t.Fatalf("up --members 0 in a child process: %v\n%s", err, tailOf(string(out), 4000))
+		}
+		return
+	}
 	dir := t.TempDir()
 	var out syncBuffer
 	cmd := NewRootCommand()
@@ -176,4 +188,11 @@ func TestUpWithoutMembers(t *testing.T) {
 	case <-time.After(shutdownBudget + time.Second):
 		t.Fatalf("up did not stop within %s", shutdownBudget)
 	}
+}
+
+func tailOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
 }
