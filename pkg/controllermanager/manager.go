@@ -119,7 +119,8 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if opts.Burst > 0 {
 		cfg.Burst = opts.Burst
 	}
-	if opts.LeaderElection {
+	// The namespace holds the leader lease and the webhook CA Leases.
+	if opts.LeaderElection || (opts.Webhook != nil && !opts.Webhook.URLConfiguration) {
 		if err := ensureNamespace(cfg, opts.Namespace); err != nil {
 			return nil, err
 		}
@@ -173,7 +174,14 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		return nil, err
 	}
 	if opts.Webhook != nil {
-		if err := addWebhook(mgr, cfg, *opts.Webhook); err != nil {
+		w := *opts.Webhook
+		if w.Liveness.Namespace == "" {
+			w.Liveness.Namespace = opts.Namespace
+		}
+		if w.Liveness.Identity == "" {
+			w.Liveness.Identity = opts.LeaderElectionIdentity
+		}
+		if err := addWebhook(mgr, cfg, w); err != nil {
 			return nil, err
 		}
 	}

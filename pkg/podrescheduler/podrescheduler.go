@@ -93,7 +93,8 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 	if err != nil {
 		return nil, fmt.Errorf("pod rescheduler: creating client: %w", err)
 	}
-	if opts.LeaderElection {
+	// The namespace holds the leader lease and the webhook CA Leases.
+	if opts.LeaderElection || !opts.Webhook.URLConfiguration {
 		if err := ensureNamespace(ctx, direct, opts.Namespace); err != nil {
 			return nil, err
 		}
@@ -128,6 +129,9 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 	ctx, cancel := context.WithCancel(ctx)
 	wopts := opts.Webhook
 	wopts.Client = direct
+	if wopts.Liveness.Namespace == "" {
+		wopts.Liveness.Namespace = opts.Namespace
+	}
 	if wopts.Logger.GetSink() == nil {
 		wopts.Logger = log.WithName("webhook")
 	}

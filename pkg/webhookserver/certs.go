@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"slices"
 	"time"
 )
 
@@ -19,10 +18,6 @@ import (
 // are replaced on every start; a shorter life would only add a renewal
 // path for a key nobody else holds.
 const certValidity = 10 * 365 * 24 * time.Hour
-
-// maxCABundleCerts bounds how many CA certificates of webhook replicas
-// (or of earlier runs) a caBundle keeps.
-const maxCABundleCerts = 5
 
 // selfSigned is a fresh CA and a serving certificate it signed.
 type selfSigned struct {
@@ -32,7 +27,7 @@ type selfSigned struct {
 
 // newSelfSigned creates a CA and a serving certificate for dnsNames and
 // ips. Each webhook process has its own CA; the caBundle of the webhook
-// configuration lists those of all replicas (see MergeCABundle).
+// configuration lists those of all live replicas (see PublishLive).
 func newSelfSigned(name string, dnsNames []string, ips []net.IP, now time.Time) (*selfSigned, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -86,32 +81,4 @@ func serial() *big.Int {
 		panic(err)
 	}
 	return n
-}
-
-// MergeCABundle returns bundle with ours appended: other replicas' CAs
-// stay trusted (during a rolling update old and new pods serve at once),
-// expired and unparsable entries are dropped, and only the newest
-// maxCABundleCerts are kept.
-func MergeCABundle(bundle, ours []byte, now time.Time) []byte {
-	var keep [][]byte
-	for rest := bundle; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil || now.After(cert.NotAfter) {
-			continue
-		}
-		encoded := pem.EncodeToMemory(block)
-		if !slices.Equal(encoded, ours) {
-			keep = append(keep, encoded)
-		}
-	}
-	keep = append(keep, ours)
-	if len(keep) > maxCABundleCerts {
-		keep = keep[len(keep)-maxCABundleCerts:]
-	}
-	return slices.Concat(keep...)
 }

@@ -2,9 +2,8 @@ package webhookserver
 
 import (
 	"context"
-	"fmt"
-	"time"
 
+	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/util/retry"
@@ -21,14 +20,15 @@ type Configuration interface {
 // Publish makes the configuration that desired builds call s at path.
 // With url it writes the whole configuration, with a url: client config
 // pointing at s (WriteURLConfiguration); otherwise the configuration of
-// that name must exist, and s's CA is added to it (InjectCABundle).
-func Publish[C Configuration](ctx context.Context, c client.Client, s *Server, path string, url bool,
+// that name must exist, and its caBundle holds the CAs of the live
+// replicas, this one's included, for as long as ctx lasts (PublishLive).
+func Publish[C Configuration](ctx context.Context, c client.Client, s *Server, path string, url bool, l Liveness, log logr.Logger,
 	desired func(admissionregistrationv1.WebhookClientConfig) C) error {
 	if url {
 		u := s.URL(path)
 		return WriteURLConfiguration(ctx, c, desired(admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: s.CABundle()}))
 	}
-	return InjectCABundle(ctx, c, desired(admissionregistrationv1.WebhookClientConfig{}), s.CABundle(), time.Now())
+	return PublishLive(ctx, c, desired(admissionregistrationv1.WebhookClientConfig{}), s.CABundle(), l, log)
 }
 
 // WriteURLConfiguration creates desired, or replaces the webhooks of the
@@ -45,22 +45,6 @@ func WriteURLConfiguration[C Configuration](ctx context.Context, c client.Client
 			return err
 		}
 		setWebhooksFrom(existing, desired)
-		return c.Update(ctx, existing)
-	})
-}
-
-// InjectCABundle adds caPEM to the caBundle of every webhook of the
-// existing configuration named like obj (deployed with the manifests,
-// pointing at a Service).
-func InjectCABundle[C Configuration](ctx context.Context, c client.Client, obj C, caPEM []byte, now time.Time) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		existing := newLike(obj)
-		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err != nil {
-			return fmt.Errorf("reading the webhook configuration %s: %w", obj.GetName(), err)
-		}
-		for _, cc := range ClientConfigs(existing) {
-			cc.CABundle = MergeCABundle(cc.CABundle, caPEM, now)
-		}
 		return c.Update(ctx, existing)
 	})
 }

@@ -8,9 +8,9 @@
 //   - in-process, as in `shepherd up` (WriteURLConfiguration): the whole
 //     configuration is written with a url: client config pointing at the
 //     server on loopback, e.g. https://127.0.0.1:PORT/validate-...;
-//   - in a cluster (InjectCABundle): the configuration is deployed with a
-//     service: client config, and only the CA is added to it. Replicas
-//     each add their own; MergeCABundle keeps the newest few.
+//   - in a cluster (PublishLive): the configuration is deployed with a
+//     service: client config, and its caBundle is set to the CAs of the
+//     live replicas, each of which keeps its CA in a Lease it renews.
 //
 // The pod rescheduler's mutating webhook (package podrescheduler/webhook)
 // and the HealthInterpreter validating webhook (package health/cel) use it.

@@ -10,39 +10,6 @@ import (
 	"time"
 )
 
-func TestMergeCABundle(t *testing.T) {
-	now := time.Now()
-	var cas [][]byte
-	for range maxCABundleCerts + 2 {
-		s, err := newSelfSigned("test", nil, nil, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cas = append(cas, s.caPEM)
-	}
-	expired, err := newSelfSigned("test", nil, nil, now.Add(-2*certValidity))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle := MergeCABundle(expired.caPEM, cas[0], now)
-	if string(bundle) != string(cas[0]) {
-		t.Errorf("expired CA kept")
-	}
-	if again := MergeCABundle(bundle, cas[0], now); string(again) != string(bundle) {
-		t.Errorf("adding the same CA twice changed the bundle")
-	}
-	for _, ca := range cas[1:] {
-		bundle = MergeCABundle(bundle, ca, now)
-	}
-	var want []byte
-	for _, ca := range cas[len(cas)-maxCABundleCerts:] {
-		want = append(want, ca...)
-	}
-	if string(bundle) != string(want) {
-		t.Errorf("bundle does not hold the newest %d CAs", maxCABundleCerts)
-	}
-}
-
 // TestServe calls a route over TLS, trusting only the server's CA, and
 // stops the server.
 func TestServe(t *testing.T) {

@@ -142,6 +142,9 @@ type WebhookOptions struct {
 	// Services); otherwise the configuration must exist (deployed from
 	// config/controllermanager) and only its caBundle is updated.
 	URLConfiguration bool
+	// Liveness identifies this replica among those publishing their CAs
+	// into the deployed configuration (its Namespace holds their Leases).
+	Liveness webhookserver.Liveness
 }
 
 // ServeWebhook serves the validating webhook until ctx ends, after
@@ -166,7 +169,7 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if err != nil {
 		return nil, err
 	}
-	err = webhookserver.Publish(ctx, c, s, ValidatePath, o.URLConfiguration,
+	err = webhookserver.Publish(ctx, c, s, ValidatePath, o.URLConfiguration, o.Liveness, log,
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
 			return WebhookConfiguration(o.ConfigurationName, cc)
 		})

@@ -58,6 +58,9 @@ type Options struct {
 	// Service's "NAME.NAMESPACE.svc". The bind address, when it is a
 	// specific IP, is always included.
 	DNSNames []string
+	// Liveness identifies this replica among those publishing their CAs
+	// into the deployed configuration (its Namespace holds their Leases).
+	Liveness webhookserver.Liveness
 	// Logger receives the server's logs (default: discard).
 	Logger logr.Logger
 }
@@ -95,7 +98,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = webhookserver.Publish(ctx, opts.Client, s, Path, opts.URLConfiguration,
+	err = webhookserver.Publish(ctx, opts.Client, s, Path, opts.URLConfiguration, opts.Liveness, log,
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.MutatingWebhookConfiguration {
 			return Configuration(opts.ConfigurationName, cc)
 		})
