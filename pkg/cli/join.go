@@ -31,6 +31,7 @@ type joinOptions struct {
 	namespace     string
 	timeout       time.Duration
 	force         bool
+	credentials   string
 }
 
 const hubKubeconfigUsage = "kubeconfig of the hub (default: $KUBECONFIG, else $HOME/.shepherd/kubeconfig as written by \"shepherd up\")"
@@ -47,6 +48,12 @@ writes nothing for a member the hub cannot reach. It then stores a minimal
 kubeconfig for the chosen context (certificates embedded) in the Secret
 shepherd-system/NAME on the hub and creates the Cluster NAME pointing at it.
 Running join again updates the Cluster and the Secret; it is safe to repeat.
+
+By default join does not store the given credentials: it creates in the member
+the ServiceAccount shepherd-system/shepherd-hub bound to the ClusterRole
+shepherd:hub, checks with SelfSubjectAccessReviews that it holds the rights
+Works need, and stores a short-lived token of it, which the controllers renew
+before it expires. --credentials kubeconfig stores the given kubeconfig instead.
 
 join records the member's identity (the UID of its kube-system namespace) in
 the Cluster's spec.id. It refuses to join a member that is already joined under
@@ -83,6 +90,7 @@ used from the hub: give a kubeconfig with a token or a client certificate.`,
 	f.DurationVar(&o.timeout, "timeout", membership.DefaultProbeTimeout, "how long to wait for the member to answer")
 	f.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
 	f.BoolVar(&o.force, "force", false, "re-point an existing NAME at a member with another identity (its workloads move there)")
+	f.StringVar(&o.credentials, "credentials", membership.CredentialsServiceAccount, "what the hub stores: service-account (a ServiceAccount with the documented ClusterRole shepherd:hub is created in the member; its short-lived token is stored and renewed) or kubeconfig (the given credentials as they are)")
 	return cmd
 }
 
@@ -101,7 +109,7 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 	res, err := membership.Join(cmd.Context(), hub, membership.JoinOptions{
 		Name: name, KubeconfigPath: o.kubeconfig, Context: o.context,
 		Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
-		Namespace: o.namespace, ProbeTimeout: o.timeout, Force: o.force,
+		Namespace: o.namespace, ProbeTimeout: o.timeout, Force: o.force, Credentials: o.credentials,
 	})
 	if err != nil {
 		return oneLine(err)

@@ -55,6 +55,9 @@ type JoinOptions struct {
 	Namespace string
 	// ProbeTimeout bounds the reachability check (default 5 s).
 	ProbeTimeout time.Duration
+	// Credentials: CredentialsServiceAccount (default) or
+	// CredentialsKubeconfig.
+	Credentials string
 	// Force re-points an existing Cluster at a member with another
 	// identity. Without it Join refuses: the Works of the Cluster would
 	// then be applied to a different cluster.
@@ -110,6 +113,13 @@ func (o *JoinOptions) validate() error {
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = DefaultProbeTimeout
 	}
+	switch o.Credentials {
+	case "":
+		o.Credentials = CredentialsServiceAccount
+	case CredentialsServiceAccount, CredentialsKubeconfig:
+	default:
+		return fmt.Errorf("--credentials %q: use %s or %s", o.Credentials, CredentialsServiceAccount, CredentialsKubeconfig)
+	}
 	return nil
 }
 
@@ -157,6 +167,18 @@ func Join(ctx context.Context, hub client.Client, opts JoinOptions) (*JoinResult
 	if err != nil {
 		return nil, err
 	}
+	if opts.Credentials == CredentialsServiceAccount {
+		admin, err := memberClient(cluster, secret, opts.ProbeTimeout)
+		if err != nil {
+			return nil, err
+		}
+		data, expiry, err := issueServiceAccountCredentials(ctx, admin, kc, opts.ProbeTimeout)
+		if err != nil {
+			return nil, fmt.Errorf("member %q: %w", opts.Name, err)
+		}
+		secret.Data = map[string][]byte{clusterclient.SecretKeyKubeconfig: data}
+		secret.Annotations = map[string]string{clusterclient.AnnotationTokenExpiry: expiry.UTC().Format(time.RFC3339)}
+	}
 	if err := ensureNamespace(ctx, hub, ref.Namespace); err != nil {
 		return nil, err
 	}
@@ -196,6 +218,17 @@ func checkIdentity(ctx context.Context, hub client.Client, opts JoinOptions, ser
 			opts.Name, previous, id, server, opts.Name)
 	}
 	return previous, nil
+}
+
+// memberClient is a client of the member with the credentials of secret,
+// built as the hub builds its own.
+func memberClient(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret, timeout time.Duration) (kubernetes.Interface, error) {
+	cfg, err := clusterclient.RestConfig(cluster, secret)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Timeout = timeout
+	return kubernetes.NewForConfig(cfg)
 }
 
 // probe checks that the member answers (server version) and accepts the
@@ -257,6 +290,7 @@ func ensureNamespace(ctx context.Context, hub client.Client, name string) error 
 func applySecret(ctx context.Context, hub client.Client, s *corev1.Secret) error {
 	ac := corev1ac.Secret(s.Name, s.Namespace).
 		WithLabels(map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}).
+		WithAnnotations(s.Annotations).
 		WithType(corev1.SecretTypeOpaque).
 		WithData(s.Data)
 	return hub.Apply(ctx, ac, client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership)

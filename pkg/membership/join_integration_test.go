@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 )
@@ -95,6 +99,37 @@ func TestJoinAndUnjoin(t *testing.T) {
 		}
 		if len(kc.Contexts) != 1 || len(kc.Clusters[kc.Contexts[kc.CurrentContext].Cluster].CertificateAuthorityData) == 0 {
 			t.Errorf("stored kubeconfig not minimized with embedded CA: %+v", kc)
+		}
+		// Not the joining user's credentials: a token of the hub's
+		// ServiceAccount, short-lived, whose expiry the Secret records.
+		user := kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo]
+		if user.Token == "" || len(user.ClientCertificateData) != 0 || len(user.ClientKeyData) != 0 {
+			t.Errorf("stored credentials are not a ServiceAccount token: %+v", user)
+		}
+		exp, ok := clusterclient.TokenExpiry(user.Token)
+		if !ok || time.Until(exp) > 25*time.Hour || time.Until(exp) < time.Hour {
+			t.Errorf("token expiry %v", exp)
+		}
+		if sec.Annotations[clusterclient.AnnotationTokenExpiry] != exp.UTC().Format(time.RFC3339) {
+			t.Errorf("expiry annotation %q, token expires %v", sec.Annotations[clusterclient.AnnotationTokenExpiry], exp)
+		}
+		review := &authenticationv1.SelfSubjectReview{}
+		cfg, err := clientcmd.RESTConfigFromKubeConfig(sec.Data["kubeconfig"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		kcs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if review, err = kcs.AuthenticationV1().SelfSubjectReviews().Create(ctx, review, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := review.Status.UserInfo.Username; got != "system:serviceaccount:shepherd-system:shepherd-hub" {
+			t.Errorf("the stored credentials authenticate as %q", got)
+		}
+		if slices.Contains(review.Status.UserInfo.Groups, "system:masters") {
+			t.Errorf("the stored credentials are in system:masters")
 		}
 	})
 

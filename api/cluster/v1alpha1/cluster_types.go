@@ -29,11 +29,18 @@ const FinalizerCleanup = "cluster.shepherd.io/cleanup"
 // deleted from it.
 const ReasonIdentityMismatch = "IdentityMismatch"
 
+// ReasonIdentityUnverified is the Ready condition's reason when the
+// member's identity cannot be read: treated as a mismatch.
+const ReasonIdentityUnverified = "IdentityUnverified"
+
 // Condition types of a Cluster.
 const (
 	// ClusterConditionReady says whether the member's API server answers its
 	// readiness probe. Unknown means the hub could not reach it.
 	ClusterConditionReady = "Ready"
+	// ClusterConditionAuthorized says whether the hub's credentials hold
+	// the rights Works need in the member (checked every few minutes).
+	ClusterConditionAuthorized = "Authorized"
 )
 
 // SyncMode says who applies works to the member.

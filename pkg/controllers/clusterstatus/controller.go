@@ -3,6 +3,7 @@ package clusterstatus
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,6 +35,8 @@ type Reconciler struct {
 	Options  Options
 
 	summaries *summarizers
+	// rightsChecked is when each member's rights were last checked.
+	rightsChecked sync.Map
 }
 
 // SetupWithManager registers the controller. Status writes do not
@@ -85,6 +88,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	begin := time.Now()
 	status := r.probe(ctx, log, cluster)
 	ready := meta.FindStatusCondition(status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if ready.Status != metav1.ConditionUnknown {
+		// The member answers: its credentials can be renewed and checked,
+		// also when it is not Ready (which missing rights may cause).
+		r.checkCredentials(ctx, log, cluster, status, begin)
+	}
 	probeDuration.WithLabelValues(string(ready.Status)).Observe(time.Since(begin).Seconds())
 	clusterReady.WithLabelValues(cluster.Name).Set(boolGauge(ready.Status == metav1.ConditionTrue))
 	r.recordTransition(cluster, ready)
@@ -105,6 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // forget drops everything kept for a cluster that is gone.
 func (r *Reconciler) forget(name string) {
+	r.rightsChecked.Delete(name)
 	r.summaries.stop(name)
 	r.Options.Clients.Forget(name)
 	clusterReady.DeleteLabelValues(name)

@@ -3,6 +3,7 @@ package clusterstatus
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,10 +15,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -33,7 +36,8 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 	seedMember(t, member.Kube(t))
 
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		r := &Reconciler{Options: Options{ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 2 * time.Second, NotReadyGracePeriod: 2 * time.Second}}
+		r := &Reconciler{Options: Options{ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 2 * time.Second, NotReadyGracePeriod: 2 * time.Second,
+			RightsCheckInterval: time.Second}}
 		return r.SetupWithManager(mgr)
 	})
 
@@ -150,6 +154,82 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 	}
 	wantEvents(t, hub, "ClusterReady", "ClusterUnreachable", "TaintAdded", "TaintRemoved")
 
+	t.Run("the hub's ServiceAccount token is renewed before it expires", func(t *testing.T) {
+		key := types.NamespacedName{Namespace: "shepherd-system", Name: "m1"}
+		sec := &corev1.Secret{}
+		if err := hub.Get(ctx, key, sec); err != nil {
+			t.Fatal(err)
+		}
+		oldToken := tokenOf(t, sec)
+		if _, ok := clusterclient.TokenExpiry(oldToken); !ok {
+			t.Fatalf("join did not store a ServiceAccount token")
+		}
+		// As if the token were about to expire.
+		patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`,
+			clusterclient.AnnotationTokenExpiry, time.Now().Add(time.Minute).UTC().Format(time.RFC3339))))
+		if err := hub.Patch(ctx, sec, patch); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 10*time.Second, "token renewed", func() error {
+			if err := hub.Get(ctx, key, sec); err != nil {
+				return err
+			}
+			if tokenOf(t, sec) == oldToken {
+				return fmt.Errorf("same token")
+			}
+			exp, err := time.Parse(time.RFC3339, sec.Annotations[clusterclient.AnnotationTokenExpiry])
+			if err != nil || time.Until(exp) < time.Hour {
+				return fmt.Errorf("expiry %q", sec.Annotations[clusterclient.AnnotationTokenExpiry])
+			}
+			return nil
+		})
+		testenv.Eventually(t, 10*time.Second, "still Ready with the new token", func() error {
+			if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+				return err
+			}
+			return readyIs(cluster, metav1.ConditionTrue, ReasonReady)
+		})
+	})
+
+	t.Run("missing rights show on the Cluster", func(t *testing.T) {
+		authorizedIs := func(want metav1.ConditionStatus) func() error {
+			return func() error {
+				if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+					return err
+				}
+				c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionAuthorized)
+				if c == nil || c.Status != want {
+					return fmt.Errorf("Authorized = %+v", c)
+				}
+				return nil
+			}
+		}
+		testenv.Eventually(t, 10*time.Second, "Authorized=True", authorizedIs(metav1.ConditionTrue))
+		mk := member.Kube(t)
+		crb, err := mk.RbacV1().ClusterRoleBindings().Get(ctx, clusterclient.MemberClusterRole, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mk.RbacV1().ClusterRoleBindings().Delete(ctx, crb.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 15*time.Second, "Authorized=False", authorizedIs(metav1.ConditionFalse))
+		if c := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionAuthorized); !strings.Contains(c.Message, "create deployments.apps") {
+			t.Errorf("message: %s", c.Message)
+		}
+		crb.ResourceVersion, crb.UID = "", ""
+		if _, err := mk.RbacV1().ClusterRoleBindings().Create(ctx, crb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 15*time.Second, "Authorized=True again", authorizedIs(metav1.ConditionTrue))
+		testenv.Eventually(t, 15*time.Second, "Ready again", func() error {
+			if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+				return err
+			}
+			return readyIs(cluster, metav1.ConditionTrue, ReasonReady)
+		})
+	})
+
 	t.Run("a member answering with another identity is not Ready", func(t *testing.T) {
 		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
 			t.Fatal(err)
@@ -193,6 +273,15 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 			return nil
 		})
 	})
+}
+
+func tokenOf(t *testing.T, sec *corev1.Secret) string {
+	t.Helper()
+	kc, err := clientcmd.Load(sec.Data["kubeconfig"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kc.AuthInfos[kc.Contexts[kc.CurrentContext].AuthInfo].Token
 }
 
 // seedMember creates what a member's kubelets and scheduler would: a Ready

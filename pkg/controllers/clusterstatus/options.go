@@ -36,6 +36,8 @@ const (
 	DefaultNoExecuteGracePeriod = 5 * time.Minute
 	DefaultProbeTimeRefresh     = time.Minute
 	DefaultWorkers              = 8
+	DefaultTokenRenewBefore     = 8 * time.Hour
+	DefaultRightsCheckInterval  = 10 * time.Minute
 )
 
 // Options configure the Reconciler. Zero values take the defaults.
@@ -65,11 +67,25 @@ type Options struct {
 	// Clients is the member client cache, shared with the other
 	// controllers; nil makes SetupWithManager create one.
 	Clients *clusterclient.Cache
+	// TokenRenewBefore is how long before its expiry a member's
+	// ServiceAccount token (stored by `shepherd join`) is renewed
+	// (default 8 h, a third of its 24 h lifetime).
+	TokenRenewBefore time.Duration
+	// RightsCheckInterval is how often a Ready member is asked whether the
+	// hub's credentials hold the rights Works need (default 10 min); the
+	// answer is the Cluster's Authorized condition.
+	RightsCheckInterval time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.ProbeInterval <= 0 {
 		o.ProbeInterval = DefaultProbeInterval
+	}
+	if o.TokenRenewBefore <= 0 {
+		o.TokenRenewBefore = DefaultTokenRenewBefore
+	}
+	if o.RightsCheckInterval <= 0 {
+		o.RightsCheckInterval = DefaultRightsCheckInterval
 	}
 	if o.ProbeTimeout <= 0 {
 		o.ProbeTimeout = DefaultProbeTimeout

@@ -29,6 +29,9 @@ const (
 	// ReasonIdentityMismatch: the member answers with an identity other
 	// than the Cluster's spec.id (see clusterv1alpha1.ReasonIdentityMismatch).
 	ReasonIdentityMismatch = clusterv1alpha1.ReasonIdentityMismatch
+	// ReasonIdentityUnverified: the member's identity cannot be read (e.g.
+	// the hub lost the right to); treated as a mismatch.
+	ReasonIdentityUnverified = clusterv1alpha1.ReasonIdentityUnverified
 )
 
 // checkIdentity compares the member's identity (its kube-system namespace
@@ -47,6 +50,7 @@ func checkIdentity(ctx context.Context, c *clusterclient.Clients, cluster *clust
 	switch {
 	case err != nil:
 		msg = fmt.Sprintf("cannot read the member's identity (the UID of its kube-system namespace): %v; nothing is applied to it until it can be verified", err)
+		return readiness{status: metav1.ConditionFalse, reason: ReasonIdentityUnverified, message: truncate(msg)}, false
 	case id != cluster.Spec.ID:
 		msg = fmt.Sprintf("the member at %s answers with identity %s, but this Cluster was joined to %s: its endpoint or credentials now reach another cluster. "+
 			"Nothing is applied to or deleted from it. If the move is intended, run `shepherd join %s --kubeconfig ... --force`", cluster.Spec.APIEndpoint, id, cluster.Spec.ID, cluster.Name)

@@ -167,7 +167,8 @@ func markedUnreachable(c *clusterv1alpha1.Cluster) bool {
 // not Shepherd's to create or delete.
 func identityMismatch(c *clusterv1alpha1.Cluster) bool {
 	ready := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-	return ready != nil && ready.Status != metav1.ConditionTrue && ready.Reason == clusterv1alpha1.ReasonIdentityMismatch
+	return ready != nil && ready.Status != metav1.ConditionTrue &&
+		(ready.Reason == clusterv1alpha1.ReasonIdentityMismatch || ready.Reason == clusterv1alpha1.ReasonIdentityUnverified)
 }
 
 // clientsFor returns the member's clients unless its breaker is open.

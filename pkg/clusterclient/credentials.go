@@ -1,0 +1,132 @@
+package clusterclient
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// The hub's identity in a member: a ServiceAccount that `shepherd join`
+// creates, bound to a ClusterRole, whose short-lived tokens the hub
+// stores and rotates (see the membership package and the cluster status
+// controller).
+const (
+	// MemberNamespace holds the hub's ServiceAccount in each member.
+	MemberNamespace = "shepherd-system"
+	// MemberServiceAccount is the hub's ServiceAccount in each member.
+	MemberServiceAccount = "shepherd-hub"
+	// MemberClusterRole is what the hub may do in a member.
+	MemberClusterRole = "shepherd:hub"
+	// AnnotationTokenExpiry on a credentials Secret holds when its
+	// ServiceAccount token expires (RFC 3339); the token is renewed before.
+	AnnotationTokenExpiry = "cluster.shepherd.io/token-expiry"
+	// DefaultTokenLifetime is the lifetime asked for each token; a member
+	// may grant less.
+	DefaultTokenLifetime = 24 * time.Hour
+)
+
+// RequestToken asks the member for a token of the hub's ServiceAccount,
+// through kc (the joining user's credentials, or the current token: the
+// ServiceAccount may create its own tokens). It returns the token and its
+// expiry.
+func RequestToken(ctx context.Context, kc kubernetes.Interface, lifetime time.Duration) (string, time.Time, error) {
+	seconds := int64(lifetime / time.Second)
+	tr, err := kc.CoreV1().ServiceAccounts(MemberNamespace).CreateToken(ctx, MemberServiceAccount,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &seconds}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("requesting a token of ServiceAccount %s/%s: %w", MemberNamespace, MemberServiceAccount, err)
+	}
+	return tr.Status.Token, tr.Status.ExpirationTimestamp.Time, nil
+}
+
+// TokenExpiry reads the expiry of a JWT without verifying it (the member
+// verifies it; the hub only needs to know when to renew).
+func TokenExpiry(token string) (time.Time, bool) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp int64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(claims.Exp, 0), true
+}
+
+// RequiredRight is one thing the hub must be allowed to do in a member.
+type RequiredRight struct {
+	Verb, Group, Resource, Subresource, Namespace, Name string
+}
+
+func (r RequiredRight) String() string {
+	res := r.Resource
+	if r.Group != "" {
+		res += "." + r.Group
+	}
+	if r.Subresource != "" {
+		res += "/" + r.Subresource
+	}
+	if r.Name != "" {
+		res += " " + r.Name
+	}
+	if r.Namespace != "" {
+		res += " in " + r.Namespace
+	}
+	return r.Verb + " " + res
+}
+
+// RequiredRights are the rights every Work needs: writing and reading
+// workloads and their configuration in any namespace, creating namespaces,
+// reading the member's identity and nodes, and renewing its own token.
+var RequiredRights = []RequiredRight{
+	{Verb: "create", Group: "apps", Resource: "deployments"},
+	{Verb: "patch", Group: "apps", Resource: "deployments"},
+	{Verb: "delete", Group: "apps", Resource: "deployments"},
+	{Verb: "watch", Group: "apps", Resource: "deployments"},
+	{Verb: "create", Resource: "configmaps"},
+	{Verb: "delete", Resource: "secrets"},
+	{Verb: "create", Resource: "namespaces"},
+	{Verb: "patch", Resource: "namespaces"},
+	{Verb: "get", Resource: "namespaces", Name: IdentityNamespace},
+	{Verb: "list", Resource: "nodes"},
+	{Verb: "list", Resource: "pods"},
+	{Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: MemberNamespace, Name: MemberServiceAccount},
+}
+
+// MissingRights asks the member, through the hub's own credentials in kc,
+// which of RequiredRights it lacks (SelfSubjectAccessReviews).
+func MissingRights(ctx context.Context, kc kubernetes.Interface) ([]RequiredRight, error) {
+	var missing []RequiredRight
+	var errs []error
+	for _, r := range RequiredRights {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: r.Verb, Group: r.Group, Resource: r.Resource, Subresource: r.Subresource, Namespace: r.Namespace, Name: r.Name,
+			},
+		}}
+		got, err := kc.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !got.Status.Allowed {
+			missing = append(missing, r)
+		}
+	}
+	return missing, errors.Join(errs...)
+}
