@@ -19,6 +19,9 @@ import (
 type Scheduler struct {
 	fw      *framework.Framework
 	filters []string
+	// Limits refuse placements too large for the fleet (none when zero).
+	// Set before the first Schedule.
+	Limits Limits
 }
 
 // New builds a scheduler running profile with the in-tree plugins plus the
@@ -65,6 +68,9 @@ func (s *Scheduler) Schedule(ctx context.Context, snap *framework.Snapshot, w *f
 			}
 		}
 	}
+	if err := s.Limits.checkWorkload(snap, w); err != nil {
+		return nil, err
+	}
 	var (
 		first    *Result
 		failures []*FitError
@@ -77,6 +83,11 @@ func (s *Scheduler) Schedule(ctx context.Context, snap *framework.Snapshot, w *f
 		}
 		if fit == nil {
 			first.Release()
+			if err := s.Limits.checkTargets(snap, term.Name, res.Targets); err != nil {
+				// Over the limit under this term means over it under any
+				// other: every term divides the same replicas.
+				return res, err
+			}
 			return res, nil
 		}
 		if first == nil {

@@ -8,8 +8,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 // TestPodSecurityFollowsTheHubNamespace: a tenant whose hub namespace
@@ -109,5 +112,41 @@ spec:
 	}
 	if _, ok := n.Labels["pod-security.kubernetes.io/enforce"]; ok || n.Labels["owner"] != "member-team" {
 		t.Errorf("member2's own namespace was relabelled: %v", n.Labels)
+	}
+}
+
+// TestReplicaLimit: a Deployment asking for more replicas than a workload
+// may have (equal weights would divide them without looking at capacity)
+// is Unschedulable with the reason, and nothing reaches the members.
+func TestReplicaLimit(t *testing.T) {
+	const ns = "e2e-limit"
+	createNamespace(t, ns)
+	placement := "clusterAffinity:\n  clusterNames: [member1, member2]\nreplicaScheduling:\n  replicaSchedulingType: Divided\n  replicaDivisionPreference: Weighted\n"
+	applyYAML(t, policyYAML(ns, "huge", "Deployment", "huge", placement)+"---\n"+deploymentYAML(ns, "huge", 2147483647))
+	eventually(t, "Scheduled=False (replicaLimit)", func() error {
+		rb, err := binding(ns, "huge", "Deployment")
+		if err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(rb.Status.Conditions, workv1alpha1.ConditionScheduled)
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "replicaLimit") {
+			return fmt.Errorf("Scheduled %+v", c)
+		}
+		if len(rb.Spec.Clusters) != 0 {
+			return fmt.Errorf("targets %+v", rb.Spec.Clusters)
+		}
+		return nil
+	})
+	works := &workv1alpha1.WorkList{}
+	if err := hub.List(context.Background(), works, client.MatchingLabels{workv1alpha1.LabelBindingNamespace: ns}); err != nil {
+		t.Fatal(err)
+	}
+	if len(works.Items) != 0 {
+		t.Errorf("%d Works written for an over-limit workload", len(works.Items))
+	}
+	for _, c := range []string{"member1", "member2"} {
+		if err := goneFromMember(c, client.ObjectKey{Namespace: ns, Name: "huge"}, &appsv1.Deployment{}); err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -34,6 +34,11 @@ type Options struct {
 	// RetryBaseDelay and RetryMaxDelay bound the exponential back-off of
 	// unschedulable bindings (default 1 s and 5 min).
 	RetryBaseDelay, RetryMaxDelay time.Duration
+	// Limits bound the replicas of a workload and of one cluster (defaults
+	// scheduler.DefaultMaxReplicasPerWorkload and
+	// DefaultMaxReplicasPerCluster; negative turns one off). They apply to
+	// the default scheduler; a given Scheduler keeps its own.
+	Limits scheduler.Limits
 }
 
 func (o Options) withDefaults() Options {
@@ -42,6 +47,7 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Scheduler == nil {
 		o.Scheduler = scheduler.NewDefault()
+		o.Scheduler.Limits = withDefaultLimits(o.Limits)
 	}
 	if o.SchedulerName == "" {
 		o.SchedulerName = scheduler.DefaultProfileName
@@ -116,5 +122,23 @@ func bindingPredicate() predicate.Predicate {
 			return ok1 && ok2 && inputsChanged(o, n)
 		},
 		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
+}
+
+// withDefaultLimits fills unset limits with the defaults; a negative limit
+// means none.
+func withDefaultLimits(l scheduler.Limits) scheduler.Limits {
+	pick := func(v, def int32) int32 {
+		switch {
+		case v < 0:
+			return 0
+		case v == 0:
+			return def
+		}
+		return v
+	}
+	return scheduler.Limits{
+		MaxReplicasPerWorkload: pick(l.MaxReplicasPerWorkload, scheduler.DefaultMaxReplicasPerWorkload),
+		MaxReplicasPerCluster:  pick(l.MaxReplicasPerCluster, scheduler.DefaultMaxReplicasPerCluster),
 	}
 }
