@@ -12,8 +12,8 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/scheduler"
 )
 
 func newControllerManagerCommand() *cobra.Command {

@@ -40,28 +40,9 @@ func (s *syncBuffer) String() string {
 // kubeconfig, join its member, and stop within five seconds of being told to.
 func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
 	dir := t.TempDir()
-	var out syncBuffer
-	cmd := NewRootCommand()
-	cmd.SetArgs([]string{"up", "--data-dir", dir, "--members", "1"})
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	ctx, cancel := context.WithCancel(context.Background())
+	out, ctx, cancel, errc := startUp(t, dir, "--members", "1")
 	defer cancel()
-	errc := make(chan error, 1)
-	go func() { errc <- cmd.ExecuteContext(ctx) }()
-
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(out.String(), "Press Ctrl-C to stop") {
-		select {
-		case err := <-errc:
-			t.Fatalf("up exited early: %v\n%s", err, out.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("up did not become ready:\n%s", out.String())
-		}
-	}
 	if !strings.Contains(out.String(), "export KUBECONFIG="+kubeconfig) {
 		t.Errorf("up did not print how to use kubectl:\n%s", out.String())
 	}
@@ -144,26 +125,8 @@ func TestUpWithoutMembers(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	var out syncBuffer
-	cmd := NewRootCommand()
-	cmd.SetArgs([]string{"up", "--data-dir", dir, "--members", "0"})
-	cmd.SetOut(&out)
-	cmd.SetErr(&out)
-	ctx, cancel := context.WithCancel(context.Background())
+	out, ctx, cancel, errc := startUp(t, dir, "--members", "0")
 	defer cancel()
-	errc := make(chan error, 1)
-	go func() { errc <- cmd.ExecuteContext(ctx) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !strings.Contains(out.String(), "Press Ctrl-C to stop") {
-		select {
-		case err := <-errc:
-			t.Fatalf("up --members 0 exited early: %v\n%s", err, out.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("up --members 0 did not become ready:\n%s", out.String())
-		}
-	}
 	if !strings.Contains(out.String(), "with 0 member(s)") {
 		t.Errorf("output:\n%s", out.String())
 	}
@@ -195,4 +158,32 @@ func tailOf(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// startUp runs `shepherd up --data-dir dir ARGS...` until it says it is
+// ready, and returns its output, its context's cancel and its result.
+func startUp(t *testing.T, dir string, args ...string) (*syncBuffer, context.Context, context.CancelFunc, chan error) {
+	t.Helper()
+	out := &syncBuffer{}
+	cmd := NewRootCommand()
+	cmd.SetArgs(append([]string{"up", "--data-dir", dir}, args...))
+	cmd.SetOut(out)
+	cmd.SetErr(out)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "Press Ctrl-C to stop") {
+		select {
+		case err := <-errc:
+			cancel()
+			t.Fatalf("up %v exited early: %v\n%s", args, err, out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("up %v did not become ready:\n%s", args, out.String())
+		}
+	}
+	return out, ctx, cancel, errc
 }

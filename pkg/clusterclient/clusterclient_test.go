@@ -43,28 +43,14 @@ func kubeconfigBytes(t *testing.T, server string, auth *clientcmdapi.AuthInfo) [
 	return b
 }
 
-func caFileKubeconfig(t *testing.T) string {
+// editedKubeconfig is a token kubeconfig changed by edit.
+func editedKubeconfig(t *testing.T, edit func(*clientcmdapi.Config)) string {
 	t.Helper()
 	kc, err := clientcmd.Load(kubeconfigBytes(t, "https://kc.example:6443", &clientcmdapi.AuthInfo{Token: "t"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc.Clusters["m"].CertificateAuthorityData = nil
-	kc.Clusters["m"].CertificateAuthority = "/etc/kubernetes/pki/ca.crt"
-	b, err := clientcmd.Write(*kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func unusedTokenFileKubeconfig(t *testing.T) string {
-	t.Helper()
-	kc, err := clientcmd.Load(kubeconfigBytes(t, "https://kc.example:6443", &clientcmdapi.AuthInfo{Token: "t"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc.AuthInfos["spare"] = &clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}
+	edit(kc)
 	b, err := clientcmd.Write(*kc)
 	if err != nil {
 		t.Fatal(err)
@@ -143,9 +129,13 @@ func TestRestConfig(t *testing.T) {
 			&clientcmdapi.AuthInfo{ClientCertificate: "/etc/c.crt", ClientKey: "/etc/c.key"}))}), wantErr: "client-certificate/client-key files"},
 		{name: "auth provider", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": string(kubeconfigBytes(t, "https://kc.example:6443",
 			&clientcmdapi.AuthInfo{AuthProvider: &clientcmdapi.AuthProviderConfig{Name: "oidc"}}))}), wantErr: "auth-provider plugin"},
-		{name: "certificate authority file", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": caFileKubeconfig(t)}), wantErr: "certificate-authority file"},
+		{name: "certificate authority file", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": editedKubeconfig(t, func(kc *clientcmdapi.Config) {
+			kc.Clusters["m"].CertificateAuthorityData, kc.Clusters["m"].CertificateAuthority = nil, "/etc/kubernetes/pki/ca.crt"
+		})}), wantErr: "certificate-authority file"},
 		{name: "a file reference in an entry the current context does not use", cluster: cluster("", false),
-			secret: secret(map[string]string{"kubeconfig": unusedTokenFileKubeconfig(t)}), wantErr: `user "spare": tokenFile`},
+			secret: secret(map[string]string{"kubeconfig": editedKubeconfig(t, func(kc *clientcmdapi.Config) {
+				kc.AuthInfos["spare"] = &clientcmdapi.AuthInfo{TokenFile: "/var/run/secrets/kubernetes.io/serviceaccount/token"}
+			})}), wantErr: `user "spare": tokenFile`},
 		{name: "nil secret", cluster: cluster("", false), wantErr: "no credentials Secret"},
 	}
 	for _, tc := range cases {

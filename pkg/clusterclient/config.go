@@ -7,7 +7,8 @@ package clusterclient
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,7 @@ func kubeconfigRestConfig(data []byte) (*rest.Config, error) {
 // entry can be switched to later.
 func selfContained(kc *clientcmdapi.Config) error {
 	var problems []string
-	for _, name := range sortedKeys(kc.AuthInfos) {
+	for _, name := range slices.Sorted(maps.Keys(kc.AuthInfos)) {
 		u := kc.AuthInfos[name]
 		if u.TokenFile != "" {
 			problems = append(problems, fmt.Sprintf("user %q: tokenFile", name))
@@ -138,7 +139,7 @@ func selfContained(kc *clientcmdapi.Config) error {
 			problems = append(problems, fmt.Sprintf("user %q: auth-provider plugin", name))
 		}
 	}
-	for _, name := range sortedKeys(kc.Clusters) {
+	for _, name := range slices.Sorted(maps.Keys(kc.Clusters)) {
 		if c := kc.Clusters[name]; c.CertificateAuthority != "" {
 			problems = append(problems, fmt.Sprintf("cluster %q: certificate-authority file (embed it as certificate-authority-data)", name))
 		}
@@ -148,13 +149,4 @@ func selfContained(kc *clientcmdapi.Config) error {
 			"store a self-contained kubeconfig (a token or embedded certificates), e.g. the one `shepherd join` writes", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -20,21 +20,14 @@ import (
 )
 
 // lifecyclePolicyYAML is a policy for one object with extra spec fields
-// (YAML indented under spec:) and a placement on the given clusters.
+// (YAML indented under spec:), duplicating it to the given clusters.
 func lifecyclePolicyYAML(ns, name, kind, target, extra string, clusters ...string) string {
-	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
-kind: PropagationPolicy
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  resourceSelectors:
-  - {apiVersion: %s, kind: %s, name: %s}
-  placement:
-    clusterAffinity:
-      clusterNames: [%s]
-    replicaScheduling: {replicaSchedulingType: Duplicated}
-%s`, name, ns, apiVersionOf(kind), kind, target, strings.Join(clusters, ", "), indent(extra, "  "))
+	placement := fmt.Sprintf("clusterAffinity:\n  clusterNames: [%s]\nreplicaScheduling: {replicaSchedulingType: Duplicated}\n", strings.Join(clusters, ", "))
+	out := policyYAML(ns, name, kind, target, placement)
+	if extra != "" {
+		out += indent(extra, "  ")
+	}
+	return out
 }
 
 // getPlacements runs `shepherd get placements -n ns` against the hub.
