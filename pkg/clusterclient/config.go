@@ -114,6 +114,18 @@ func kubeconfigRestConfig(data []byte) (*rest.Config, error) {
 	return clientcmd.NewDefaultClientConfig(*kc, nil).ClientConfig()
 }
 
+// ValidateKubeconfig says what is wrong with a credentials Secret's
+// kubeconfig: that it does not parse, or that it refers to credentials
+// outside itself. The admission webhook and the client builder apply the
+// same rule.
+func ValidateKubeconfig(data []byte) error {
+	kc, err := clientcmd.Load(data)
+	if err != nil {
+		return err
+	}
+	return selfContained(kc)
+}
+
 // selfContained refuses a kubeconfig whose credentials are not all in the
 // kubeconfig itself. A file reference (tokenFile, client-certificate,
 // client-key, certificate-authority) would make the hub read a file of its

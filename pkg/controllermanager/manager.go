@@ -181,6 +181,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		if w.Liveness.Identity == "" {
 			w.Liveness.Identity = opts.LeaderElectionIdentity
 		}
+		if w.SecretsNamespace == "" {
+			w.SecretsNamespace = opts.ClusterSecretsNamespace
+		}
 		if err := addWebhook(mgr, cfg, w); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
@@ -95,7 +97,11 @@ func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
 // HealthInterpreters are covered, so a webhook that is down blocks
 // nothing else; the health-interpreter controller still refuses to use a
 // rule that does not compile (condition Compiled=False), whatever got in.
-func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
+//
+// The same configuration, served by the same server, also holds the
+// credentials webhook (clusterclient.CredentialsWebhook) for Secrets of
+// secretsNamespace, at its own path on the same endpoint.
+func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientConfig, secretsNamespace string) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta: metav1.TypeMeta{
 			APIVersion: admissionregistrationv1.SchemeGroupVersion.String(),
@@ -121,8 +127,20 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
-		}},
+		}, clusterclient.CredentialsWebhook(atPath(cc, clusterclient.CredentialsWebhookPath), secretsNamespace)},
 	}
+}
+
+// atPath is cc calling path instead of ValidatePath on the same endpoint.
+func atPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
+	out := *cc.DeepCopy()
+	switch {
+	case out.URL != nil:
+		out.URL = ptr.To(strings.TrimSuffix(*out.URL, ValidatePath) + path)
+	case out.Service != nil:
+		out.Service.Path = ptr.To(path)
+	}
+	return out
 }
 
 // WebhookOptions configure ServeWebhook.
@@ -145,6 +163,9 @@ type WebhookOptions struct {
 	// Liveness identifies this replica among those publishing their CAs
 	// into the deployed configuration (its Namespace holds their Leases).
 	Liveness webhookserver.Liveness
+	// SecretsNamespace is where the credentials webhook checks Secrets
+	// (default clusterclient.DefaultSecretsNamespace).
+	SecretsNamespace string
 }
 
 // ServeWebhook serves the validating webhook until ctx ends, after
@@ -154,7 +175,14 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if o.ConfigurationName == "" {
 		o.ConfigurationName = DefaultWebhookConfigurationName
 	}
+	if o.SecretsNamespace == "" {
+		o.SecretsNamespace = clusterclient.DefaultSecretsNamespace
+	}
 	h, err := NewValidatingHandler(log)
+	if err != nil {
+		return nil, err
+	}
+	credentials, err := clusterclient.NewCredentialsHandler(log.WithName("credentials"))
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +191,7 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		BindAddress: o.BindAddress,
 		Port:        o.Port,
 		DNSNames:    o.DNSNames,
-		Routes:      []webhookserver.Route{{Path: ValidatePath, Handler: h}},
+		Routes:      []webhookserver.Route{{Path: ValidatePath, Handler: h}, {Path: clusterclient.CredentialsWebhookPath, Handler: credentials}},
 		Logger:      log,
 	})
 	if err != nil {
@@ -171,7 +199,7 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	}
 	err = webhookserver.Publish(ctx, c, s, ValidatePath, o.URLConfiguration, o.Liveness, log,
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
-			return WebhookConfiguration(o.ConfigurationName, cc)
+			return WebhookConfiguration(o.ConfigurationName, cc, o.SecretsNamespace)
 		})
 	if err != nil {
 		_ = s.Stop()

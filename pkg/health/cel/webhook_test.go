@@ -14,6 +14,7 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
 
@@ -88,6 +89,6 @@ func TestWebhookManifestMatchesConfiguration(t *testing.T) {
 	webhooktest.CheckManifest(t, filepath.Join("..", "..", "..", "config", "controllermanager", "webhook.yaml"), ValidatePath,
 		&admissionregistrationv1.ValidatingWebhookConfiguration{},
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
-			return WebhookConfiguration(DefaultWebhookConfigurationName, cc)
+			return WebhookConfiguration(DefaultWebhookConfigurationName, cc, clusterclient.DefaultSecretsNamespace)
 		})
 }
