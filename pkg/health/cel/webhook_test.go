@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
 
