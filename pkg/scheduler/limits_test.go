@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -21,6 +23,7 @@ func TestLimits(t *testing.T) {
 	tests := []struct {
 		name     string
 		limits   Limits
+		policy   *policyv1alpha1.ReplicaLimits
 		replicas int32
 		wantErr  string
 	}{
@@ -30,12 +33,20 @@ func TestLimits(t *testing.T) {
 		{name: "over the per-cluster limit after division", limits: Limits{MaxReplicasPerCluster: 100}, replicas: 301,
 			wantErr: "sends 101 replicas to cluster a, more than the 100 one cluster may get"},
 		{name: "within both", limits: Limits{MaxReplicasPerWorkload: 300, MaxReplicasPerCluster: 100}, replicas: 300},
+		{name: "the policy lowers the workload limit", limits: Limits{MaxReplicasPerWorkload: 300}, policy: &policyv1alpha1.ReplicaLimits{MaxReplicas: ptr.To[int32](10)},
+			replicas: 11, wantErr: "more than the 10 a workload may have; lower spec.replicas (the limit is the policy's placement.replicaLimits.maxReplicas)"},
+		{name: "the policy cannot raise it", limits: Limits{MaxReplicasPerWorkload: 300}, policy: &policyv1alpha1.ReplicaLimits{MaxReplicas: ptr.To[int32](1000)},
+			replicas: 301, wantErr: "the controller manager's --max-replicas-per-workload"},
+		{name: "the policy's per-cluster limit without a controller one", policy: &policyv1alpha1.ReplicaLimits{MaxReplicasPerCluster: ptr.To[int32](5)},
+			replicas: 18, wantErr: "sends 6 replicas to cluster a, more than the 5 one cluster may get"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewDefault()
 			s.Limits = tt.limits
-			w := deployment("web", tt.replicas, equal)
+			p := equal.DeepCopy()
+			p.ReplicaLimits = tt.policy
+			w := deployment("web", tt.replicas, p)
 			w.Request = framework.Resources{} // no requests: capacity does not limit
 			res, err := s.Schedule(context.Background(), snap, w)
 			defer res.Release()

@@ -83,7 +83,7 @@ func (s *Scheduler) Schedule(ctx context.Context, snap *framework.Snapshot, w *f
 		}
 		if fit == nil {
 			first.Release()
-			if err := s.Limits.checkTargets(snap, term.Name, res.Targets); err != nil {
+			if err := s.Limits.checkTargets(snap, w, term.Name, res.Targets); err != nil {
 				// Over the limit under this term means over it under any
 				// other: every term divides the same replicas.
 				return res, err

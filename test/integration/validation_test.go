@@ -192,6 +192,12 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
     overflowAffinities:
     - {affinityName: burst, clusterNames: [member2]}`),
 			[]string{"spec.placement", "spec.placement.clusterAffinities[].overflowAffinities is not supported yet"}},
+		{"replica limit of zero", policy("bad-replica-limit", selectNginx+`placement:
+  replicaLimits: {maxReplicas: 0}`),
+			[]string{"spec.placement.replicaLimits.maxReplicas", "should be greater than or equal to 1"}},
+		{"negative per-cluster replica limit", policy("bad-cluster-limit", selectNginx+`placement:
+  replicaLimits: {maxReplicasPerCluster: -3}`),
+			[]string{"spec.placement.replicaLimits.maxReplicasPerCluster", "should be greater than or equal to 1"}},
 		// ClusterPropagationPolicy shares the spec and so every rule; one
 		// case shows the rules reach it.
 		{"cluster policy with a Karmada field", `apiVersion: policy.shepherd.io/v1alpha1

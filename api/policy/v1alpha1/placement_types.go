@@ -62,6 +62,25 @@ type Placement struct {
 	// supported.
 	// +optional
 	WorkloadAffinity *WorkloadAffinity `json:"workloadAffinity,omitempty"`
+
+	// ReplicaLimits lower the controller manager's replica limits for these
+	// templates; they can never raise them. Not in Karmada.
+	// +optional
+	ReplicaLimits *ReplicaLimits `json:"replicaLimits,omitempty"`
+}
+
+// ReplicaLimits bound how large a placement may be: a template over them
+// is Unschedulable and nothing reaches the members.
+type ReplicaLimits struct {
+	// MaxReplicas bounds a template's replicas.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxReplicas *int32 `json:"maxReplicas,omitempty"`
+	// MaxReplicasPerCluster bounds the replicas one cluster gets (for
+	// Duplicated, every cluster gets all of them).
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxReplicasPerCluster *int32 `json:"maxReplicasPerCluster,omitempty"`
 }
 
 // ClusterAffinity selects clusters. All set fields must match; an empty
