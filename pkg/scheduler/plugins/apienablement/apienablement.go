@@ -46,6 +46,11 @@ func (*APIEnablement) PreFilter(_ context.Context, state *framework.CycleState, 
 		serving.Or(snap.APIClusters(id))
 	}
 	serving.Invert(snap.Len())
+	// A cluster the workload runs on is never dropped for an API missing
+	// from its discovery (discovery that partly failed would otherwise
+	// delete a running workload at the next scale): if the API is really
+	// gone, the apply fails and says so.
+	serving.AndNot(state.Held())
 	s := &cycleState{verdicts: framework.Verdicts{{Reject: serving, Status: framework.NewStatus(framework.Unschedulable, "missing "+key)}}}
 	state.Write(stateKey, s)
 	return &framework.PreFilterResult{Verdicts: s.verdicts}, nil

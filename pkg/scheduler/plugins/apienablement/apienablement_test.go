@@ -3,6 +3,7 @@ package apienablement
 import (
 	"testing"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework/fwtest"
 )
@@ -48,5 +49,24 @@ func TestFilter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeldClustersAreSpared: a cluster the workload runs on is not dropped
+// because its discovery lacks the kind (it may have partly failed).
+func TestHeldClustersAreSpared(t *testing.T) {
+	snap := fwtest.Snapshot(t,
+		framework.ClusterInfo{Name: "held", Probed: true, APIs: []string{"v1/Service"}},
+		framework.ClusterInfo{Name: "other", Probed: true, APIs: []string{"v1/Service"}},
+	)
+	w := &framework.Workload{APIVersion: "apps/v1", Kind: "Deployment",
+		Previous: []workv1alpha1.TargetCluster{{Name: "held", Replicas: 1, State: workv1alpha1.TargetBound}}}
+	p, _ := New()
+	got := fwtest.Filter(t, p.(framework.FilterPlugin), snap, w)
+	if st := got["held"]; st.Message() != "" {
+		t.Errorf("held cluster rejected: %q", st.Message())
+	}
+	if st := got["other"]; st.Message() != "missing apps/v1/Deployment" {
+		t.Errorf("other cluster: %q", st.Message())
 	}
 }

@@ -48,17 +48,33 @@ func (*TaintToleration) PreFilter(_ context.Context, state *framework.CycleState
 		tolerations = w.Placement.ClusterTolerations
 	}
 	s := &cycleState{}
+	held := state.Held()
 	for id := range snap.NumTaints() {
 		taint := snap.Taint(framework.TaintID(id))
 		if taint.Effect != corev1.TaintEffectNoSchedule && taint.Effect != corev1.TaintEffectNoExecute {
 			continue // PreferNoSchedule does not forbid anything
 		}
-		if !tolerated(tolerations, taint) {
-			s.verdicts = append(s.verdicts, framework.Verdict{
-				Reject: snap.TaintClusters(framework.TaintID(id)),
-				Status: framework.NewStatus(framework.Unschedulable, "untolerated taint {"+taint.ToString()+"}"),
-			})
+		if tolerated(tolerations, taint) {
+			continue
 		}
+		reject := snap.TaintClusters(framework.TaintID(id))
+		if !held.IsEmpty() {
+			// A taint keeps new placements off a cluster; it never takes
+			// the workload off a cluster it runs on. That is failover's
+			// job (NoExecute, with its tolerationSeconds, purge mode and
+			// rate limit), which then marks the target Unscheduled.
+			spared := state.NewClusterSet()
+			spared.Copy(reject)
+			spared.AndNot(held)
+			reject = spared
+		}
+		if reject.IsEmpty() {
+			continue
+		}
+		s.verdicts = append(s.verdicts, framework.Verdict{
+			Reject: reject,
+			Status: framework.NewStatus(framework.Unschedulable, "untolerated taint {"+taint.ToString()+"}"),
+		})
 	}
 	if len(s.verdicts) == 0 {
 		return nil, framework.NewStatus(framework.Skip)

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework/fwtest"
 )
@@ -58,5 +59,32 @@ func TestFilter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHeldClustersAreSpared: a taint keeps new placements off; it never
+// removes the workload from a cluster it runs on (a target that is not
+// Unscheduled). Failover does that.
+func TestHeldClustersAreSpared(t *testing.T) {
+	maint := corev1.Taint{Key: "maintenance", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	down := corev1.Taint{Key: "down", Effect: corev1.TaintEffectNoExecute}
+	snap := fwtest.Snapshot(t,
+		framework.ClusterInfo{Name: "held", Taints: []corev1.Taint{maint}},
+		framework.ClusterInfo{Name: "held-noexecute", Taints: []corev1.Taint{down}},
+		framework.ClusterInfo{Name: "leaving", Taints: []corev1.Taint{maint}},
+		framework.ClusterInfo{Name: "new", Taints: []corev1.Taint{maint}},
+	)
+	w := &framework.Workload{Previous: []workv1alpha1.TargetCluster{
+		{Name: "held", Replicas: 2, State: workv1alpha1.TargetBound},
+		{Name: "held-noexecute", Replicas: 2, State: workv1alpha1.TargetBound},
+		{Name: "leaving", Replicas: 2, State: workv1alpha1.TargetUnscheduled},
+	}}
+	p, _ := New()
+	got := fwtest.Filter(t, p.(framework.FilterPlugin), snap, w)
+	want := map[string]string{"leaving": "untolerated taint {maintenance=true:NoSchedule}", "new": "untolerated taint {maintenance=true:NoSchedule}"}
+	for name, st := range got {
+		if st.Message() != want[name] {
+			t.Errorf("%s: got %q, want %q", name, st.Message(), want[name])
+		}
 	}
 }
