@@ -25,6 +25,6 @@ fmt:
 vet:
 	go vet ./...
 
-## bench: scheduler benchmarks over the shared fleets
+## bench: scheduler benchmarks over the fleet scenarios (the large ones from $SHEPHERD_FLEETS_DIR, see docs/fleet-scenarios.md)
 bench:
 	go test -run='^$$' -bench=. -benchmem ./pkg/scheduler/...

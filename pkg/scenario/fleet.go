@@ -10,7 +10,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
-// Fleet is the fleet scenario format of /work/shared/bench/README.md: one
+// Fleet is the fleet scenario format of docs/fleet-scenarios.md: one
 // JSON object (or a YAML document of kind Scenario) with clusters and
 // workloads described by plain numbers rather than API objects.
 type Fleet struct {

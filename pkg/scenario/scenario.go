@@ -3,7 +3,7 @@
 //
 // Two formats are read, and may be mixed in one multi-document YAML file:
 //
-//   - the fleet scenario format of /work/shared/bench/README.md, as a JSON
+//   - the fleet scenario format of docs/fleet-scenarios.md, as a JSON
 //     object ({"name", "clusters", "workloads"}) or as a YAML document of
 //     kind Scenario with the same fields;
 //   - Shepherd's own objects: Cluster (spec, labels, status.resourceSummary,

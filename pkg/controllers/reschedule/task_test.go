@@ -31,7 +31,7 @@ replicaScheduling:
     - {targetCluster: {clusterNames: [%[2]s]}, weight: 1}`, a, b)
 }
 
-// TestTaskMovesReplicasBack is the seed's story: a cluster fails, its
+// TestTaskMovesReplicasBack is the RescheduleTask story: a cluster fails, its
 // replicas move, it comes back, nothing moves by itself, and a task moves
 // the replicas back per the placement.
 func TestTaskMovesReplicasBack(t *testing.T) {
