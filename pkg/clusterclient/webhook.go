@@ -6,15 +6,15 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
 
 // The credentials webhook refuses, at admission, a Secret of the secrets
@@ -41,10 +41,8 @@ func (v *credentialsValidator) Handle(_ context.Context, req admission.Request) 
 		return admission.Allowed("no kubeconfig")
 	}
 	if err := ValidateKubeconfig(data); err != nil {
-		errs := field.ErrorList{field.Invalid(field.NewPath("data", SecretKeyKubeconfig), "(kubeconfig)",
-			fmt.Sprintf("%v (a Cluster's credentials must be self-contained)", err))}
-		status := apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Secret").GroupKind(), s.Name, errs).Status()
-		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+		return webhookserver.Invalid(corev1.SchemeGroupVersion.WithKind("Secret").GroupKind(), s.Name, field.ErrorList{
+			field.Invalid(field.NewPath("data", SecretKeyKubeconfig), "(kubeconfig)", fmt.Sprintf("%v (a Cluster's credentials must be self-contained)", err))})
 	}
 	return admission.Allowed("")
 }

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -52,6 +53,11 @@ func (e *NamespacePolicyError) Error() string {
 	return fmt.Sprintf("namespace %s in cluster %s enforces Pod Security level %q, weaker than %q on the hub; it was not created by Shepherd, so Shepherd does not relabel it and "+
 		"propagates nothing into it. Label it %s=%s in the member (or remove it, and Shepherd creates it with the hub's labels)",
 		e.Namespace, e.Cluster, member, e.Hub, podSecurityEnforce, e.Hub)
+}
+
+func isNamespacePolicy(err error) bool {
+	var e *NamespacePolicyError
+	return errors.As(err, &e)
 }
 
 // podSecurityLabels are the Pod Security labels of a namespace.

@@ -73,15 +73,15 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 				r.breaker.trip(cluster.Name, err)
 				unreachable = err
 			}
-			var nsErr *NamespacePolicyError
-			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !errors.As(err, &nsErr))
+			// Retrying helps neither a refusal by the API (permanent) nor
+			// Shepherd's own refusals, which last until something changes.
+			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !isNamespacePolicy(err))
 		}
-		var nsErr *NamespacePolicyError
 		switch {
 		case isConflict(err):
 			conflicts++
 			failures = append(failures, err.Error())
-		case errors.As(err, &nsErr):
+		case isNamespacePolicy(err):
 			refusedNS++
 			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
 		case err != nil:

@@ -9,7 +9,6 @@ import (
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -73,11 +72,7 @@ func (v *validator) Handle(_ context.Context, req admission.Request) admission.R
 		}
 	}
 	if errs := Validate(hi); len(errs) > 0 {
-		// Invalid (422) with a cause per field, as the API server's own
-		// schema validation answers: kubectl prints the same kind of
-		// error whichever check refused the object.
-		status := apierrors.NewInvalid(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(), hi.Name, errs).Status()
-		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: false, Result: &status}}
+		return webhookserver.Invalid(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(), hi.Name, errs)
 	}
 	return admission.Allowed("")
 }
