@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"os"
@@ -59,6 +60,12 @@ hub that reaches this process directly.`,
 			}
 			if opts.Scheduling.Workers < 0 || opts.Execution.Workers < 0 {
 				return fmt.Errorf("--scheduler-workers and --execution-workers must not be negative (0 takes the default)")
+			}
+			lease := cmp.Or(opts.LeaseDuration, controllermanager.DefaultLeaseDuration)
+			renew := cmp.Or(opts.RenewDeadline, controllermanager.DefaultRenewDeadline)
+			retry := cmp.Or(opts.RetryPeriod, controllermanager.DefaultRetryPeriod)
+			if lease < 0 || renew < 0 || retry < 0 || !(lease > renew && renew > retry) {
+				return fmt.Errorf("--leader-elect-lease-duration %s, --leader-elect-renew-deadline %s and --leader-elect-retry-period %s: each must be shorter than the one before (defaults 15s, 10s, 2s)", lease, renew, retry)
 			}
 			if webhook.Port < 0 || webhook.Port > 65535 {
 				return fmt.Errorf("--webhook-port %d is not a port: use 1-65535, or 0 for no webhook", webhook.Port)

@@ -19,6 +19,9 @@ func TestControllerManagerRejectsBadFlags(t *testing.T) {
 		{[]string{"--webhook-port", "70000"}, "--webhook-port 70000 is not a port"},
 		{[]string{"--webhook-port", "-1"}, "--webhook-port -1 is not a port"},
 		{[]string{"--webhook-port", "9443", "--webhook-bind-address", "localhost"}, `--webhook-bind-address "localhost" is not an IP`},
+		{[]string{"--leader-elect-renew-deadline", "20s"}, "--leader-elect-lease-duration 15s, --leader-elect-renew-deadline 20s and --leader-elect-retry-period 2s: each must be shorter than the one before"},
+		{[]string{"--leader-elect-lease-duration", "5s", "--leader-elect-renew-deadline", "4s", "--leader-elect-retry-period", "4s"}, "each must be shorter than the one before"},
+		{[]string{"--leader-elect-retry-period", "-1s"}, "each must be shorter than the one before"},
 		{[]string{}, "loading the hub kubeconfig " + missing},
 	} {
 		cmd := NewRootCommand()

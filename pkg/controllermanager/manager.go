@@ -5,6 +5,7 @@
 package controllermanager
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -134,7 +135,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	var fence *Fence
 	var newClient client.NewClientFunc
 	if opts.LeaderElection {
-		renew := cmpOr(opts.RenewDeadline, DefaultRenewDeadline)
+		renew := cmp.Or(opts.RenewDeadline, DefaultRenewDeadline)
 		lock, err := newLeaseLock(cfg, opts.Namespace, opts.LeaderElectionID, opts.LeaderElectionIdentity, renew)
 		if err != nil {
 			return nil, fmt.Errorf("creating the leader-election lock: %w", err)
@@ -291,13 +292,6 @@ func lockOf(f *Fence) resourcelock.Interface {
 		return nil
 	}
 	return f
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 // positive is d, or nil (the library's default) when d is not positive.

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 )
 
@@ -39,7 +40,7 @@ const rbacPropagation = 10 * time.Second
 // wildcard), so the hub cannot mint a role broader than its own.
 func memberClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: clusterclient.MemberClusterRole, Labels: map[string]string{"app.kubernetes.io/managed-by": "shepherd"}},
+		ObjectMeta: metav1.ObjectMeta{Name: clusterclient.MemberClusterRole, Labels: map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 			{NonResourceURLs: []string{"/readyz", "/healthz", "/livez", "/version", "/api", "/api/*", "/apis", "/apis/*"}, Verbs: []string{"get"}},
@@ -47,11 +48,11 @@ func memberClusterRole() *rbacv1.ClusterRole {
 	}
 }
 
-// provisionServiceAccount creates (or updates) the hub's ServiceAccount,
+// provisionServiceAccount creates, where missing, the hub's ServiceAccount,
 // ClusterRole and ClusterRoleBinding in the member, with the joining
 // user's client.
 func provisionServiceAccount(ctx context.Context, kc kubernetes.Interface) error {
-	labels := map[string]string{"app.kubernetes.io/managed-by": "shepherd"}
+	labels := map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}
 	if _, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterclient.MemberNamespace, Labels: labels}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s in the member: %w", clusterclient.MemberNamespace, err)
 	}
@@ -59,18 +60,10 @@ func provisionServiceAccount(ctx context.Context, kc kubernetes.Interface) error
 	if _, err := kc.CoreV1().ServiceAccounts(clusterclient.MemberNamespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating ServiceAccount %s/%s in the member: %w", sa.Namespace, sa.Name, err)
 	}
+	// An existing ClusterRole is left as it is: its owner may have narrowed
+	// it on purpose, and the rights check below says what is then missing.
 	role := memberClusterRole()
-	if _, err := kc.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		existing, gerr := kc.RbacV1().ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
-		if gerr != nil {
-			return gerr
-		}
-		existing.Rules = role.Rules
-		_, err = kc.RbacV1().ClusterRoles().Update(ctx, existing, metav1.UpdateOptions{})
-		if err != nil {
-			return fmt.Errorf("updating ClusterRole %s in the member: %w", role.Name, err)
-		}
-	} else if err != nil {
+	if _, err := kc.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating ClusterRole %s in the member: %w", role.Name, err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{

@@ -112,6 +112,8 @@ func TestValidate(t *testing.T) {
 		{"bad label key", JoinOptions{Name: "a", Labels: map[string]string{"bad key": "v"}}, "--label bad key=v: invalid key"},
 		{"bad label value", JoinOptions{Name: "a", Labels: map[string]string{"k": "-v"}}, "--label k=-v: invalid value"},
 		{"long region", JoinOptions{Name: "a", Region: strings.Repeat("r", 64)}, "--region"},
+		{"unknown credentials", JoinOptions{Name: "a", Credentials: "certificate"}, `--credentials "certificate": use service-account or kubeconfig`},
+		{"kubeconfig credentials", JoinOptions{Name: "a", Credentials: CredentialsKubeconfig}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.opts
