@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -58,9 +58,9 @@ func Setup(mgr manager.Manager, _ Options) error {
 	}
 	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName)}
 	// The status controller's own writes do not change the generation.
-	specOnly := ctrl.WithPredicates(predicate.GenerationChangedPredicate{})
-	createDelete := ctrl.WithPredicates(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
-	return ctrl.ControllerManagedBy(mgr).
+	specOnly := builder.WithPredicates(predicate.GenerationChangedPredicate{})
+	createDelete := builder.WithPredicates(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})
+	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&policyv1alpha1.PropagationPolicy{}, specOnly).
 		Watches(&policyv1alpha1.ClusterPropagationPolicy{}, &handler.EnqueueRequestForObject{}, specOnly).
