@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,6 +127,39 @@ func TestPlanErrors(t *testing.T) {
 		_, err := execute(t, newPlanCommand(), tt.args...)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("plan %v: got %v, want one line containing %q", tt.args, err, tt.want)
+		}
+	}
+}
+
+// The rescale example: placements that already run (spec.clusters) keep
+// their promises when scaled or re-weighted. Before the divisor method and
+// stateless static weights, the first two drifted (3:1, 3:3) and the last
+// kept three clusters (1 + 3 + 2).
+func TestPlanRescaleExample(t *testing.T) {
+	out, err := execute(t, newPlanCommand(), "-f", filepath.Join("..", "..", "examples", "plan", "rescale.yaml"), "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report planReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"ratio-kept":   "member-a:2 member-d:2", // weights 1:1 scaled 3 -> 4
+		"reweighted":   "member-a:4 member-d:2", // weights 1:1 -> 2:1
+		"held":         "member-b:3 member-c:3", // NoSchedule and a discovery gap keep what runs
+		"consolidated": "member-d:6",            // Aggregated 12 -> 6 where member-d holds 6
+	}
+	if len(report.Workloads) != len(want) {
+		t.Fatalf("%d workloads, want %d", len(report.Workloads), len(want))
+	}
+	for _, w := range report.Workloads {
+		var got []string
+		for _, tc := range w.Targets {
+			got = append(got, fmt.Sprintf("%s:%d", tc.Cluster, tc.Replicas))
+		}
+		if s := strings.Join(got, " "); s != want[w.Name] {
+			t.Errorf("%s: got %q, want %q (%s)", w.Name, s, want[w.Name], w.Reason)
 		}
 	}
 }

@@ -111,7 +111,7 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 	if len(cycle.Feasible) == 0 {
 		return res, newFitError(snap, cycle, nil, s.filters), nil
 	}
-	out, err := core.Schedule(cycle.Candidates, core.Request{Replicas: w.Replicas, Placement: w.Placement, Mode: w.Mode})
+	out, err := core.Schedule(cycle.Candidates, core.Request{Replicas: w.Replicas, Placement: w.Placement, Mode: w.Mode, TieSeed: w.UID})
 	var ue *core.UnschedulableError
 	if errors.As(err, &ue) {
 		res.failure = ue

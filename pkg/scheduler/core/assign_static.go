@@ -1,6 +1,10 @@
 package core
 
-import workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+import (
+	"fmt"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
 
 func init() { Register(staticWeight{}) }
 
@@ -8,24 +12,38 @@ func init() { Register(staticWeight{}) }
 // when no selected cluster has a weight (no weightPreference, or no rule of
 // the list matches: the design then uses every cluster with equal weight).
 //
-// As in Karmada it ignores capacity: the weights are the user's statement of
-// where replicas go, and a cluster that cannot run its share shows that as
-// pending pods rather than as a silently different split. Use dynamic
-// weights to divide by what fits.
+// A static weight is a declared ratio, so the division is recomputed from
+// the weights alone every time, in Steady mode too, by Karmada's method
+// (Webster, see Webster): the ratio holds after every scale, weight change,
+// added or removed cluster, and a scale by one replica changes one cluster
+// by one. The previous placement plays no part.
+//
+// Unlike Karmada, it never sends a cluster more replicas than fit there
+// (Available + Previous): a share beyond that makes the workload
+// Unschedulable, naming the cluster, and the previous placement stays.
+// Clusters that report no capacity limit for the workload (it requests no
+// resources) fit any share.
 type staticWeight struct{}
 
 func (staticWeight) Name() string { return StrategyStaticWeight }
 
-// Shape: divided, capacity ignored.
+// Shape: divided; capacity is checked on the shares, not used to select.
 func (staticWeight) Shape() Shape { return Shape{Divided: true} }
 
-// Assign apportions by weight (largest remainder, ties by name); in Steady
-// mode only the change in replicas is apportioned (see divide).
+// Assign apportions by weight and checks each share against capacity.
 func (staticWeight) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
-	byWeight := func(cs []*Candidate, total int64) ([]int64, error) {
-		return apportion(total, staticWeights(cs, staticWeighted(req.Placement))), nil
+	cs := byName(selected)
+	total := int64(max(req.Replicas, 0))
+	shares := Webster(total, staticWeights(cs, staticWeighted(req.Placement)), TiesFor(req.TieSeed))
+	for i, c := range cs {
+		if room := capacity(c); shares[i] > room {
+			return nil, &UnschedulableError{Constraint: "capacity", Message: fmt.Sprintf(
+				"replicas: StaticWeight: the weights give cluster %s %d of %d replicas, but only %d fit there; "+
+					"lower the replicas, change the weights, or divide by dynamicWeight: AvailableReplicas",
+				c.Name, shares[i], total, room)}
+		}
 	}
-	return divide(StrategyStaticWeight, selected, req, divider{fresh: byWeight, more: byWeight})
+	return targetsOf(cs, shares), nil
 }
 
 // staticWeights are the clusters' weights: their StaticWeight when the

@@ -34,36 +34,55 @@ func TestStrategyName(t *testing.T) {
 // previous result, scale-up keeps the previous replicas and places only
 // the new ones, scale-down shrinks in proportion.
 func TestStrategies(t *testing.T) {
+	const U = Unlimited
 	for _, tc := range []struct {
 		name  string
 		cands []Candidate
 		req   Request
 		want  string
 	}{
-		{"static fresh", []Candidate{weight(c("a", 1, 0), 1), weight(c("b", 1, 0), 3)}, req(8, staticRS), "a:2 b:6"},
-		{"static ignores capacity and spread", []Candidate{weight(c("a", 1, 0), 1), weight(c("b", 1, 0), 3)},
+		// Static weights: recomputed from the weights alone, every time.
+		{"static fresh", []Candidate{weight(c("a", 1, U), 1), weight(c("b", 1, U), 3)}, req(8, staticRS), "a:2 b:6"},
+		{"static ignores spread", []Candidate{weight(c("a", 1, U), 1), weight(c("b", 1, U), 3)},
 			req(8, staticRS, sc("cluster", 2, 2)), "a:2 b:6"},
-		{"static without matches: equal", []Candidate{c("a", 1, 0), c("b", 1, 0), c("c", 1, 0)}, req(7, staticRS), "a:3 b:2 c:2"},
-		{"static unchanged", []Candidate{held(weight(c("a", 1, 0), 1), 5), held(weight(c("b", 1, 0), 3), 3)}, req(8, staticRS), "a:5 b:3"},
-		{"static scale up", []Candidate{held(weight(c("a", 1, 0), 1), 2), held(weight(c("b", 1, 0), 3), 6)}, req(12, staticRS), "a:3 b:9"},
-		{"static scale down", []Candidate{held(weight(c("a", 1, 0), 1), 2), held(weight(c("b", 1, 0), 3), 6)}, req(4, staticRS), "a:1 b:3"},
-		{"static fresh recomputes", []Candidate{held(weight(c("a", 1, 0), 1), 5), held(weight(c("b", 1, 0), 3), 3)}, fresh(req(8, staticRS)), "a:2 b:6"},
+		{"static without matches: equal", []Candidate{c("a", 1, U), c("b", 1, U), c("c", 1, U)}, req(7, staticRS), "a:3 b:2 c:2"},
+		{"static equal, names descending for this UID", []Candidate{c("a", 1, U), c("b", 1, U), c("c", 1, U)},
+			seeded(req(7, staticRS), "b"), "a:2 b:2 c:3"},
+		{"static restores a drifted ratio", []Candidate{held(weight(c("a", 1, U), 1), 5), held(weight(c("b", 1, U), 3), 3)}, req(8, staticRS), "a:2 b:6"},
+		{"static 1:1 scaled 3 to 4", []Candidate{held(weight(c("a", 1, U), 1), 2), held(weight(c("b", 1, U), 1), 1)}, req(4, staticRS), "a:2 b:2"},
+		{"static 2:1:1:1 scaled 9 to 8", []Candidate{held(weight(c("a", 1, U), 2), 3), held(weight(c("b", 1, U), 1), 2),
+			held(weight(c("c", 1, U), 1), 2), held(weight(c("d", 1, U), 1), 2)}, req(8, staticRS), "a:3 b:2 c:2 d:1"},
+		{"static weights changed 1:1:1:1 to 2:1:1:1", []Candidate{held(weight(c("a", 1, U), 2), 3), held(weight(c("b", 1, U), 1), 3),
+			held(weight(c("c", 1, U), 1), 3), held(weight(c("d", 1, U), 1), 3)}, req(12, staticRS), "a:5 b:3 c:2 d:2"},
+		{"static weighted cluster added", []Candidate{held(weight(c("a", 1, U), 1), 3), held(weight(c("b", 1, U), 1), 3),
+			weight(c("c", 1, U), 1)}, req(6, staticRS), "a:2 b:2 c:2"},
+		{"static cluster removed: its replicas follow the weights", []Candidate{held(weight(c("b", 1, U), 1), 2), held(weight(c("c", 1, U), 1), 2)},
+			req(6, staticRS), "b:3 c:3"},
+		{"static within capacity", []Candidate{weight(c("a", 1, 2), 1), held(weight(c("b", 1, 3), 3), 3)}, req(8, staticRS), "a:2 b:6"},
+		{"static beyond capacity is unschedulable", []Candidate{weight(c("a", 1, 1), 1), weight(c("b", 1, U), 3)}, req(8, staticRS),
+			"error capacity: replicas: StaticWeight: the weights give cluster a 2 of 8 replicas, but only 1 fit there; " +
+				"lower the replicas, change the weights, or divide by dynamicWeight: AvailableReplicas"},
+		{"static fresh is the same", []Candidate{held(weight(c("a", 1, U), 1), 5), held(weight(c("b", 1, U), 3), 3)}, fresh(req(8, staticRS)), "a:2 b:6"},
 
+		// Dynamic weights (Webster on capacity; Steady changes only the difference).
 		{"dynamic fresh by capacity", []Candidate{c("a", 3, 30), c("b", 2, 10)}, req(36, dynamicRS), "a:27 b:9"},
 		{"dynamic takes what fits in score order", []Candidate{c("a", 3, 30), c("b", 2, 10)}, req(8, dynamicRS), "a:8"},
 		{"dynamic fresh counts the replicas in place", []Candidate{held(c("a", 3, 0), 4), c("b", 2, 4)}, fresh(req(8, dynamicRS)), "a:4 b:4"},
 		{"dynamic unchanged", []Candidate{held(c("a", 1, 1), 5), held(c("b", 1, 10), 5)}, req(10, dynamicRS), "a:5 b:5"},
 		{"dynamic scale up within available", []Candidate{held(c("a", 1, 2), 5), held(c("b", 1, 10), 5)}, req(16, dynamicRS), "a:6 b:10"},
-		{"dynamic scale down in proportion", []Candidate{held(c("a", 1, 0), 6), held(c("b", 1, 0), 3), held(c("c", 1, 0), 1)}, req(5, dynamicRS), "a:3 b:2"},
+		{"dynamic scale down in proportion", []Candidate{held(c("a", 1, 0), 6), held(c("b", 1, 0), 3), held(c("c", 1, 0), 1)}, req(5, dynamicRS), "a:3 b:1 c:1"},
 		{"dynamic replaces a lost cluster", []Candidate{held(c("a", 1, 2), 5), c("b", 1, 10)}, req(10, dynamicRS), "a:6 b:4"},
 
+		// Aggregated: the clusters holding most first, in proportion among those taken.
 		{"aggregated fresh packs", []Candidate{c("a", 3, 4), c("b", 2, 10), c("c", 1, 20)}, req(12, aggregatedRS), "c:12"},
-		{"aggregated fewest, then score", []Candidate{c("a", 3, 4), c("b", 2, 10), c("c", 1, 10)}, req(12, aggregatedRS), "a:4 b:8"},
-		{"aggregated prefers score among the fewest", []Candidate{c("a", 3, 10), c("b", 2, 10), c("c", 1, 10)}, req(12, aggregatedRS), "a:10 b:2"},
+		{"aggregated fewest", []Candidate{c("a", 3, 4), c("b", 2, 10), c("c", 1, 10)}, req(12, aggregatedRS), "a:3 b:9"},
+		{"aggregated prefers score among the fewest", []Candidate{c("a", 3, 10), c("b", 2, 10), c("c", 1, 10)}, req(12, aggregatedRS), "a:6 b:6"},
 		{"aggregated unchanged", []Candidate{held(c("a", 1, 0), 3), held(c("b", 9, 20), 3)}, req(6, aggregatedRS), "a:3 b:3"},
 		{"aggregated scale up fills held first", []Candidate{held(c("a", 1, 10), 3), c("b", 9, 20)}, req(10, aggregatedRS), "a:10"},
-		{"aggregated scale up overflows to the best", []Candidate{held(c("a", 1, 2), 3), c("b", 9, 20), c("c", 5, 20)}, req(10, aggregatedRS), "a:5 b:5"},
-		{"aggregated scale down in proportion", []Candidate{held(c("a", 1, 0), 8), held(c("b", 1, 0), 4)}, req(6, aggregatedRS), "a:4 b:2"},
+		{"aggregated scale up overflows to the best", []Candidate{held(c("a", 1, 2), 3), c("b", 9, 20), c("c", 5, 20)}, req(10, aggregatedRS), "a:4 b:6"},
+		{"aggregated scale down keeps the fewest clusters", []Candidate{held(c("a", 1, 0), 8), held(c("b", 1, 0), 4)}, req(6, aggregatedRS), "a:6"},
+		{"aggregated 12 to 6 where one cluster holds 6", []Candidate{held(c("a", 1, 0), 2), held(c("b", 1, 0), 4), held(c("c", 1, 0), 6)},
+			req(6, aggregatedRS), "c:6"},
 
 		{"duplicated steady adds new clusters", []Candidate{held(c("a", 1, 0), 3), c("b", 1, 0)}, req(3, duplicatedRS), "a:3 b:3"},
 		{"duplicated scales every target", []Candidate{held(c("a", 1, 0), 3), held(c("b", 1, 0), 3)}, req(5, duplicatedRS), "a:5 b:5"},

@@ -26,10 +26,11 @@
 // # Capacity
 //
 // A cluster's capacity for the workload is Available + Previous: Available
-// is what still fits beside the replicas already there. Dynamic weights and
-// Aggregated never exceed it; a Steady scale-up adds at most Available.
-// Static weights ignore capacity, as in Karmada: the weights are the user's
-// statement of where replicas go.
+// is what still fits beside the replicas already there. No strategy exceeds
+// it; a Steady scale-up adds at most Available. Static weights do not use
+// capacity to choose clusters (the weights say where replicas go), but a
+// share beyond it is Unschedulable rather than pending pods (Karmada does
+// not check).
 //
 // # Groups
 //
@@ -76,19 +77,27 @@
 //
 // # Assignment
 //
-// Shares are apportioned by the largest remainder method, ties to the first
-// cluster by name, and sum exactly to the replicas. In Steady mode with
-// replicas in place, an unchanged total keeps the previous replicas exactly,
-// a larger one adds only the new replicas (by the strategy's weights), and a
-// smaller one shrinks the previous replicas in proportion. Fresh mode
-// recomputes from scratch.
+// Shares are divided by Karmada's method, the Webster divisor method
+// (webster.go), and sum exactly to the replicas; equal claims go to the
+// cluster with fewer replicas, then by name in the direction TiesFor draws
+// from the template UID. Static weights are recomputed from the weights
+// every time: a ratio, not a history. For dynamic weights and Aggregated in
+// Steady mode with replicas in place, an unchanged total keeps the previous
+// replicas exactly, a larger one adds only the new replicas (by free room),
+// and a smaller one shrinks the previous replicas in proportion (Aggregated:
+// keeping the clusters that hold most, as few as hold the new total). Fresh
+// mode recomputes from scratch. The tables of Karmada's assignment tests
+// run as TestKarmadaAssignmentParity.
 //
 // # Guarantees
 //
-// Fuzzed (FuzzSchedule, FuzzSteadyScale, FuzzApportion): Divided targets sum
+// Fuzzed (FuzzSchedule, FuzzSteadyScale, FuzzWebster): Divided targets sum
 // to the replicas and have at least one each; every target is a candidate;
-// dynamic and aggregated targets fit; spread constraints hold on the targets;
-// every candidate is a target or explained; the result does not depend on
-// candidate order; a Steady run with the previous result in place returns
-// it unchanged. Ties always break by name; nothing iterates a map.
+// targets fit; spread constraints hold on the targets; every candidate is a
+// target or explained; the result does not depend on candidate order; a
+// Steady run with the previous result in place returns it unchanged;
+// without spread constraints a scale by d changes exactly d replicas and an
+// Aggregated scale-down ends on as few clusters as hold the new total; the
+// division equals the one-replica-at-a-time definition and is
+// house-monotone. Ties always break by a rule; nothing iterates a map.
 package core

@@ -1,15 +1,18 @@
 package core
 
 import (
+	"cmp"
 	"errors"
-	"math/big"
+	"slices"
 	"testing"
 )
 
 // FuzzSteadyScale places a workload from scratch, then rescales it in
 // Steady mode with the placement applied. Without spread constraints (which
-// may move a replica to keep every group served), a scale-up keeps every
-// previous replica and a scale-down only shrinks previous targets.
+// may move a replica to keep every group served), a scale by d changes
+// exactly d replicas (none moves between clusters; static weights too, the
+// method being house-monotone), and an Aggregated scale-down ends on as few
+// of its clusters as hold the new total.
 func FuzzSteadyScale(f *testing.F) {
 	for _, seed := range [][]byte{
 		{25, 12, 17, 1, 3, 0},
@@ -54,50 +57,39 @@ func FuzzSteadyScale(f *testing.F) {
 		for _, tc := range after.Targets {
 			now[tc.Name] = tc.Replicas
 		}
-		for n, p := range prev {
-			if r2.Replicas >= r.Replicas && now[n] < p {
-				t.Fatalf("scale-up %d->%d took replicas from %s:\nwas %s\nnow %s", r.Replicas, r2.Replicas, n, show(before.Targets), show(after.Targets))
-			}
-		}
+		// No replica moves between clusters: what changes is the scale.
+		var moved int32
 		for n, q := range now {
-			if r2.Replicas < r.Replicas && q > prev[n] {
-				t.Fatalf("scale-down %d->%d grew %s:\nwas %s\nnow %s", r.Replicas, r2.Replicas, n, show(before.Targets), show(after.Targets))
+			if q > prev[n] {
+				moved += q - prev[n]
 			}
 		}
-	})
-}
-
-// FuzzApportion checks the largest remainder method: shares add up to the
-// total and each lies within one of its exact quota.
-func FuzzApportion(f *testing.F) {
-	f.Add(uint16(10), []byte{1, 1, 1})
-	f.Add(uint16(7), []byte{5, 3, 2, 0})
-	f.Add(uint16(3), []byte{255, 255, 1})
-	f.Fuzz(func(t *testing.T, total uint16, raw []byte) {
-		weights := make([]int64, len(raw))
-		var sum big.Int
-		for i, b := range raw {
-			weights[i] = int64(b&0x07) << (4 * (b >> 4)) // up to 7<<60: sums pass 64 bits
-			sum.Add(&sum, big.NewInt(weights[i]))
-		}
-		shares := apportion(int64(total), weights)
-		var got int64
-		for i, s := range shares {
-			got += s
-			if sum.Sign() == 0 {
-				continue
-			}
-			// quota = total*w/sum; the share is its floor or floor+1.
-			var q, m big.Int
-			q.Mul(big.NewInt(int64(total)), big.NewInt(weights[i]))
-			q.DivMod(&q, &sum, &m)
-			lo := q.Int64()
-			if s < lo-1 || s > lo+1 {
-				t.Fatalf("share %d of weight %d is %d, quota %d", i, weights[i], s, lo)
+		for n, p := range prev {
+			if now[n] < p {
+				moved += p - now[n]
 			}
 		}
-		if sum.Sign() > 0 && got != int64(total) {
-			t.Fatalf("shares sum to %d, want %d (%v -> %v)", got, total, weights, shares)
+		if want := max(r2.Replicas-r.Replicas, r.Replicas-r2.Replicas); moved != want {
+			t.Fatalf("%s %d->%d changed %d replicas, want %d:\nwas %s\nnow %s", name, r.Replicas, r2.Replicas, moved, want,
+				show(before.Targets), show(after.Targets))
+		}
+		// Aggregated scale-down ends on as few of its clusters as hold the
+		// new total.
+		if name == StrategyAggregated && r2.Replicas < r.Replicas && r2.Replicas > 0 {
+			held := make([]int64, 0, len(before.Targets))
+			for _, tc := range before.Targets {
+				held = append(held, int64(tc.Replicas))
+			}
+			slices.SortFunc(held, func(a, b int64) int { return cmp.Compare(b, a) })
+			need, sum := 0, int64(0)
+			for sum < int64(r2.Replicas) {
+				sum += held[need]
+				need++
+			}
+			if len(after.Targets) != need {
+				t.Fatalf("aggregated %d->%d ends on %d clusters, %d hold it:\nwas %s\nnow %s", r.Replicas, r2.Replicas,
+					len(after.Targets), need, show(before.Targets), show(after.Targets))
+			}
 		}
 	})
 }

@@ -104,27 +104,6 @@ func TestGroupingOrderIndependent(t *testing.T) {
 	}
 }
 
-func TestApportion(t *testing.T) {
-	for _, tc := range []struct {
-		total   int64
-		weights []int64
-		want    []int64
-	}{
-		{10, []int64{1, 1, 1}, []int64{4, 3, 3}}, // ties to the first (by name)
-		{7, []int64{5, 3, 2}, []int64{4, 2, 1}},  // 3.5 2.1 1.4: largest remainder
-		{5, []int64{0, 0}, []int64{0, 0}},        // no weight, nothing
-		{3, []int64{Unlimited, Unlimited, 1}, []int64{2, 1, 0}},
-		{6, []int64{1 << 62, 1 << 62, 1 << 62}, []int64{2, 2, 2}}, // sums past 64 bits
-		{1, []int64{1, 3}, []int64{0, 1}},
-		{10, []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}}, // sorted path
-		{13, []int64{3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, []int64{2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}}, // .6 < .87 > .73
-	} {
-		if got := apportion(tc.total, tc.weights); !slices.Equal(got, tc.want) {
-			t.Errorf("apportion(%d, %v) = %v, want %v", tc.total, tc.weights, got, tc.want)
-		}
-	}
-}
-
 func TestTopPrefix(t *testing.T) {
 	vals := func() []int64 { return []int64{3, 9, 1, 7, 5} }
 	for k, want := range map[int][]int64{0: {0}, 2: {0, 9, 16}, 9: {0, 9, 16, 21, 24, 25}} {

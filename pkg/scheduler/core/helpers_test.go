@@ -71,6 +71,12 @@ func req(replicas int32, rs *policyv1alpha1.ReplicaSchedulingStrategy, scs ...po
 	return Request{Replicas: replicas, Placement: &policyv1alpha1.Placement{ReplicaScheduling: rs, SpreadConstraints: scs}}
 }
 
+// seeded sets the template UID that orders name ties.
+func seeded(r Request, uid string) Request {
+	r.TieSeed = uid
+	return r
+}
+
 func fresh(r Request) Request {
 	r.Mode = Fresh
 	return r

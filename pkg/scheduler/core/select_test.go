@@ -63,8 +63,8 @@ func TestSelectSpread(t *testing.T) {
 			sc("label:rack", 2, 3), sc("cluster", 3, 3)), "a1:1 a4:1 o1:1"},
 		{"dynamic takes clusters until they fit", req(25, dynamicRS), "a1:9 a4:8 o1:8"},
 		{"dynamic with region spread", req(15, dynamicRS, sc("region", 3, 3), sc("cluster", 3, 6)), "a1:5 a4:5 o1:5"},
-		{"aggregated packs", req(25, aggregatedRS), "a1:10 a4:5 o1:10"},
-		{"aggregated never below a minimum", req(5, aggregatedRS, sc("provider", 2, 2), sc("cluster", 2, 0)), "a1:1 o1:4"},
+		{"aggregated packs", req(25, aggregatedRS), "a1:9 a4:8 o1:8"}, // in proportion to room among those taken
+		{"aggregated never below a minimum", req(5, aggregatedRS, sc("provider", 2, 2), sc("cluster", 2, 0)), "a1:4 o1:1"},
 		{"replicas below minGroups: one per group", req(2, dynamicRS, sc("region", 3, 3), sc("cluster", 3, 3)), "a1:1 o1:1"},
 		{"equal weights take the best clusters", req(4, equalRS), "a1:1 a3:1 a4:1 o1:1"},
 		{"equal weights with spread", req(7, equalRS, sc("provider", 3, 3), sc("cluster", 3, 0)),
@@ -150,9 +150,9 @@ func TestExplanations(t *testing.T) {
 			"not needed: the selected clusters already fit all 5 replicas"},
 		{"capacity and spread reached", fleet(), req(5, dynamicRS, sc("region", 2, 0), sc("cluster", 2, 0)), "g1",
 			"not needed: the selected clusters already fit all 5 replicas and meet the spread constraints"},
-		{"static weight", []Candidate{weight(c("a", 1, 1), 2), c("b", 1, 1)}, req(3, staticRS), "b",
+		{"static weight", []Candidate{weight(c("a", 1, 3), 2), c("b", 1, 1)}, req(3, staticRS), "b",
 			"static weight 0: no rule of the staticWeightList matches it"},
-		{"zero share", []Candidate{weight(c("a", 1, 1), 9), weight(c("b", 1, 1), 1)}, req(2, staticRS), "b",
+		{"zero share", []Candidate{weight(c("a", 1, 2), 9), weight(c("b", 1, 1), 1)}, req(2, staticRS), "b",
 			"selected, but its share of the 2 replicas rounds down to 0"},
 		{"no room", []Candidate{c("a", 1, 5), c("b", 1, 0)}, req(3, dynamicRS), "b", "no room: not one replica fits"},
 		{"kept in steady mode", []Candidate{held(c("a", 1, 1), 1), c("b", 9, 1)}, req(1, duplicatedRS, sc("cluster", 1, 1)), "b",
@@ -195,7 +195,7 @@ func TestSearchPrunes(t *testing.T) {
 			"error spreadConstraints: spreadConstraints: no set of clusters meets every spread constraint and fits 600 replicas"},
 		{req(600, dynamicRS, sc("zone", 2, 2), sc("cluster", 2, 2)),
 			"error spreadConstraints: spreadConstraints: no set of clusters meets every spread constraint and fits 600 replicas"},
-		{req(600, aggregatedRS, sc("zone", 2, 2), sc("cluster", 2, 3)), "member-00069:10 member-01355:90 member-01577:500"},
+		{req(600, aggregatedRS, sc("zone", 2, 2), sc("cluster", 2, 3)), "member-00069:1 member-01355:299 member-01577:300"},
 		{req(510, aggregatedRS, sc("zone", 2, 2), sc("cluster", 2, 4)), "member-00069:10 member-01577:500"},
 	} {
 		if got := outcome(t, cands, tc.req); got != tc.want {

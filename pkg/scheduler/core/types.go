@@ -51,6 +51,9 @@ type Request struct {
 	Placement *policyv1alpha1.Placement
 	// Mode: Steady or Fresh.
 	Mode Mode
+	// TieSeed picks the direction in which equal claims on a replica break
+	// by name (see TiesFor): the template's UID, as in Karmada.
+	TieSeed string
 }
 
 // Result is a placement.

@@ -15,6 +15,9 @@ type Workload struct {
 	Name       string
 	APIVersion string
 	Kind       string
+	// UID of the template; it picks the direction of name ties in replica
+	// division (core.TiesFor).
+	UID string
 	// Replicas desired; 0 for kinds without replicas.
 	Replicas int32
 	// Request is what one replica needs (Pods is ignored).
@@ -51,6 +54,7 @@ func WorkloadFromBinding(b workv1alpha1.BindingObject, now time.Time) *Workload 
 		Name:                  spec.Resource.Name,
 		APIVersion:            spec.Resource.APIVersion,
 		Kind:                  spec.Resource.Kind,
+		UID:                   spec.Resource.UID,
 		Replicas:              spec.Replicas,
 		Placement:             spec.Placement,
 		Previous:              spec.Clusters,

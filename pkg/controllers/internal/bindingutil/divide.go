@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
 // Divide returns, per target cluster, the template revised for that
@@ -11,7 +12,7 @@ import (
 // spec.parallelism) becomes the target's replicas, and a Job's
 // spec.completions, when set, is split in proportion to the replicas so
 // the fleet still runs the completions asked for, not one full set per
-// cluster. Kinds without replicas come back unchanged. obj is not modified.
+// cluster, by the method the scheduler divides replicas with. Kinds without replicas come back unchanged. obj is not modified.
 func Divide(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster) (map[string]*unstructured.Unstructured, error) {
 	out := make(map[string]*unstructured.Unstructured, len(targets))
 	wk, ok := workloadKinds[obj.GroupVersionKind().GroupKind()]
@@ -32,7 +33,7 @@ func Divide(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster
 			for i, t := range targets {
 				weights[i] = int64(t.Replicas)
 			}
-			completions = Apportion(c, weights)
+			completions = core.Webster(c, weights, core.TiesFor(string(obj.GetUID())))
 		}
 	}
 	for i, t := range targets {
@@ -48,38 +49,4 @@ func Divide(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster
 		out[t.Name] = m
 	}
 	return out, nil
-}
-
-// Apportion splits total in proportion to weights by the largest remainder
-// method: every share is the floor of its exact quota, and the units left
-// go to the largest fractional parts, ties to the earlier index. Shares
-// add up to total when some weight is positive; all are 0 otherwise.
-func Apportion(total int64, weights []int64) []int64 {
-	shares := make([]int64, len(weights))
-	var sum int64
-	for _, w := range weights {
-		sum += max(w, 0)
-	}
-	if sum == 0 || total <= 0 {
-		return shares
-	}
-	rem := make([]int64, len(weights))
-	left := total
-	for i, w := range weights {
-		w = max(w, 0)
-		shares[i] = total * w / sum
-		rem[i] = total * w % sum
-		left -= shares[i]
-	}
-	for ; left > 0; left-- {
-		best := -1
-		for i := range rem {
-			if weights[i] > 0 && (best < 0 || rem[i] > rem[best]) {
-				best = i
-			}
-		}
-		shares[best]++
-		rem[best] = -1
-	}
-	return shares
 }

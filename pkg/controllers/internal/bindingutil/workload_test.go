@@ -1,7 +1,6 @@
 package bindingutil
 
 import (
-	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -142,26 +141,6 @@ func TestDivide(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestApportion(t *testing.T) {
-	tests := []struct {
-		total   int64
-		weights []int64
-		want    []int64
-	}{
-		{10, []int64{1, 2}, []int64{3, 7}},
-		{10, []int64{1, 1, 1}, []int64{4, 3, 3}},
-		{5, []int64{0, 3}, []int64{0, 5}},
-		{5, []int64{0, 0}, []int64{0, 0}},
-		{0, []int64{1, 2}, []int64{0, 0}},
-		{7, []int64{2, 2, 3}, []int64{2, 2, 3}},
-	}
-	for _, tt := range tests {
-		if got := Apportion(tt.total, tt.weights); !slices.Equal(got, tt.want) {
-			t.Errorf("Apportion(%d, %v) = %v, want %v", tt.total, tt.weights, got, tt.want)
-		}
 	}
 }
 

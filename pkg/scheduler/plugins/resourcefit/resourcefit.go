@@ -10,10 +10,11 @@
 //     assignment's question (core sees each cluster's room), not a
 //     per-cluster one; requiring room for all replicas here would rule out
 //     every cluster of a workload that only fits spread out.
-//   - Divided regardless of capacity (static or equal weights): the weights
-//     are the user's statement of where replicas go, so the filter steps
-//     aside, as the strategy does; a share that does not fit shows as
-//     pending pods, not as a silently different split.
+//   - Divided by static or equal weights: the weights are the user's
+//     statement of where replicas go, so the filter steps aside and the
+//     strategy checks each share against the cluster's room: a share that
+//     does not fit makes the workload Unschedulable, naming the cluster,
+//     rather than a silently different split.
 //
 // The replicas the workload already runs on a cluster count as room there:
 // they hold resources the cluster reports as allocated, and a full cluster
