@@ -173,14 +173,16 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 			[]string{"spec.association is not supported", "propagateDeps"}},
 		{"Karmada dependent overrides", policy("bad-dependent-overrides", selectNginx+`dependentOverrides: [nginx-override]`),
 			[]string{"spec.dependentOverrides is not supported yet", "no OverridePolicy"}},
-		{"Karmada preemption Always", policy("bad-preemption", selectNginx+`preemption: Always`),
-			[]string{"spec.preemption: Always is not supported yet", "set Never"}},
 		{"unknown preemption", policy("bad-preemption-enum", selectNginx+`preemption: Sometimes`),
 			[]string{"spec.preemption", `Unsupported value: "Sometimes"`}},
-		{"Karmada schedule priority", policy("bad-schedule-priority", selectNginx+`schedulePriority:
-  priorityClassSource: KubePriorityClass
+		{"schedule priority from an unsupported source", policy("bad-schedule-priority", selectNginx+`schedulePriority:
+  priorityClassSource: PodPriorityClass
   priorityClassName: high-priority`),
-			[]string{"spec.schedulePriority is not supported yet"}},
+			[]string{"spec.schedulePriority.priorityClassSource", `Unsupported value: "PodPriorityClass"`, `"KubePriorityClass"`}},
+		{"schedule priority without a class name", policy("bad-schedule-priority-name", selectNginx+`schedulePriority:
+  priorityClassSource: KubePriorityClass
+  priorityClassName: ""`),
+			[]string{"spec.schedulePriority.priorityClassName"}},
 		{"Karmada workload affinity", policy("bad-workload-affinity", selectNginx+`placement:
   workloadAffinity:
     affinity: {groupByLabelKey: app.group}`),
@@ -202,12 +204,12 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		// case shows the rules reach it.
 		{"cluster policy with a Karmada field", `apiVersion: policy.shepherd.io/v1alpha1
 kind: ClusterPropagationPolicy
-metadata: {name: bad-cluster-policy-priority}
+metadata: {name: bad-cluster-policy-dependent-overrides}
 spec:
   resourceSelectors:
   - {apiVersion: v1, kind: Namespace, name: team-a}
-  schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: high-priority}
-`, []string{"ClusterPropagationPolicy", "spec.schedulePriority is not supported yet"}},
+  dependentOverrides: [team-a-override]
+`, []string{"ClusterPropagationPolicy", "spec.dependentOverrides is not supported yet"}},
 		{"preferred weight above 100", policy("bad-pref-weight", selectNginx+`placement:
   preferredClusterAffinities:
   - weight: 101
@@ -378,7 +380,8 @@ func TestLifecycleFieldsAreStoredAsWritten(t *testing.T) {
 	written := policy("lifecycle-accepted", selectNginx+`conflictResolution: Overwrite
 activationPreference: Lazy
 preserveResourcesOnDeletion: true
-preemption: Never
+preemption: Always
+schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: high-priority}
 association: false
 suspension:
   dispatchingOnClusters:
@@ -417,7 +420,8 @@ placement:
 	}{
 		{[]string{"spec", "conflictResolution"}, "Overwrite"},
 		{[]string{"spec", "activationPreference"}, "Lazy"},
-		{[]string{"spec", "preemption"}, "Never"},
+		{[]string{"spec", "preemption"}, "Always"},
+		{[]string{"spec", "schedulePriority", "priorityClassName"}, "high-priority"},
 		{[]string{"spec", "failover", "application", "purgeMode"}, "Directly"},
 		{[]string{"spec", "failover", "cluster", "purgeMode"}, "Gracefully"},
 	} {

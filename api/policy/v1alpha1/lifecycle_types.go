@@ -73,8 +73,8 @@ func (s *Suspension) Suspends(cluster string) bool {
 	return false
 }
 
-// PreemptionBehavior is Karmada's spec.preemption. Shepherd accepts Never
-// (the default) and refuses Always until it implements preemption.
+// PreemptionBehavior is Karmada's spec.preemption: Always or Never (the
+// default).
 // +kubebuilder:validation:Enum=Always;Never
 type PreemptionBehavior string
 
@@ -84,13 +84,14 @@ const (
 	PreemptNever  PreemptionBehavior = "Never"
 )
 
-// SchedulePriority is Karmada's spec.schedulePriority: stored with its
-// shape so that it is never pruned, and refused until implemented.
+// SchedulePriority is Karmada's spec.schedulePriority: the PriorityClass
+// (scheduling.k8s.io/v1, on the hub) whose value orders scheduling.
 type SchedulePriority struct {
 	// PriorityClassSource: KubePriorityClass.
 	// +kubebuilder:validation:Enum=KubePriorityClass
 	PriorityClassSource string `json:"priorityClassSource"`
 	// PriorityClassName names the PriorityClass.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	PriorityClassName string `json:"priorityClassName"`
 }

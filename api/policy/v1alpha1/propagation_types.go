@@ -20,8 +20,6 @@ func knownTypes() []runtime.Object {
 // not implement yet are refused with a message naming them.
 // +kubebuilder:validation:XValidation:rule="!has(self.association) || !self.association",message="spec.association is not supported (Karmada deprecated it for propagateDeps); remove it"
 // +kubebuilder:validation:XValidation:rule="!has(self.dependentOverrides) || size(self.dependentOverrides) == 0",message="spec.dependentOverrides is not supported yet: Shepherd has no OverridePolicy; remove it"
-// +kubebuilder:validation:XValidation:rule="!has(self.preemption) || self.preemption == 'Never'",message="spec.preemption: Always is not supported yet; remove it or set Never"
-// +kubebuilder:validation:XValidation:rule="!has(self.schedulePriority)",message="spec.schedulePriority is not supported yet; remove it"
 type PropagationSpec struct {
 	// ResourceSelectors pick the resource templates this policy governs.
 	// +kubebuilder:validation:MinItems=1
@@ -82,7 +80,12 @@ type PropagationSpec struct {
 	// +optional
 	Association bool `json:"association,omitempty"`
 
-	// Preemption: Never (the default). Always is refused until supported.
+	// Preemption: with Always, this policy takes over templates another
+	// policy claimed when it outranks that policy (a PropagationPolicy
+	// outranks any ClusterPropagationPolicy and a PropagationPolicy of lower
+	// priority; a ClusterPropagationPolicy one of lower priority). With
+	// Never (the default), a template stays with the policy that claimed it
+	// while that policy exists and matches it.
 	// +optional
 	Preemption PreemptionBehavior `json:"preemption,omitempty"`
 
@@ -92,7 +95,9 @@ type PropagationSpec struct {
 	// +optional
 	DependentOverrides []string `json:"dependentOverrides,omitempty"`
 
-	// SchedulePriority orders scheduling by priority; refused until supported.
+	// SchedulePriority names the PriorityClass whose value orders the
+	// scheduling of this policy's bindings when the scheduler has a backlog
+	// (higher first). The PriorityClass must exist when a binding is written.
 	// +optional
 	SchedulePriority *SchedulePriority `json:"schedulePriority,omitempty"`
 }

@@ -199,6 +199,12 @@ type BindingSpec struct {
 	// +optional
 	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion,omitempty"`
 
+	// SchedulePriority is the value of the PriorityClass the policy's
+	// spec.schedulePriority names, resolved when the binding was written:
+	// with a backlog, the scheduler takes bindings of higher priority first.
+	// +optional
+	SchedulePriority *SchedulePriority `json:"schedulePriority,omitempty"`
+
 	// Clusters are the targets and their replicas.
 	// +kubebuilder:validation:MaxItems=5000
 	// +listType=map
@@ -391,3 +397,17 @@ func (b *ClusterResourceBinding) GetBindingSpec() *BindingSpec { return &b.Spec 
 
 // GetBindingStatus returns the binding's status.
 func (b *ClusterResourceBinding) GetBindingStatus() *BindingStatus { return &b.Status }
+
+// SchedulePriority is Karmada's binding spec.schedulePriority.
+type SchedulePriority struct {
+	// Priority: higher is scheduled first. Bindings without one count as 0.
+	Priority int32 `json:"priority"`
+}
+
+// PriorityOf is b's scheduling priority: 0 without spec.schedulePriority.
+func PriorityOf(spec *BindingSpec) int32 {
+	if spec.SchedulePriority == nil {
+		return 0
+	}
+	return spec.SchedulePriority.Priority
+}

@@ -38,8 +38,8 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // desiredBinding is the binding the detector wants for tmpl governed by p,
 // holding only the fields the detector owns: the policy labels, the owner
 // reference to the template, and spec.resource, policyRef, replicas,
-// replicaRequirements, placement, failover, propagateDeps and
-// schedulerName. spec.clusters, rescheduleTriggeredAt, the eviction fields
+// replicaRequirements, placement, failover, propagateDeps, schedulerName
+// and the life-cycle fields (schedulePriority is resolved by the reconciler). spec.clusters, rescheduleTriggeredAt, the eviction fields
 // and the status belong to other controllers and are left unset, so
 // applying this never touches them.
 //
@@ -155,7 +155,8 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		e.SchedulerName == d.SchedulerName &&
 		e.ConflictResolution == d.ConflictResolution &&
 		equality.Semantic.DeepEqual(e.Suspension, d.Suspension) &&
-		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion
+		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion &&
+		equality.Semantic.DeepEqual(e.SchedulePriority, d.SchedulePriority)
 }
 
 func hasOwner(refs []metav1.OwnerReference, want metav1.OwnerReference) bool {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 // Template is what matching reads of a resource template.
@@ -154,4 +155,74 @@ func priority(p policyv1alpha1.PolicyObject) int32 {
 		return *pr
 	}
 	return 0
+}
+
+// Govern returns the policy governing t when claimant (the policy its
+// binding names in spec.policyRef; nil for a template not yet bound) may
+// hold a claim on it, as Karmada defines preemption:
+//
+//   - A template stays with the policy that claimed it while that policy
+//     exists and still matches it, even when a better policy appears: a
+//     new policy does not move running workloads by default.
+//   - A policy with spec.preemption: Always takes templates over from a
+//     claimant it outranks: a PropagationPolicy outranks any
+//     ClusterPropagationPolicy and a PropagationPolicy of lower
+//     spec.priority; a ClusterPropagationPolicy outranks a
+//     ClusterPropagationPolicy of lower spec.priority, whatever their
+//     selectors (as in Karmada, only the explicit priority counts here).
+//     Among several that may, Match's order decides.
+//   - A template without a claim, or whose claimant is gone, being deleted
+//     or no longer matching, goes to the best policy (Match).
+//
+// preempted is the claimant when the winner took the template from it.
+func Govern(t *Template, claimant *workv1alpha1.PolicyReference, policies, clusterPolicies []policyv1alpha1.PolicyObject) (winner, preempted policyv1alpha1.PolicyObject) {
+	held := find(claimant, policies, clusterPolicies)
+	if held == nil || held.GetDeletionTimestamp() != nil || policyStrength(held, t) == noMatch {
+		return Match(t, policies, clusterPolicies), nil
+	}
+	may := func(ps []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {
+		var out []policyv1alpha1.PolicyObject
+		for _, p := range ps {
+			if p != held && mayPreempt(p, held) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if winner = Match(t, may(policies), may(clusterPolicies)); winner == nil {
+		return held, nil
+	}
+	return winner, held
+}
+
+// mayPreempt says whether p may take a template over from claimant.
+func mayPreempt(p, claimant policyv1alpha1.PolicyObject) bool {
+	if p.GetPropagationSpec().Preemption != policyv1alpha1.PreemptAlways {
+		return false
+	}
+	pIsCluster, cIsCluster := p.GetNamespace() == "", claimant.GetNamespace() == ""
+	switch {
+	case !pIsCluster && cIsCluster:
+		return true
+	case pIsCluster && !cIsCluster:
+		return false
+	}
+	return priority(p) > priority(claimant)
+}
+
+// find returns the policy ref names, nil when it names none of them.
+func find(ref *workv1alpha1.PolicyReference, policies, clusterPolicies []policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
+	if ref == nil {
+		return nil
+	}
+	ps := policies
+	if ref.Kind == KindClusterPropagationPolicy {
+		ps = clusterPolicies
+	}
+	for _, p := range ps {
+		if p.GetName() == ref.Name && p.GetNamespace() == ref.Namespace {
+			return p
+		}
+	}
+	return nil
 }

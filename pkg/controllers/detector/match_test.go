@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 var deployment = schema.GroupKind{Group: "apps", Kind: "Deployment"}
@@ -187,6 +188,77 @@ func TestTied(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("tied %v, want %v (winner %s)", got, tt.want, winner.GetName())
+			}
+		})
+	}
+}
+
+// always sets preemption: Always on p.
+func always(p policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
+	p.GetPropagationSpec().Preemption = policyv1alpha1.PreemptAlways
+	return p
+}
+
+func TestGovern(t *testing.T) {
+	web := &Template{GroupKind: deployment, Namespace: "ns", Name: "web"}
+	ppRef := func(name string) *workv1alpha1.PolicyReference {
+		return &workv1alpha1.PolicyReference{Kind: KindPropagationPolicy, Namespace: "ns", Name: name}
+	}
+	cppRef := func(name string) *workv1alpha1.PolicyReference {
+		return &workv1alpha1.PolicyReference{Kind: KindClusterPropagationPolicy, Name: name}
+	}
+	deleting := pp("ns", "old", 0, sel("web", nil))
+	deleting.SetDeletionTimestamp(&metav1.Time{})
+	tests := []struct {
+		name          string
+		claimant      *workv1alpha1.PolicyReference
+		pps, cpps     []policyv1alpha1.PolicyObject
+		want, preempt string // policy names; "" for none
+	}{
+		{name: "unclaimed: the best policy", pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("", nil)), pp("ns", "new", 5, sel("web", nil))},
+			want: "new"},
+		{name: "a better policy without preemption does not take it", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("", nil)), pp("ns", "new", 5, sel("web", nil))}, want: "old"},
+		{name: "Always with a higher priority takes it", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("web", nil)), always(pp("ns", "new", 5, sel("", nil)))}, want: "new", preempt: "old"},
+		{name: "Always with an equal priority does not", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 5, sel("", nil)), always(pp("ns", "new", 5, sel("web", nil)))}, want: "old"},
+		{name: "Always with a lower priority does not", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 5, sel("web", nil)), always(pp("ns", "new", 1, sel("web", nil)))}, want: "old"},
+		{name: "a PropagationPolicy with Always takes it from any ClusterPropagationPolicy", claimant: cppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{always(pp("ns", "new", -10, sel("", nil)))}, cpps: []policyv1alpha1.PolicyObject{cpp("old", 100, sel("web", nil))},
+			want: "new", preempt: "old"},
+		{name: "a PropagationPolicy without preemption does not", claimant: cppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "new", 100, sel("web", nil))}, cpps: []policyv1alpha1.PolicyObject{cpp("old", 0, sel("", nil))},
+			want: "old"},
+		{name: "a ClusterPropagationPolicy never takes it from a PropagationPolicy", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("", nil))}, cpps: []policyv1alpha1.PolicyObject{always(cpp("new", 100, sel("web", nil)))},
+			want: "old"},
+		{name: "a ClusterPropagationPolicy with Always and a higher priority takes it from another", claimant: cppRef("old"),
+			cpps: []policyv1alpha1.PolicyObject{cpp("old", 0, sel("web", nil)), always(cpp("new", 1, sel("", nil)))}, want: "new", preempt: "old"},
+		{name: "of several that may, the best", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("web", nil)), always(pp("ns", "b", 3, sel("", nil))),
+				always(pp("ns", "a", 2, sel("web", nil))), pp("ns", "c", 9, sel("web", nil))}, want: "a", preempt: "old"},
+		{name: "a claimant that no longer matches lets the best take it", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "old", 0, sel("api", nil)), pp("ns", "new", 0, sel("", nil))}, want: "new"},
+		{name: "a claimant being deleted lets the best take it", claimant: ppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{deleting, pp("ns", "new", 0, sel("", nil))}, want: "new"},
+		{name: "a claimant that is gone lets the best take it", claimant: ppRef("gone"),
+			pps: []policyv1alpha1.PolicyObject{pp("ns", "new", 0, sel("", nil))}, want: "new"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := func(p policyv1alpha1.PolicyObject) string {
+				if p == nil {
+					return ""
+				}
+				return p.GetName()
+			}
+			for _, order := range [][2][]policyv1alpha1.PolicyObject{{tt.pps, tt.cpps}, {reversed(tt.pps), reversed(tt.cpps)}} {
+				got, preempted := Govern(web, tt.claimant, order[0], order[1])
+				if name(got) != tt.want || name(preempted) != tt.preempt {
+					t.Errorf("got %q (preempted %q), want %q (preempted %q)", name(got), name(preempted), tt.want, tt.preempt)
+				}
 			}
 		})
 	}

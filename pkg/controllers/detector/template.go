@@ -3,6 +3,7 @@ package detector
 import (
 	"context"
 	"fmt"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,9 @@ const (
 	ReasonPolicyNotMatched   = "PolicyNotMatched"
 	ReasonBindingConflict    = "BindingNameConflict"
 	ReasonPolicyConflict     = "PolicyConflict"
+	// ReasonPreemptPolicySucceed: a policy with preemption Always took the
+	// template over from the policy that had claimed it (Karmada's reason).
+	ReasonPreemptPolicySucceed = "PreemptPolicySucceed"
 )
 
 // TemplateKey identifies a resource template. The version is not part of
@@ -89,14 +93,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 	if tmpl == nil {
 		return reconcile.Result{}, r.unbind(ctx, key, nil)
 	}
-	p, tied, err := r.match(ctx, tmpl)
+	existing, ours, err := r.existing(ctx, key)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	var claimant *workv1alpha1.PolicyReference
+	if ours {
+		claimant = existing.GetBindingSpec().PolicyRef
+	}
+	p, preempted, tied, err := r.match(ctx, tmpl, claimant)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if p == nil {
 		return reconcile.Result{}, r.unbind(ctx, key, tmpl)
 	}
-	return reconcile.Result{}, r.bind(ctx, key, tmpl, p, tied)
+	if err := r.bind(ctx, key, tmpl, p, tied, existing, ours); err != nil {
+		return reconcile.Result{}, err
+	}
+	if preempted != nil {
+		r.recorder.Eventf(tmpl, p, "Normal", ReasonPreemptPolicySucceed, "ApplyPolicy", "%s", bindingutil.Note(fmt.Sprintf(
+			"%s %s (preemption: Always) took this template over from %s %s",
+			policyKind(p), client.ObjectKeyFromObject(p), policyKind(preempted), client.ObjectKeyFromObject(preempted))))
+	}
+	return reconcile.Result{}, nil
 }
 
 // template returns the template from the cache; nil when it is gone, being
@@ -130,25 +150,26 @@ func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructur
 	return u, nil
 }
 
-// match returns the policy governing tmpl, nil when none does, and the
-// policies tied with it (see Tied).
-func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured) (policyv1alpha1.PolicyObject, []policyv1alpha1.PolicyObject, error) {
+// match returns the policy governing tmpl, nil when none does, the policy
+// it took tmpl over from (see Govern; claimant is the policy the binding
+// names), and the policies tied with it (see Tied).
+func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured, claimant *workv1alpha1.PolicyReference) (p, preempted policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject, err error) {
 	var pps []policyv1alpha1.PolicyObject
 	if ns := tmpl.GetNamespace(); ns != "" {
 		list := &policyv1alpha1.PropagationPolicyList{}
 		if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pps = asPolicies(bindingutil.Pointers(list.Items))
 	}
 	clist := &policyv1alpha1.ClusterPropagationPolicyList{}
 	if err := r.client.List(ctx, clist); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cpps := asPolicies(bindingutil.Pointers(clist.Items))
 	t := &Template{GroupKind: tmpl.GroupVersionKind().GroupKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), Labels: tmpl.GetLabels()}
-	p := Match(t, pps, cpps)
-	return p, Tied(t, p, pps, cpps), nil
+	p, preempted = Govern(t, claimant, pps, cpps)
+	return p, preempted, Tied(t, p, pps, cpps), nil
 }
 
 // asPolicies converts policies of one kind to their interface.
@@ -180,17 +201,22 @@ func (r *Reconciler) existing(ctx context.Context, key TemplateKey) (workv1alpha
 // server-side apply: the detector's fields only, so spec.clusters, the
 // eviction fields and the status stay as their owners wrote them. Nothing
 // is written when the binding already holds those fields.
-func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) error {
+//
+// existing is the binding named for key, ours whether it places tmpl (see
+// existing).
+func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject,
+	tied []policyv1alpha1.PolicyObject, existing workv1alpha1.BindingObject, ours bool) error {
 	log := logf.FromContext(ctx)
 	desired, err := desiredBinding(tmpl, key.Namespace != "", p, tied)
 	if err != nil {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
 		return err
 	}
-	existing, ours, err := r.existing(ctx, key)
-	switch {
-	case err != nil:
+	if desired.GetBindingSpec().SchedulePriority, err = r.schedulePriority(ctx, p); err != nil {
+		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note(err.Error()))
 		return err
+	}
+	switch {
 	case existing != nil && !ours:
 		r.recorder.Eventf(tmpl, existing, "Warning", ReasonBindingConflict, "ApplyPolicy",
 			"Binding %s already places another resource; not propagating this %s", existing.GetName(), key.Kind)
@@ -229,6 +255,26 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 			t, names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName()))))
 	}
 	return nil
+}
+
+// schedulePriority resolves p's spec.schedulePriority to the value of the
+// PriorityClass it names; nil without one. The binding is not written while
+// the PriorityClass does not exist (the reconcile retries), as in Karmada:
+// writing it without the priority would schedule it out of turn.
+func (r *Reconciler) schedulePriority(ctx context.Context, p policyv1alpha1.PolicyObject) (*workv1alpha1.SchedulePriority, error) {
+	sp := p.GetPropagationSpec().SchedulePriority
+	if sp == nil {
+		return nil, nil
+	}
+	pc := &schedulingv1.PriorityClass{}
+	if err := r.client.Get(ctx, client.ObjectKey{Name: sp.PriorityClassName}, pc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%s %s: spec.schedulePriority.priorityClassName: PriorityClass %q not found; create it or change the name",
+				policyKind(p), client.ObjectKeyFromObject(p), sp.PriorityClassName)
+		}
+		return nil, err
+	}
+	return &workv1alpha1.SchedulePriority{Priority: pc.Value}, nil
 }
 
 // unbind deletes the binding of a template no policy governs any longer,

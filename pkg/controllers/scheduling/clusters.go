@@ -102,7 +102,7 @@ func (r *Reconciler[T]) clusterChanged(ctx context.Context, cluster string, c cl
 			continue
 		}
 		for _, b := range r.kind.Items(list) {
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
+			enqueue(q, b)
 		}
 	}
 }

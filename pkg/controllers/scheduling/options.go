@@ -106,7 +106,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler-"+strings.ToLower(r.kind.Name)).
-		For(r.kind.New(), builder.WithPredicates(bindingPredicate())).
+		Watches(r.kind.New(), bindingHandler(), builder.WithPredicates(bindingPredicate())).
 		WatchesRawSource(source.Kind(mgr.GetCache(), &clusterv1alpha1.Cluster{}, r.clusterHandler())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
