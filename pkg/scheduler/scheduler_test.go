@@ -247,3 +247,82 @@ func (noOdd) Filter(_ context.Context, _ *framework.CycleState, _ *framework.Wor
 	}
 	return nil
 }
+
+// Overflow affinities: replicas the term's own clusters cannot hold go to
+// the overflow clusters, tier by tier; when room returns on the term's
+// clusters, the next scheduling brings them back without moving the rest;
+// a Duplicated workload and a kind without replicas never overflow.
+func TestOverflowAffinities(t *testing.T) {
+	withRoom := func(name string, pods int64) framework.ClusterInfo {
+		c := cluster(name, "aws", "r", "z", nil)
+		c.Available.Pods = pods
+		return c
+	}
+	p := &policyv1alpha1.Placement{
+		ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{{
+			AffinityName:    "on-prem",
+			ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"dc-1", "dc-2"}},
+			OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{
+				{AffinityName: "cloud", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"cloud-1", "dc-1"}}},
+				{AffinityName: "far", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"far-1"}}},
+			},
+		}},
+		ReplicaScheduling: divided(policyv1alpha1.ReplicaDivisionPreferenceWeighted),
+	}
+	p.ReplicaScheduling.WeightPreference = &policyv1alpha1.ClusterPreferences{DynamicWeight: policyv1alpha1.DynamicWeightByAvailableReplicas}
+	s := NewDefault()
+	ctx := context.Background()
+	show := func(res *Result) string {
+		var out []string
+		for _, tc := range res.Targets {
+			out = append(out, fmt.Sprintf("%s:%d", tc.Name, tc.Replicas))
+		}
+		return strings.Join(out, " ")
+	}
+	full := snapshot(t, withRoom("dc-1", 4), withRoom("dc-2", 2), withRoom("cloud-1", 10), withRoom("far-1", 10), withRoom("other", 50))
+	for _, tc := range []struct {
+		name     string
+		replicas int32
+		want     string
+	}{
+		{"fits on the term's clusters", 5, "dc-1:3 dc-2:2"},
+		{"overflows to the first tier", 10, "cloud-1:4 dc-1:4 dc-2:2"},
+		{"then to the next", 20, "cloud-1:10 dc-1:4 dc-2:2 far-1:4"},
+	} {
+		res, err := s.Schedule(ctx, full, deployment("web", tc.replicas, p))
+		if err != nil || show(res) != tc.want {
+			t.Errorf("%s: %v, got %q, want %q", tc.name, err, show(res), tc.want)
+		}
+	}
+	if _, err := s.Schedule(ctx, full, deployment("web", 27, p)); err == nil ||
+		!strings.Contains(err.Error(), "the affinity term and its overflowAffinities hold 26 of 27 replicas") {
+		t.Errorf("beyond every tier: %v", err)
+	}
+	// The explanation of a tier not needed.
+	res, err := s.Schedule(ctx, full, deployment("web", 5, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Explanations() {
+		if e.Cluster == "far-1" && e.Reason != "overflowAffinities[1] not needed: the clusters before it hold all 5 replicas" {
+			t.Errorf("far-1: %q", e.Reason)
+		}
+	}
+
+	// Room returns on dc-1 (its 4 replicas run there, 6 more fit): the
+	// overflow replicas come back, dc-2 keeps its 2.
+	back := snapshot(t, withRoom("dc-1", 6), withRoom("dc-2", 0), withRoom("cloud-1", 6), withRoom("far-1", 10), withRoom("other", 50))
+	w := deployment("web", 10, p)
+	w.ObservedAffinityName = "on-prem"
+	w.Previous = []workv1alpha1.TargetCluster{{Name: "cloud-1", Replicas: 4}, {Name: "dc-1", Replicas: 4}, {Name: "dc-2", Replicas: 2}}
+	if res, err := s.Schedule(ctx, back, w); err != nil || show(res) != "dc-1:8 dc-2:2" {
+		t.Errorf("room returned: %v, got %q", err, show(res))
+	}
+
+	// Duplicated never overflows: it runs on the term's clusters only.
+	dup := p.DeepCopy()
+	dup.ReplicaScheduling = nil
+	if res, err := s.Schedule(ctx, full, deployment("web", 2, dup)); err != nil || show(res) != "dc-1:2 dc-2:2" {
+		t.Errorf("duplicated: %v, got %q", err, show(res))
+	}
+}

@@ -187,13 +187,6 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
   workloadAffinity:
     affinity: {groupByLabelKey: app.group}`),
 			[]string{"spec.placement", "spec.placement.workloadAffinity is not supported yet"}},
-		{"Karmada overflow affinities", policy("bad-overflow", selectNginx+`placement:
-  clusterAffinities:
-  - affinityName: primary
-    clusterNames: [member1]
-    overflowAffinities:
-    - {affinityName: burst, clusterNames: [member2]}`),
-			[]string{"spec.placement", "spec.placement.clusterAffinities[].overflowAffinities is not supported yet"}},
 		{"replica limit of zero", policy("bad-replica-limit", selectNginx+`placement:
   replicaLimits: {maxReplicas: 0}`),
 			[]string{"spec.placement.replicaLimits.maxReplicas", "should be greater than or equal to 1"}},
@@ -403,7 +396,8 @@ placement:
   clusterAffinities:
   - affinityName: primary
     clusterNames: [member1]
-    overflowAffinities: []`)
+    overflowAffinities:
+    - {affinityName: burst, clusterNames: [member2]}`)
 	want, err := testenv.DecodeYAML([]byte(written))
 	if err != nil {
 		t.Fatal(err)

@@ -111,9 +111,8 @@ type WorkloadAffinityTerm struct {
 	GroupByLabelKey string `json:"groupByLabelKey"`
 }
 
-// OverflowClusterAffinity is Karmada's overflow tier of a cluster affinity
-// term: stored with its shape so that it is never pruned, and refused
-// until implemented.
+// OverflowClusterAffinity is one overflow group of a cluster affinity term
+// (Karmada's shape): the clusters its affinity matches.
 type OverflowClusterAffinity struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32

@@ -14,7 +14,6 @@ import (
 // clusterAffinity.clusterNames.
 // +kubebuilder:validation:XValidation:rule="!(has(self.clusterAffinity) && has(self.clusterAffinities))",message="spec.placement.clusterAffinity and spec.placement.clusterAffinities are mutually exclusive: keep one"
 // +kubebuilder:validation:XValidation:rule="!has(self.workloadAffinity)",message="spec.placement.workloadAffinity is not supported yet; remove it"
-// +kubebuilder:validation:XValidation:rule="!has(self.clusterAffinities) || self.clusterAffinities.all(t, !has(t.overflowAffinities) || size(t.overflowAffinities) == 0)",message="spec.placement.clusterAffinities[].overflowAffinities is not supported yet; remove it"
 type Placement struct {
 	// ClusterAffinity restricts the clusters the workload may run on.
 	// +optional
@@ -148,7 +147,10 @@ type ClusterAffinityTerm struct {
 
 	ClusterAffinity `json:",inline"`
 
-	// OverflowAffinities are Karmada's overflow tiers; refused until supported.
+	// OverflowAffinities are further groups of clusters, in order, that take
+	// the divided replicas the term's own clusters (and the groups before)
+	// cannot hold. A cluster in several groups belongs to the first.
+	// Duplicated workloads and kinds without replicas do not overflow.
 	// +kubebuilder:validation:MaxItems=10
 	// +listType=atomic
 	// +optional

@@ -21,13 +21,15 @@ import (
 const (
 	// indexTargetCluster: the names of the binding's active targets.
 	indexTargetCluster = "scheduling.shepherd.io/target-cluster"
-	// indexClass: classEverywhere and/or classRetry.
+	// indexClass: classEverywhere, classRetry and/or classOverflow.
 	indexClass = "scheduling.shepherd.io/class"
 
 	// classEverywhere: the placement takes every eligible cluster.
 	classEverywhere = "everywhere"
 	// classRetry: the binding is not (successfully) scheduled.
 	classRetry = "retry"
+	// classOverflow: the binding may hold replicas on overflow clusters.
+	classOverflow = "overflow"
 )
 
 func targetClusters(obj client.Object) []string {
@@ -50,6 +52,9 @@ func classes(obj client.Object) []string {
 	if !meta.IsStatusConditionTrue(b.GetBindingStatus().Conditions, workv1alpha1.ConditionScheduled) {
 		out = append(out, classRetry)
 	}
+	if Overflows(b.GetBindingSpec(), b.GetBindingStatus()) {
+		out = append(out, classOverflow)
+	}
 	return out
 }
 
@@ -67,7 +72,9 @@ func setupIndexes(ctx context.Context, indexer client.FieldIndexer, obj client.O
 //   - a cluster gone or leaving: the bindings targeting it;
 //   - a cluster that may have become eligible: the bindings placed on every
 //     eligible cluster (to add it) and those not scheduled yet (to retry);
-//   - allocatable resources changed: the bindings not scheduled yet.
+//   - allocatable resources changed: the bindings not scheduled yet;
+//   - either of the last two: the bindings that may hold replicas on
+//     overflow clusters (room may have returned before them).
 func (r *Reconciler[T]) clusterHandler() handler.TypedEventHandler[*clusterv1alpha1.Cluster, reconcile.Request] {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 	return handler.TypedFuncs[*clusterv1alpha1.Cluster, reconcile.Request]{
@@ -93,7 +100,7 @@ func (r *Reconciler[T]) clusterChanged(ctx context.Context, cluster string, c cl
 		selectors = append(selectors, client.MatchingFields{indexClass: classEverywhere})
 	}
 	if c&(changeEligibility|changeCapacity) != 0 {
-		selectors = append(selectors, client.MatchingFields{indexClass: classRetry})
+		selectors = append(selectors, client.MatchingFields{indexClass: classRetry}, client.MatchingFields{indexClass: classOverflow})
 	}
 	for _, sel := range selectors {
 		list := r.kind.NewList()

@@ -132,14 +132,15 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 	res, err := r.opts.Scheduler.Schedule(ctx, snap, w)
 	defer res.Release()
 	spec := b.GetBindingSpec()
-	if trigger == TriggerFleetChanged {
-		// Only a check for clusters that became eligible: a failure here
-		// says nothing new about a binding that is placed.
+	if trigger == TriggerFleetChanged || trigger == TriggerOverflow {
+		// Only a check, for clusters that became eligible or room that
+		// returned on earlier overflow tiers: a failure here says nothing
+		// new about a binding that is placed.
 		if err != nil {
-			log.V(1).Info("no cluster to add", "reason", err.Error())
+			log.V(1).Info("nothing to move", "reason", err.Error())
 			return "", nil
 		}
-		if targets := MergeTargets(spec.Clusters, res.Targets, true); !equality.Semantic.DeepEqual(targets, spec.Clusters) {
+		if targets := MergeTargets(spec.Clusters, res.Targets, trigger == TriggerFleetChanged); !equality.Semantic.DeepEqual(targets, spec.Clusters) {
 			return r.placed(ctx, b, res, targets, trigger, now)
 		}
 		return "", nil

@@ -59,6 +59,10 @@ const (
 	// the fleet is checked for clusters that became eligible; they are
 	// added and nothing else moves.
 	TriggerFleetChanged Trigger = "FleetChanged"
+	// TriggerOverflow: the affinity term in force has overflowAffinities,
+	// so the fleet is checked for room returning on earlier tiers; replicas
+	// move back to it and nothing else moves.
+	TriggerOverflow Trigger = "Overflow"
 )
 
 // Decide says whether and why b must be scheduled on snap.
@@ -85,8 +89,25 @@ func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 		return TriggerClusterGone
 	case PlacesEverywhere(spec):
 		return TriggerFleetChanged
+	case Overflows(spec, status):
+		return TriggerOverflow
 	}
 	return TriggerNone
+}
+
+// Overflows reports whether the binding's divided replicas may sit on
+// overflow clusters: the affinity term in force (status.observedAffinityName,
+// or the first) has overflowAffinities.
+func Overflows(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) bool {
+	if spec.Placement == nil || framework.IsDuplicated(spec.Placement) || spec.Replicas == 0 {
+		return false
+	}
+	for i, t := range spec.Placement.ClusterAffinities {
+		if t.AffinityName == status.ObservedAffinityName || (status.ObservedAffinityName == "" && i == 0) {
+			return len(t.OverflowAffinities) > 0
+		}
+	}
+	return false
 }
 
 func rescheduleRequested(b workv1alpha1.BindingObject) bool {

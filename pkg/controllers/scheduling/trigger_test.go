@@ -105,6 +105,22 @@ func TestDecide(t *testing.T) {
 			workv1alpha1.TargetCluster{Name: "a", Replicas: 6}, workv1alpha1.TargetCluster{Name: "gone", Replicas: 6, State: workv1alpha1.TargetUnscheduled}), want: TriggerNone},
 		{name: "duplicated everywhere checks the fleet", b: scheduled(2, nil, workv1alpha1.TargetCluster{Name: "a", Replicas: 2}), want: TriggerFleetChanged},
 		{name: "no replicas everywhere checks the fleet", b: scheduled(0, divided(), workv1alpha1.TargetCluster{Name: "a"}), want: TriggerFleetChanged},
+		{name: "a term with overflow checks for room returning", want: TriggerOverflow, b: scheduled(6, divided(), ab...),
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				b.Spec.Placement.ClusterAffinities = []policyv1alpha1.ClusterAffinityTerm{{AffinityName: "dc",
+					ClusterAffinity:    policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}},
+					OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "cloud", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}}}}}
+				b.Annotations[AnnotationScheduledHash] = SchedulingHash(&b.Spec)
+			}},
+		{name: "a fallback term without overflow in force", want: TriggerNone, b: scheduled(6, divided(), ab...),
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				b.Spec.Placement.ClusterAffinities = []policyv1alpha1.ClusterAffinityTerm{{AffinityName: "dc",
+					ClusterAffinity:    policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}},
+					OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "cloud", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}}}},
+					{AffinityName: "all"}}
+				b.Status.ObservedAffinityName = "all"
+				b.Annotations[AnnotationScheduledHash] = SchedulingHash(&b.Spec)
+			}},
 		{name: "duplicated with a bounded spread", want: TriggerNone,
 			b: scheduled(2, &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 1, MaxGroups: ptr.To[int32](2)}}},
 				workv1alpha1.TargetCluster{Name: "a", Replicas: 2})},
@@ -116,7 +132,7 @@ func TestDecide(t *testing.T) {
 				tt.mutate(tt.b)
 				// An update wakes the scheduler exactly when it changes
 				// something the scheduler acts on.
-				wantWake := tt.want == TriggerChanged || strings.HasPrefix(tt.name, "reschedule")
+				wantWake := tt.want == TriggerChanged || strings.HasPrefix(tt.name, "reschedule") || strings.Contains(tt.name, "overflow")
 				if changed := inputsChanged(old, tt.b); changed != wantWake {
 					t.Errorf("inputsChanged = %v, want %v", changed, wantWake)
 				}

@@ -11,8 +11,18 @@ import (
 // Schedule selects clusters among cands for req and assigns the replicas to
 // them with the strategy the placement names (see StrategyName). It returns
 // an *UnschedulableError naming the constraint that cannot be met when no
-// placement exists. cands are read-only; names must be unique.
+// placement exists. cands are read-only; names must be unique. Candidates
+// of overflow tiers (Tier > 0) take replicas only once the tiers before
+// them are full (see scheduleTiers).
 func Schedule(cands []Candidate, req Request) (Result, error) {
+	if tiered(cands, req) {
+		return scheduleTiers(cands, req)
+	}
+	return scheduleOne(cands, req)
+}
+
+// scheduleOne schedules on cands as one tier.
+func scheduleOne(cands []Candidate, req Request) (Result, error) {
 	name := StrategyName(req.Placement, req.Replicas)
 	strategy, ok := Lookup(name)
 	if !ok {

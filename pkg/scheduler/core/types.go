@@ -29,6 +29,10 @@ type Candidate struct {
 	// Held is true when the cluster is a current target of the workload
 	// (also for Duplicated and replica-less kinds, where Previous says little).
 	Held bool
+	// Tier is the overflow tier of the cluster: 0 for the clusters of the
+	// affinity term itself, k for those its k-th overflowAffinity adds.
+	// Replicas go to a tier only when the tiers before it are full.
+	Tier int32
 }
 
 // Mode says whether the previous placement should be kept where possible.

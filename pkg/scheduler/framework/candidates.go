@@ -25,6 +25,34 @@ func (b *buffers) compileWeights(state *CycleState, w *Workload) error {
 	return nil
 }
 
+// compileTiers compiles the overflow tiers of the term in force: tiers[0]
+// holds the clusters of the term's own affinity, tiers[k] those of its k-th
+// overflowAffinity not in an earlier tier (a cluster belongs to the first
+// tier naming it). Nothing when overflow does not apply.
+func (b *buffers) compileTiers(state *CycleState, w *Workload) error {
+	term := state.Term()
+	if !term.OverflowApplies(w) {
+		return nil
+	}
+	seen, err := state.SelectAffinity(term.Affinity)
+	if err != nil {
+		return err
+	}
+	b.tiers = append(b.tiers, seen)
+	for k, aff := range term.Overflow {
+		set, err := state.SelectAffinity(aff)
+		if err != nil {
+			return fmt.Errorf("overflowAffinities[%d]: %w", k, err)
+		}
+		set.AndNot(seen)
+		next := state.NewClusterSet()
+		next.Copy(seen)
+		next.Or(set)
+		b.tiers, seen = append(b.tiers, set), next
+	}
+	return nil
+}
+
 // previousFrom returns the previous targets from snapshot index idx on.
 func (s *CycleState) previousFrom(idx int32) []previousTarget {
 	k := sort.Search(len(s.previous), func(k int) bool { return s.previous[k].index >= idx })
@@ -51,6 +79,12 @@ func (b *buffers) fillCandidate(cand *core.Candidate, state *CycleState, ci *Clu
 	for _, r := range b.weights {
 		if r.weight > cand.StaticWeight && r.clusters.Has(idx) {
 			cand.StaticWeight = r.weight
+		}
+	}
+	for k, set := range b.tiers {
+		if set.Has(idx) {
+			cand.Tier = int32(k)
+			break
 		}
 	}
 	for len(prev) > 0 && int(prev[0].index) < idx {

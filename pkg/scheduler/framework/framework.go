@@ -100,12 +100,13 @@ type buffers struct {
 	scorers []int
 	lists   [][]ClusterScore
 	weights []weightRule
+	tiers   []ClusterSet
 }
 
 // cycle resets the buffers for a new cycle.
 func (b *buffers) cycle(f *Framework, snap *Snapshot, w *Workload, term AffinityTerm) *Cycle {
 	b.state.reset(snap, w, term)
-	b.filters, b.scorers, b.weights = b.filters[:0], b.scorers[:0], b.weights[:0]
+	b.filters, b.scorers, b.weights, b.tiers = b.filters[:0], b.scorers[:0], b.weights[:0], b.tiers[:0]
 	c := &b.c
 	c.Term, c.buf, c.fw = term, b, f
 	c.Rejections = resize(c.Rejections, snap.Len())

@@ -30,6 +30,9 @@ func (f *Framework) score(ctx context.Context, c *Cycle, w *Workload) error {
 	if err := buf.compileWeights(state, w); err != nil {
 		return err
 	}
+	if err := buf.compileTiers(state, w); err != nil {
+		return err
+	}
 	np := len(buf.scorers)
 	buf.lists = resize(buf.lists, np)
 	for col := range buf.lists {

@@ -80,6 +80,17 @@ type AffinityTerm struct {
 	Name string
 	// Affinity to match; nil matches every cluster.
 	Affinity *policyv1alpha1.ClusterAffinity
+	// Overflow are the term's overflowAffinities in order: clusters that
+	// take the replicas the ones before them cannot hold. They apply to
+	// Divided workloads with replicas only (OverflowApplies).
+	Overflow []*policyv1alpha1.ClusterAffinity
+}
+
+// OverflowApplies reports whether the term's overflow tiers take part for
+// w: only replicas divided over clusters overflow; a Duplicated workload or
+// a kind without replicas uses the term's own clusters, as in Karmada.
+func (t AffinityTerm) OverflowApplies(w *Workload) bool {
+	return len(t.Overflow) > 0 && w.Replicas > 0 && !IsDuplicated(w.Placement)
 }
 
 // AffinityTerms lists the terms to try in order: the fallback terms of
@@ -93,7 +104,11 @@ func AffinityTerms(p *policyv1alpha1.Placement) []AffinityTerm {
 	}
 	terms := make([]AffinityTerm, len(p.ClusterAffinities))
 	for i := range p.ClusterAffinities {
-		terms[i] = AffinityTerm{Name: p.ClusterAffinities[i].AffinityName, Affinity: &p.ClusterAffinities[i].ClusterAffinity}
+		ct := &p.ClusterAffinities[i]
+		terms[i] = AffinityTerm{Name: ct.AffinityName, Affinity: &ct.ClusterAffinity}
+		for k := range ct.OverflowAffinities {
+			terms[i].Overflow = append(terms[i].Overflow, &ct.OverflowAffinities[k].ClusterAffinity)
+		}
 	}
 	return terms
 }

@@ -5,7 +5,9 @@
 // With ordered fallback terms (placement.clusterAffinities) the framework
 // runs one cycle per term and the term in force is in the CycleState; this
 // plugin only ever looks at that one term, so fallback needs no special case
-// here.
+// here. A term's overflowAffinities admit their clusters too (for divided
+// replicas); the framework records each cluster's overflow tier and core
+// fills tiers in order.
 package clusteraffinity
 
 import (
@@ -38,7 +40,11 @@ type cycleState struct{ verdicts framework.Verdicts }
 
 // PreFilter compiles each set part of the term into a ClusterSet once; the
 // parts are kept apart so that a rejected cluster says which one it fails.
-func (*ClusterAffinity) PreFilter(_ context.Context, state *framework.CycleState, _ *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
+//
+// With overflowAffinities (for divided replicas), a cluster that fails the
+// term but matches one of them is admitted too: core gives it replicas only
+// once the term's own clusters are full.
+func (*ClusterAffinity) PreFilter(_ context.Context, state *framework.CycleState, w *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
 	term := state.Term()
 	aff := term.Affinity
 	if aff == nil {
@@ -76,6 +82,20 @@ func (*ClusterAffinity) PreFilter(_ context.Context, state *framework.CycleState
 			return nil, framework.AsStatus(err)
 		}
 		rejectOthers(set, "cluster provider, region or zone does not match the fieldSelector")
+	}
+	if term.OverflowApplies(w) && len(s.verdicts) > 0 {
+		overflow := state.NewClusterSet()
+		for k, aff := range term.Overflow {
+			set, err := state.SelectAffinity(aff)
+			if err != nil {
+				return nil, framework.AsStatus(fmt.Errorf("overflowAffinities[%d]: %w", k, err))
+			}
+			overflow.Or(set)
+		}
+		for i := range s.verdicts {
+			s.verdicts[i].Reject.AndNot(overflow)
+			s.verdicts[i].Status = framework.NewStatus(framework.Unschedulable, s.verdicts[i].Status.Message()+", nor an overflowAffinity")
+		}
 	}
 	if len(s.verdicts) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
