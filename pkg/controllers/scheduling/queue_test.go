@@ -57,3 +57,35 @@ func TestHighPriorityOvertakesABacklog(t *testing.T) {
 }
 
 func ptr32(v int32) *int32 { return &v }
+
+// BenchmarkUrgentBehindBacklog measures how many bindings a worker takes
+// from the queue before an urgent one queued behind 1,000 others: with its
+// priority (0: the next cycle runs it) and, as the baseline in the same
+// run, without one (1000: it waits for the whole backlog).
+func BenchmarkUrgentBehindBacklog(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		urgent *int32
+	}{{"priority", ptr32(1000)}, {"fifo", nil}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ahead int
+			for b.Loop() {
+				q := priorityqueue.New[reconcile.Request]("bench")
+				h := bindingHandler()
+				for i := range 1000 {
+					h.Create(context.Background(), event.CreateEvent{Object: prioritized(fmt.Sprintf("low-%04d", i), nil)}, q)
+				}
+				h.Create(context.Background(), event.CreateEvent{Object: prioritized("urgent", bc.urgent)}, q)
+				for ahead = 0; ; ahead++ {
+					item, _ := q.Get()
+					q.Done(item)
+					if item.Name == "urgent" {
+						break
+					}
+				}
+				q.ShutDown()
+			}
+			b.ReportMetric(float64(ahead), "bindings-ahead")
+		})
+	}
+}
