@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 type rescheduleOptions struct {
@@ -26,29 +27,6 @@ type rescheduleOptions struct {
 	timeout         time.Duration
 }
 
-// builtinKinds maps the TYPE of a TYPE/NAME argument to its apiVersion and
-// kind, for the kinds people reschedule most; others use Kind.version.group.
-var builtinKinds = map[string][2]string{}
-
-func init() {
-	for _, k := range []struct {
-		apiVersion, kind string
-		names            []string
-	}{
-		{"apps/v1", "Deployment", []string{"deployment", "deployments", "deploy"}},
-		{"apps/v1", "StatefulSet", []string{"statefulset", "statefulsets", "sts"}},
-		{"apps/v1", "DaemonSet", []string{"daemonset", "daemonsets", "ds"}},
-		{"batch/v1", "Job", []string{"job", "jobs"}},
-		{"v1", "ConfigMap", []string{"configmap", "configmaps", "cm"}},
-		{"v1", "Service", []string{"service", "services", "svc"}},
-		{"v1", "Secret", []string{"secret", "secrets"}},
-	} {
-		for _, n := range k.names {
-			builtinKinds[n] = [2]string{k.apiVersion, k.kind}
-		}
-	}
-}
-
 func newRescheduleCommand() *cobra.Command {
 	o := &rescheduleOptions{}
 	cmd := &cobra.Command{
@@ -59,9 +37,11 @@ replicas and placement did not change: e.g. to move replicas back to a
 cluster that recovered. Creates a RescheduleTask and, with --wait, follows
 it until every workload was rescheduled or failed.
 
-TYPE is one of deployment (deploy), statefulset (sts), daemonset (ds), job,
-configmap (cm), service (svc), secret, singular or plural; any other kind is
-written Kind.version.group (Kind.version for the core group), e.g.
+TYPE is a built-in kind, singular, plural or short: deployment (deploy),
+statefulset (sts), replicaset (rs), daemonset (ds), job, cronjob (cj), pod
+(po), service (svc), configmap (cm), secret, serviceaccount (sa),
+persistentvolumeclaim (pvc), ingress (ing), horizontalpodautoscaler (hpa),
+poddisruptionbudget (pdb); any other kind is written Kind.version.group (Kind.version for the core group), e.g.
 Rollout.v1alpha1.argoproj.io/web. Workloads are looked up in --namespace.
 Cluster-scoped templates are rescheduled through their
 ClusterPropagationPolicy (--cluster-policy) or a RescheduleTask manifest.
@@ -144,13 +124,13 @@ func parseTarget(arg, namespace string) (taskv1alpha1.ResourceSelector, error) {
 		return taskv1alpha1.ResourceSelector{}, fmt.Errorf("%q: want TYPE/NAME, e.g. deployment/nginx", arg)
 	}
 	sel := taskv1alpha1.ResourceSelector{Namespace: namespace, Name: name}
-	if k, ok := builtinKinds[strings.ToLower(typ)]; ok {
-		sel.APIVersion, sel.Kind = k[0], k[1]
+	if apiVersion, kind, ok := interpreter.KindByName(typ); ok {
+		sel.APIVersion, sel.Kind = apiVersion, kind
 		return sel, nil
 	}
 	kind, gv, ok := strings.Cut(typ, ".")
 	if !ok || kind == "" || gv == "" {
-		return sel, fmt.Errorf("%q: unknown TYPE %q; use deployment, statefulset, daemonset, job, configmap, service, secret or Kind.version.group", arg, typ)
+		return sel, fmt.Errorf("%q: unknown TYPE %q; use one of %s, or Kind.version.group", arg, typ, strings.Join(interpreter.KindNames(), ", "))
 	}
 	version, group, _ := strings.Cut(gv, ".")
 	sel.Kind, sel.APIVersion = kind, version

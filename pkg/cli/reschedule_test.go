@@ -76,7 +76,7 @@ func TestRescheduleSpec(t *testing.T) {
 		{name: "nothing", error: "nothing to reschedule"},
 		{name: "no type", args: []string{"nginx"}, error: `"nginx": want TYPE/NAME`},
 		{name: "empty name", args: []string{"deployment/"}, error: "want TYPE/NAME"},
-		{name: "unknown type", args: []string{"pod/x"}, error: `unknown TYPE "pod"`},
+		{name: "unknown type", args: []string{"widget/x"}, error: `unknown TYPE "widget"; use one of`},
 		{name: "policy without namespace", o: rescheduleOptions{policies: []string{"checkout"}}, error: `--policy "checkout": want NAMESPACE/NAME`},
 		{name: "cluster policy with namespace", o: rescheduleOptions{clusterPolicies: []string{"a/b"}}, error: `--cluster-policy "a/b"`},
 		{name: "negative ttl", o: rescheduleOptions{clusterPolicies: []string{"p"}, ttl: -time.Second}, error: "--ttl -1s"},

@@ -1,10 +1,9 @@
 package health
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Default returns a registry holding the built-in interpreters.
@@ -14,180 +13,14 @@ func Default() *Registry {
 	return r
 }
 
-// RegisterBuiltins registers the interpreters for Kubernetes' own kinds.
+// RegisterBuiltins registers the built-in health rules of Kubernetes' own
+// kinds, which package interpreter holds with the rest of what Shepherd
+// knows per kind.
 func RegisterBuiltins(r *Registry) {
-	apps := appsv1.SchemeGroupVersion
-	r.Register(apps.WithKind("Deployment"), typed(deploymentHealth))
-	r.Register(apps.WithKind("StatefulSet"), typed(statefulSetHealth))
-	r.Register(apps.WithKind("ReplicaSet"), typed(replicaSetHealth))
-	r.Register(apps.WithKind("DaemonSet"), typed(daemonSetHealth))
-	r.Register(batchv1.SchemeGroupVersion.WithKind("Job"), typed(jobHealth))
-	core := schema.GroupVersion{Version: "v1"}
-	r.Register(core.WithKind("Pod"), typed(podHealth))
-	r.Register(core.WithKind("Service"), typed(serviceHealth))
-	r.Register(core.WithKind("PersistentVolumeClaim"), typed(pvcHealth))
-}
-
-// replicasOf returns *p, or Kubernetes' default of 1 replica when unset.
-func replicasOf(p *int32) int32 {
-	if p == nil {
-		return 1
+	for _, gvk := range interpreter.HealthKinds() {
+		r.Register(gvk, InterpreterFunc(func(obj *unstructured.Unstructured) Result {
+			res, _ := interpreter.InterpretHealth(obj)
+			return Result{Health: res.Health, Reason: res.Reason}
+		}))
 	}
-	return *p
-}
-
-// deploymentHealth: Healthy when the Deployment controller has seen the
-// latest spec (observedGeneration >= generation) and every desired replica
-// runs the current template and is available (updatedReplicas and
-// availableReplicas both equal spec.replicas).
-//
-// Rollout semantics: while a rolling update is in progress the copy is
-// Unhealthy ("RolloutInProgress"): it does not yet serve the desired version
-// at full capacity. That is deliberate — a copy stuck half-way must not
-// count as Healthy — so consumers must not act on a fresh Unhealthy:
-// application failover waits for unhealthySince + its toleration, which
-// should exceed the Deployment's progressDeadlineSeconds (600 s by
-// default). When the deadline passes the controller sets Progressing=False
-// (ProgressDeadlineExceeded) and the reason says so. A paused Deployment
-// stays Unhealthy until resumed if its rollout was not complete.
-func deploymentHealth(d *appsv1.Deployment) Result {
-	want := replicasOf(d.Spec.Replicas)
-	s := d.Status
-	if s.ObservedGeneration < d.Generation {
-		return unhealthy("RolloutInProgress: observedGeneration %d < generation %d", s.ObservedGeneration, d.Generation)
-	}
-	for _, c := range s.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
-			return unhealthy("ProgressDeadlineExceeded: %s", c.Message)
-		}
-	}
-	if s.UpdatedReplicas != want || s.AvailableReplicas != want {
-		return unhealthy("RolloutInProgress: %d/%d updated, %d/%d available", s.UpdatedReplicas, want, s.AvailableReplicas, want)
-	}
-	return healthy("all replicas updated and available")
-}
-
-// statefulSetHealth: Healthy when the latest spec is observed, every
-// desired replica is available, and — for a RollingUpdate without a
-// partition — every replica runs the update revision. OnDelete and
-// partitioned updates intentionally leave old replicas, so they are not
-// required to be updated.
-func statefulSetHealth(s *appsv1.StatefulSet) Result {
-	want := replicasOf(s.Spec.Replicas)
-	st := s.Status
-	if st.ObservedGeneration < s.Generation {
-		return unhealthy("RolloutInProgress: observedGeneration %d < generation %d", st.ObservedGeneration, s.Generation)
-	}
-	if st.AvailableReplicas != want {
-		return unhealthy("%d/%d replicas available", st.AvailableReplicas, want)
-	}
-	if fullRollingUpdate(s.Spec.UpdateStrategy) && st.UpdatedReplicas != want {
-		return unhealthy("RolloutInProgress: %d/%d replicas updated", st.UpdatedReplicas, want)
-	}
-	return healthy("all replicas available")
-}
-
-func fullRollingUpdate(u appsv1.StatefulSetUpdateStrategy) bool {
-	if u.Type == appsv1.OnDeleteStatefulSetStrategyType {
-		return false
-	}
-	ru := u.RollingUpdate
-	return ru == nil || ru.Partition == nil || *ru.Partition == 0
-}
-
-// replicaSetHealth: Healthy when the latest spec is observed and every
-// desired replica is available.
-func replicaSetHealth(rs *appsv1.ReplicaSet) Result {
-	want := replicasOf(rs.Spec.Replicas)
-	if rs.Status.ObservedGeneration < rs.Generation {
-		return unhealthy("observedGeneration %d < generation %d", rs.Status.ObservedGeneration, rs.Generation)
-	}
-	if rs.Status.AvailableReplicas != want {
-		return unhealthy("%d/%d replicas available", rs.Status.AvailableReplicas, want)
-	}
-	return healthy("all replicas available")
-}
-
-// daemonSetHealth: Healthy when the latest spec is observed and every node
-// that should run a pod runs an updated, available one. A DaemonSet that
-// should run nowhere (desired 0) is Healthy.
-func daemonSetHealth(ds *appsv1.DaemonSet) Result {
-	st := ds.Status
-	if st.ObservedGeneration < ds.Generation {
-		return unhealthy("RolloutInProgress: observedGeneration %d < generation %d", st.ObservedGeneration, ds.Generation)
-	}
-	if st.UpdatedNumberScheduled != st.DesiredNumberScheduled {
-		return unhealthy("RolloutInProgress: %d/%d pods updated", st.UpdatedNumberScheduled, st.DesiredNumberScheduled)
-	}
-	if st.NumberAvailable != st.DesiredNumberScheduled {
-		return unhealthy("%d/%d pods available", st.NumberAvailable, st.DesiredNumberScheduled)
-	}
-	return healthy("all pods updated and available")
-}
-
-// jobHealth: a Job that failed (Failed, or FailureTarget while its pods are
-// being terminated) is Unhealthy; one that completed or is still running is
-// Healthy — a running Job is doing what it was asked to, and failing it
-// over mid-run would only restart the work.
-func jobHealth(j *batchv1.Job) Result {
-	for _, c := range j.Status.Conditions {
-		if c.Status != corev1.ConditionTrue {
-			continue
-		}
-		switch c.Type {
-		case batchv1.JobFailed, batchv1.JobFailureTarget:
-			return unhealthy("%s: %s", c.Reason, c.Message)
-		case batchv1.JobComplete, batchv1.JobSuccessCriteriaMet:
-			return healthy("complete")
-		}
-	}
-	return healthy("running")
-}
-
-// podHealth: Succeeded, or Running with Ready=True, is Healthy; Failed is
-// Unhealthy. Pending is Unhealthy too: the pod is not serving (no node, or
-// images still pulling); failover's toleration absorbs ordinary start-up.
-// A Running pod that is not Ready is Unhealthy. Phase Unknown (node lost)
-// or empty is Unknown.
-func podHealth(p *corev1.Pod) Result {
-	switch p.Status.Phase {
-	case corev1.PodSucceeded:
-		return healthy("succeeded")
-	case corev1.PodFailed:
-		return unhealthy("failed: %s", p.Status.Reason)
-	case corev1.PodPending:
-		return unhealthy("pending")
-	case corev1.PodRunning:
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				return healthy("running and ready")
-			}
-		}
-		return unhealthy("running but not ready")
-	}
-	return unknown("phase %q", p.Status.Phase)
-}
-
-// serviceHealth: a LoadBalancer Service is Healthy once the cloud assigned
-// an ingress point; every other type works as soon as it exists.
-func serviceHealth(s *corev1.Service) Result {
-	if s.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		return healthy("service exists")
-	}
-	if len(s.Status.LoadBalancer.Ingress) == 0 {
-		return unhealthy("load balancer has no ingress yet")
-	}
-	return healthy("load balancer has an ingress")
-}
-
-// pvcHealth: a claim is Healthy once Bound; Pending (no volume yet) and
-// Lost (volume gone) are Unhealthy.
-func pvcHealth(c *corev1.PersistentVolumeClaim) Result {
-	if c.Status.Phase == corev1.ClaimBound {
-		return healthy("bound")
-	}
-	if c.Status.Phase == "" {
-		return unhealthy("not bound yet")
-	}
-	return unhealthy("phase %s", c.Status.Phase)
 }

@@ -13,6 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -69,7 +70,7 @@ func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured 
 
 // memberManifests returns the manifest of each active target: the template's
 // replicas for a Duplicated placement (and for kinds without replicas),
-// the target's share for a Divided one (see bindingutil.Divide), with the
+// the target's share for a Divided one (see interpreter.ReviseReplicas), with the
 // labels a failover's state preservation carries (see preservedState).
 func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
 	base := memberManifest(tmpl)
@@ -82,7 +83,7 @@ func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.Binding
 		}
 	} else {
 		var err error
-		if out, err = bindingutil.Divide(base, active); err != nil {
+		if out, err = interpreter.ReviseReplicas(base, active); err != nil {
 			return nil, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -54,7 +55,7 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // tied are the policies that match the template as well as p; they are
 // listed, with p, in the binding's AnnotationTiedPolicies.
 func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
-	replicas, requirements, err := bindingutil.Replicas(tmpl)
+	replicas, requirements, err := interpreter.GetReplicas(tmpl)
 	if err != nil {
 		return nil, err
 	}

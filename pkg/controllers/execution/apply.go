@@ -21,6 +21,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // serverFields are metadata fields that belong to the hub's copy of an
@@ -136,7 +137,9 @@ const maxApplyAttempts = 3
 //   - an existing object is server-side applied with force (Shepherd's
 //     intent wins over edits made in the member) only once its annotation
 //     names this Work, and with its UID as a precondition, so the write
-//     fails rather than reach an object that replaced it since the read.
+//     fails rather than reach an object that replaced it since the read;
+//     the fields a member controller owns keep the member's values
+//     (interpreter.Retain: e.g. replicas a member's HPA scales).
 //
 // A conflict under Abort returns a *ConflictError. A missing namespace is
 // created and the write retried.
@@ -179,7 +182,11 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 				return nil, err
 			}
 		}
-		applied, err := applyObject(ctx, ri, obj, live.GetUID())
+		desired := obj.DeepCopy()
+		if err := interpreter.Retain(desired, live); err != nil {
+			return nil, err
+		}
+		applied, err := applyObject(ctx, ri, desired, live.GetUID())
 		if objectReplaced(err) {
 			lastErr = err
 			continue

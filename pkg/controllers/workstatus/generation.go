@@ -6,21 +6,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
-
-// observesGeneration are the built-in kinds whose status carries
-// observedGeneration, which `kubectl rollout status` compares with the
-// generation before it looks at the replica counters.
-var observesGeneration = map[schema.GroupKind]bool{
-	{Group: "apps", Kind: "Deployment"}:  true,
-	{Group: "apps", Kind: "StatefulSet"}: true,
-	{Group: "apps", Kind: "DaemonSet"}:   true,
-	{Group: "apps", Kind: "ReplicaSet"}:  true,
-}
 
 // rolledOut reports whether every target's copy runs the template's
 // generation gen: the target has a Work built from gen (its

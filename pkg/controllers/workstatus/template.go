@@ -12,55 +12,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
-// summedFields are, per built-in kind, the integer status fields that add
-// up over members: the hub's template then reads like one big workload
-// (e.g. readyReplicas 5 = 3 in one member + 2 in another). Conditions,
-// observedGeneration and times do not add up and are left alone; so is
-// every kind not listed.
-var summedFields = map[schema.GroupKind][]string{
-	{Group: "apps", Kind: "Deployment"}:  {"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
-	{Group: "apps", Kind: "StatefulSet"}: {"replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"},
-	{Group: "apps", Kind: "ReplicaSet"}:  {"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"},
-	{Group: "apps", Kind: "DaemonSet"}: {"currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
-		"numberReady", "updatedNumberScheduled", "numberAvailable", "numberUnavailable"},
-	{Group: "batch", Kind: "Job"}: {"active", "succeeded", "failed", "ready", "terminating"},
-}
-
-// summedStatus adds up the kind's fields over the clusters' raw statuses.
-// ok is false for kinds whose status is not summed.
-func summedStatus(gk schema.GroupKind, items []workv1alpha1.AggregatedStatusItem) (map[string]any, bool) {
-	fields, ok := summedFields[gk]
-	if !ok {
-		return nil, false
-	}
-	sums := make(map[string]int64, len(fields))
-	for _, f := range fields {
-		sums[f] = 0
-	}
-	for _, item := range items {
-		if item.Status == nil {
-			continue
-		}
-		var st map[string]any
-		if json.Unmarshal(item.Status.Raw, &st) != nil {
-			continue
-		}
-		for _, f := range fields {
-			if n, ok := st[f].(float64); ok {
-				sums[f] += int64(n)
-			}
-		}
-	}
-	out := make(map[string]any, len(sums))
-	for f, n := range sums {
-		out[f] = n
-	}
-	return out, true
-}
-
-// reflectTemplate writes the summed status into the template's status
+// reflectTemplate writes the aggregated status (interpreter.AggregateStatus) into the template's status
 // subresource on the hub when it differs, reading the template with
 // reader; for kinds that observe generations, observedGeneration too once
 // rolledOut says the template's generation runs everywhere. It reports
@@ -71,7 +26,7 @@ func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client,
 	if err != nil {
 		return false, nil
 	}
-	sums, ok := summedStatus(gv.WithKind(ref.Kind).GroupKind(), items)
+	sums, ok := interpreter.AggregateStatus(gv.WithKind(ref.Kind).GroupKind(), items)
 	if !ok {
 		return false, nil
 	}
@@ -83,7 +38,7 @@ func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client,
 		}
 		return false, fmt.Errorf("reading template %s %s: %w", ref.Kind, ref.Name, err)
 	}
-	if observesGeneration[tmpl.GroupVersionKind().GroupKind()] && rolledOut(tmpl.GetGeneration()) {
+	if interpreter.ObservesGeneration(tmpl.GroupVersionKind().GroupKind()) && rolledOut(tmpl.GetGeneration()) {
 		sums["observedGeneration"] = tmpl.GetGeneration()
 	}
 	// An absent counter reads as 0: the API omits zero counters.

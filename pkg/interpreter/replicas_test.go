@@ -1,4 +1,4 @@
-package bindingutil
+package interpreter
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func parse(t *testing.T, doc string) *unstructured.Unstructured {
 	return u
 }
 
-func TestReplicas(t *testing.T) {
+func TestGetReplicas(t *testing.T) {
 	tests := []struct {
 		name     string
 		doc      string
@@ -80,7 +80,7 @@ spec:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			replicas, req, err := Replicas(parse(t, tt.doc))
+			replicas, req, err := GetReplicas(parse(t, tt.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ spec:
 	}
 }
 
-func TestDivide(t *testing.T) {
+func TestReviseReplicas(t *testing.T) {
 	targets := []workv1alpha1.TargetCluster{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 2}}
 	tests := []struct {
 		name  string
@@ -120,7 +120,7 @@ func TestDivide(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := parse(t, tt.doc)
 			orig := obj.DeepCopy()
-			out, err := Divide(obj, targets)
+			out, err := ReviseReplicas(obj, targets)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,15 +144,3 @@ func TestDivide(t *testing.T) {
 	}
 }
 
-func TestActiveTargets(t *testing.T) {
-	ts := []workv1alpha1.TargetCluster{
-		{Name: "a"}, {Name: "b", State: workv1alpha1.TargetBound}, {Name: "c", State: workv1alpha1.TargetUnscheduled},
-	}
-	got := ActiveTargets(ts)
-	if len(got) != 2 || got[0].Name != "a" || got[1].Name != "b" {
-		t.Fatalf("ActiveTargets = %+v", got)
-	}
-	if StateOf(ts[0]) != workv1alpha1.TargetScheduled {
-		t.Fatalf("StateOf(empty) = %q", StateOf(ts[0]))
-	}
-}

@@ -1,4 +1,4 @@
-package bindingutil
+package interpreter
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -7,23 +7,24 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
-// Divide returns, per target cluster, the template revised for that
-// cluster's share of a Divided placement: spec.replicas (or a Job's
+// ReviseReplicas returns, per target cluster, obj revised for that
+// cluster's share of a Divided placement: the replica field (a Job's
 // spec.parallelism) becomes the target's replicas, and a Job's
-// spec.completions, when set, is split in proportion to the replicas so
-// the fleet still runs the completions asked for, not one full set per
-// cluster, by the method the scheduler divides replicas with. Kinds without replicas come back unchanged. obj is not modified.
-func Divide(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster) (map[string]*unstructured.Unstructured, error) {
+// spec.completions, when set, is split in proportion to the replicas (by
+// the method the scheduler divides replicas with) so the fleet still runs
+// the completions asked for, not one full set per cluster. Kinds without
+// replicas come back unchanged (copies). obj is not modified.
+func ReviseReplicas(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster) (map[string]*unstructured.Unstructured, error) {
 	out := make(map[string]*unstructured.Unstructured, len(targets))
-	wk, ok := workloadKinds[obj.GroupVersionKind().GroupKind()]
-	if !ok || wk.replicas == nil {
+	k := lookup(obj.GroupVersionKind().GroupKind())
+	if k == nil || k.replicas == nil {
 		for _, t := range targets {
 			out[t.Name] = obj.DeepCopy()
 		}
 		return out, nil
 	}
 	var completions []int64
-	if wk.job {
+	if k.job {
 		c, found, err := nestedInt(obj, "spec", "completions")
 		if err != nil {
 			return nil, err
@@ -38,7 +39,7 @@ func Divide(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster
 	}
 	for i, t := range targets {
 		m := obj.DeepCopy()
-		if err := unstructured.SetNestedField(m.Object, int64(t.Replicas), wk.replicas...); err != nil {
+		if err := unstructured.SetNestedField(m.Object, int64(t.Replicas), k.replicas...); err != nil {
 			return nil, err
 		}
 		if completions != nil {

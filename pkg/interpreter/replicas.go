@@ -1,45 +1,20 @@
-package bindingutil
+package interpreter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
-// workloadKind says where a built-in kind keeps its replicas and its pod
-// spec. Kinds not listed have no replicas: the scheduler places them whole
-// on every selected cluster and the binding controller copies them as is.
-type workloadKind struct {
-	// replicas is the field holding the replica count; nil for a kind that
-	// always runs one replica (a Pod).
-	replicas []string
-	// podSpec is the field holding the pod spec whose requests one replica
-	// needs.
-	podSpec []string
-	// job: replicas are the Job's parallelism, capped by its completions,
-	// and a divided Job gets its share of the completions too.
-	job bool
-}
-
-// workloadKinds are the kinds Shepherd knows to have replicas, by group and
-// kind (every served version keeps them in the same place).
-var workloadKinds = map[schema.GroupKind]workloadKind{
-	{Group: "apps", Kind: "Deployment"}:  {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
-	{Group: "apps", Kind: "StatefulSet"}: {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
-	{Group: "apps", Kind: "ReplicaSet"}:  {replicas: []string{"spec", "replicas"}, podSpec: []string{"spec", "template", "spec"}},
-	{Group: "batch", Kind: "Job"}:        {replicas: []string{"spec", "parallelism"}, podSpec: []string{"spec", "template", "spec"}, job: true},
-	{Kind: "Pod"}:                        {podSpec: []string{"spec"}},
-}
-
-// Replicas reads how many replicas a template asks for and what one replica
-// needs: 0 and nil for kinds without replicas.
+// GetReplicas reads how many replicas a template asks for and what one
+// replica needs: 0 and nil for kinds without replicas.
 //
 //   - Deployment, StatefulSet, ReplicaSet: spec.replicas (1 when unset, the
 //     API default).
@@ -52,14 +27,14 @@ var workloadKinds = map[schema.GroupKind]workloadKind{
 // (restartable sidecars add up), plus the pod overhead; a container that
 // sets a limit but no request requests its limit, as the API server's pod
 // defaulting does.
-func Replicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
-	wk, ok := workloadKinds[obj.GroupVersionKind().GroupKind()]
-	if !ok {
+func GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
+	k := lookup(obj.GroupVersionKind().GroupKind())
+	if k == nil || (k.replicas == nil && !k.pod) {
 		return 0, nil, nil
 	}
 	replicas := int64(1)
-	if wk.replicas != nil {
-		n, found, err := nestedInt(obj, wk.replicas...)
+	if k.replicas != nil {
+		n, found, err := nestedInt(obj, k.replicas...)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -67,7 +42,7 @@ func Replicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequi
 			replicas = n
 		}
 	}
-	if wk.job {
+	if k.job {
 		if c, found, err := nestedInt(obj, "spec", "completions"); err != nil {
 			return 0, nil, err
 		} else if found {
@@ -75,18 +50,23 @@ func Replicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequi
 		}
 	}
 	replicas = max(0, min(replicas, 1<<31-1))
-	req, err := requirements(obj, wk.podSpec)
+	req, err := requirements(obj, k.podSpec)
 	return int32(replicas), req, err
 }
 
-func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1.ReplicaRequirements, error) {
-	m, found, err := unstructured.NestedMap(obj.Object, field...)
-	if err != nil || !found {
-		return nil, err
+// PodSpecPath is where the kind keeps the pod spec its replicas run (nil
+// for kinds without one), as a field path.
+func PodSpecPath(obj *unstructured.Unstructured) []string {
+	if k := lookup(obj.GroupVersionKind().GroupKind()); k != nil {
+		return slices.Clone(k.podSpec)
 	}
-	pod := &corev1.Pod{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pod.Spec); err != nil {
-		return nil, fmt.Errorf("reading the pod spec of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	return nil
+}
+
+func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1.ReplicaRequirements, error) {
+	pod, err := podSpec(obj, field)
+	if err != nil || pod == nil {
+		return nil, err
 	}
 	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range cs {
@@ -106,6 +86,22 @@ func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1
 		request = nil
 	}
 	return &workv1alpha1.ReplicaRequirements{ResourceRequest: request, PriorityClassName: pod.Spec.PriorityClassName}, nil
+}
+
+// podSpec decodes the pod spec at field; nil when there is none.
+func podSpec(obj *unstructured.Unstructured, field []string) (*corev1.Pod, error) {
+	if field == nil {
+		return nil, nil
+	}
+	m, found, err := unstructured.NestedMap(obj.Object, field...)
+	if err != nil || !found {
+		return nil, err
+	}
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pod.Spec); err != nil {
+		return nil, fmt.Errorf("reading the pod spec of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return pod, nil
 }
 
 // nestedInt reads an integer field. Objects decoded from JSON by

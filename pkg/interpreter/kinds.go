@@ -1,0 +1,72 @@
+package interpreter
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// kind is what Shepherd knows of one built-in kind. A zero field means the
+// operation does not apply to it.
+type kind struct {
+	// replicas is the field holding the replica count; nil for a kind that
+	// always runs one replica (a Pod) or has none.
+	replicas []string
+	// podSpec is the field holding the pod spec one replica runs.
+	podSpec []string
+	// job: replicas are a Job's parallelism, capped by its completions,
+	// and a divided Job gets its share of the completions too.
+	job bool
+	// summed are the integer status fields that add up over members.
+	summed []string
+	// observesGeneration: the status carries observedGeneration.
+	observesGeneration bool
+	// health judges a member's copy; nil: no built-in rule.
+	health func(*unstructured.Unstructured) HealthResult
+	// pod: the kind is one pod, one replica.
+	pod bool
+	// names the CLI accepts for the kind (singular, plural, short).
+	names []string
+	// apiVersion the CLI uses for the kind.
+	apiVersion string
+}
+
+var (
+	podTemplate  = []string{"spec", "template", "spec"}
+	specReplicas = []string{"spec", "replicas"}
+)
+
+// kinds are the built-in kinds, by group and kind: every served version
+// keeps its fields in the same places.
+var kinds = map[schema.GroupKind]*kind{
+	{Group: "apps", Kind: "Deployment"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(deploymentHealth),
+		summed:     []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
+		apiVersion: "apps/v1", names: []string{"deployment", "deployments", "deploy"}},
+	{Group: "apps", Kind: "StatefulSet"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(statefulSetHealth),
+		summed:     []string{"replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"},
+		apiVersion: "apps/v1", names: []string{"statefulset", "statefulsets", "sts"}},
+	{Group: "apps", Kind: "ReplicaSet"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(replicaSetHealth),
+		summed:     []string{"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"},
+		apiVersion: "apps/v1", names: []string{"replicaset", "replicasets", "rs"}},
+	{Group: "apps", Kind: "DaemonSet"}: {podSpec: podTemplate, observesGeneration: true, health: typed(daemonSetHealth),
+		summed: []string{"currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
+			"numberReady", "updatedNumberScheduled", "numberAvailable", "numberUnavailable"},
+		apiVersion: "apps/v1", names: []string{"daemonset", "daemonsets", "ds"}},
+	{Group: "batch", Kind: "Job"}: {replicas: []string{"spec", "parallelism"}, podSpec: podTemplate, job: true, health: typed(jobHealth),
+		summed:     []string{"active", "succeeded", "failed", "ready", "terminating"},
+		apiVersion: "batch/v1", names: []string{"job", "jobs"}},
+	{Group: "batch", Kind: "CronJob"}: {podSpec: []string{"spec", "jobTemplate", "spec", "template", "spec"},
+		apiVersion: "batch/v1", names: []string{"cronjob", "cronjobs", "cj"}},
+	{Kind: "Pod"}:                                 {podSpec: []string{"spec"}, pod: true, health: typed(podHealth), apiVersion: "v1", names: []string{"pod", "pods", "po"}},
+	{Kind: "Service"}:                             {health: typed(serviceHealth), apiVersion: "v1", names: []string{"service", "services", "svc"}},
+	{Kind: "ConfigMap"}:                           {apiVersion: "v1", names: []string{"configmap", "configmaps", "cm"}},
+	{Kind: "Secret"}:                              {apiVersion: "v1", names: []string{"secret", "secrets"}},
+	{Kind: "ServiceAccount"}:                      {apiVersion: "v1", names: []string{"serviceaccount", "serviceaccounts", "sa"}},
+	{Kind: "PersistentVolumeClaim"}:               {health: typed(pvcHealth), apiVersion: "v1", names: []string{"persistentvolumeclaim", "persistentvolumeclaims", "pvc"}},
+	{Group: "networking.k8s.io", Kind: "Ingress"}: {apiVersion: "networking.k8s.io/v1", names: []string{"ingress", "ingresses", "ing"}},
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {apiVersion: "autoscaling/v2",
+		names: []string{"horizontalpodautoscaler", "horizontalpodautoscalers", "hpa"}},
+	{Group: "policy", Kind: "PodDisruptionBudget"}: {apiVersion: "policy/v1", names: []string{"poddisruptionbudget", "poddisruptionbudgets", "pdb"}},
+}
+
+// lookup returns the built-in knowledge of gk, nil for a kind not listed.
+func lookup(gk schema.GroupKind) *kind { return kinds[gk] }
