@@ -27,6 +27,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
+	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
@@ -266,6 +267,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 			return binding.Setup(mgr, opts.Binding)
 		}},
 		{"policy status", func() error { return policystatus.Setup(mgr, policystatus.Options{}) }},
+		{"dependencies", func() error { return dependencies.Setup(mgr, dependencies.Options{}) }},
 		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
 		{"cluster cleanup", func() error { return clustercleanup.Setup(mgr, clustercleanup.Options{}) }},
 		{"cluster status", func() error {

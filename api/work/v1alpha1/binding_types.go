@@ -199,6 +199,16 @@ type BindingSpec struct {
 	// +optional
 	PreserveResourcesOnDeletion bool `json:"preserveResourcesOnDeletion,omitempty"`
 
+	// RequiredBy lists the bindings whose workloads depend on this binding's
+	// object (propagateDeps), each with the clusters it runs on: the object
+	// is propagated to those clusters too. A binding that no policy governs
+	// and that only dependents require (an "attached" binding, without
+	// spec.policyRef) is written and deleted by the dependencies controller.
+	// +kubebuilder:validation:MaxItems=1000
+	// +listType=atomic
+	// +optional
+	RequiredBy []BindingSnapshot `json:"requiredBy,omitempty"`
+
 	// SchedulePriority is the value of the PriorityClass the policy's
 	// spec.schedulePriority names, resolved when the binding was written:
 	// with a backlog, the scheduler takes bindings of higher priority first.
@@ -411,3 +421,21 @@ func PriorityOf(spec *BindingSpec) int32 {
 	}
 	return spec.SchedulePriority.Priority
 }
+
+// BindingSnapshot is a dependent binding and the clusters it needs this
+// binding's object in (Karmada's shape).
+type BindingSnapshot struct {
+	// Namespace of the dependent binding.
+	Namespace string `json:"namespace"`
+	// Name of the dependent binding.
+	Name string `json:"name"`
+	// Clusters the dependent runs on.
+	// +kubebuilder:validation:MaxItems=5000
+	// +listType=atomic
+	// +optional
+	Clusters []TargetCluster `json:"clusters,omitempty"`
+}
+
+// Attached reports whether a binding exists only because dependents require
+// its object: no policy governs it.
+func Attached(spec *BindingSpec) bool { return spec.PolicyRef == nil && len(spec.RequiredBy) > 0 }

@@ -74,7 +74,7 @@ func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured 
 // labels a failover's state preservation carries (see preservedState).
 func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
 	base := memberManifest(tmpl)
-	active := bindingutil.ActiveTargets(spec.Clusters)
+	active := bindingutil.WorkTargets(spec)
 	var out map[string]*unstructured.Unstructured
 	if framework.IsDuplicated(spec.Placement) {
 		out = make(map[string]*unstructured.Unstructured, len(active))

@@ -83,7 +83,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		return reconcile.Result{}, err
 	}
 	keep := map[string]bool{}
-	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
+	for _, t := range bindingutil.WorkTargets(b.GetBindingSpec()) {
 		keep[t.Name] = true
 	}
 	// A cluster evicted by failover keeps its Work (the old copy) while a
@@ -174,7 +174,8 @@ func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstru
 	return u, nil
 }
 
-// syncWorks applies the Work of every active target whose Work is missing
+// syncWorks applies the Work of every active target (and every cluster a
+// dependent binding requires this one in, see bindingutil.WorkTargets) whose Work is missing
 // or out of date, records the stored Works in works, and returns the
 // clusters written. A Work being deleted (its cluster left and came back)
 // is re-created once it is gone.
@@ -188,7 +189,7 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 		return nil, err
 	}
 	var applied []string
-	for _, t := range bindingutil.ActiveTargets(b.GetBindingSpec().Clusters) {
+	for _, t := range bindingutil.WorkTargets(b.GetBindingSpec()) {
 		existing := works[t.Name]
 		if leaving, err := r.clusterLeaving(ctx, t.Name); err != nil || leaving {
 			// Its Works are being removed with it (the scheduler moves

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,12 +57,12 @@ func keyOf(u *unstructured.Unstructured) TemplateKey {
 	return TemplateKey{Group: gk.Group, Kind: gk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 }
 
-// keyOfBinding returns the template a binding the detector made places;
-// false for a binding no policy produced (written by hand), which the
-// detector leaves alone.
+// keyOfBinding returns the template a binding the detector made places, or
+// an attached binding (a dependency's, which a policy may come to govern);
+// false for a binding written by hand, which the detector leaves alone.
 func keyOfBinding(b workv1alpha1.BindingObject) (TemplateKey, bool) {
 	spec := b.GetBindingSpec()
-	if spec.PolicyRef == nil {
+	if spec.PolicyRef == nil && !workv1alpha1.Attached(spec) {
 		return TemplateKey{}, false
 	}
 	gv, err := schema.ParseGroupVersion(spec.Resource.APIVersion)
@@ -280,10 +281,20 @@ func (r *Reconciler) schedulePriority(ctx context.Context, p policyv1alpha1.Poli
 // unbind deletes the binding of a template no policy governs any longer,
 // or that is gone (tmpl nil). The binding controller's finalizer removes
 // the binding's Works before the binding goes.
+//
+// A binding other workloads depend on (spec.requiredBy) is not deleted: it
+// loses the policy's fields and stays, attached, for its dependents (see
+// package dependencies), which delete it once none needs it.
 func (r *Reconciler) unbind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured) error {
 	b, ours, err := r.existing(ctx, key)
 	if err != nil || !ours || b.GetDeletionTimestamp() != nil {
 		return err
+	}
+	if spec := b.GetBindingSpec(); len(spec.RequiredBy) > 0 {
+		if spec.PolicyRef == nil {
+			return nil
+		}
+		return r.detach(ctx, b)
 	}
 	uid := b.GetUID()
 	if err := r.client.Delete(ctx, b, client.Preconditions{UID: &uid}); err != nil {
@@ -296,5 +307,17 @@ func (r *Reconciler) unbind(ctx context.Context, key TemplateKey, tmpl *unstruct
 		r.recorder.Eventf(tmpl, nil, "Normal", ReasonPolicyNotMatched, "ApplyPolicy",
 			"No policy governs the template any longer; deleted %s %s", kind, b.GetName())
 	}
+	return nil
+}
+
+// detach removes from b what the detector wrote for a policy, leaving the
+// binding attached: its dependents' clusters only, no scheduling.
+func (r *Reconciler) detach(ctx context.Context, b workv1alpha1.BindingObject) error {
+	patch := []byte(`{"metadata":{"labels":{"` + workv1alpha1.LabelPolicyKind + `":null,"` + workv1alpha1.LabelPolicyNamespace + `":null,"` +
+		workv1alpha1.LabelPolicyName + `":null}},"spec":{"policyRef":null,"placement":null,"clusters":null,"replicas":null,"failover":null}}`)
+	if err := r.client.Patch(ctx, b, client.RawPatch(types.MergePatchType, patch), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	logf.FromContext(ctx).Info("binding detached: no policy governs it, but dependents require it", "binding", b.GetName())
 	return nil
 }

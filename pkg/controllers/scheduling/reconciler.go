@@ -109,9 +109,15 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	return reconcile.Result{}, nil
 }
 
-// ours reports whether this scheduler places b.
+// ours reports whether this scheduler places b: bindings naming another
+// scheduler, and attached bindings (dependencies placed where their
+// dependents run, see package dependencies), are not scheduled.
 func (r *Reconciler[T]) ours(b T) bool {
-	name := b.GetBindingSpec().SchedulerName
+	spec := b.GetBindingSpec()
+	if workv1alpha1.Attached(spec) {
+		return false
+	}
+	name := spec.SchedulerName
 	return name == "" || name == r.opts.SchedulerName
 }
 

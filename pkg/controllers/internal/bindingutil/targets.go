@@ -1,6 +1,9 @@
 package bindingutil
 
 import (
+	"slices"
+	"strings"
+
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
@@ -26,5 +29,29 @@ func ActiveTargets(ts []workv1alpha1.TargetCluster) []workv1alpha1.TargetCluster
 			out = append(out, t)
 		}
 	}
+	return out
+}
+
+// WorkTargets are the clusters a binding has Works in: its active targets,
+// then, for a binding other bindings depend on (spec.requiredBy), every
+// cluster a dependent runs on that is not already a target. Sorted by name.
+func WorkTargets(spec *workv1alpha1.BindingSpec) []workv1alpha1.TargetCluster {
+	out := ActiveTargets(spec.Clusters)
+	if len(spec.RequiredBy) == 0 {
+		return out
+	}
+	seen := make(map[string]bool, len(out))
+	for _, t := range out {
+		seen[t.Name] = true
+	}
+	for _, r := range spec.RequiredBy {
+		for _, c := range r.Clusters {
+			if !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, workv1alpha1.TargetCluster{Name: c.Name})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b workv1alpha1.TargetCluster) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
