@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -106,5 +107,54 @@ stringData: {tls.key: not-a-real-key}
 	})
 	if err := sameConfigMap("member2", team); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRetainedReplicasAreNotFought: a template labelled retain-replicas
+// keeps the replica count a member's autoscaler set (written through the
+// scale subresource, as an HPA does), across a template edit that
+// re-applies the Work; without the label the hub's count wins.
+func TestRetainedReplicasAreNotFought(t *testing.T) {
+	const ns = "e2e-retain"
+	createNamespace(t, ns)
+	retained := strings.Replace(deploymentYAML(ns, "scaled", 2), "  namespace: "+ns+"\n",
+		"  namespace: "+ns+"\n  labels: {work.shepherd.io/retain-replicas: \"true\"}\n", 1)
+	applyYAML(t, retained+"---\n"+deploymentYAML(ns, "fixed", 2)+"---\n"+
+		lifecyclePolicyYAML(ns, "scaled", "Deployment", "scaled", "", "member1")+"---\n"+
+		lifecyclePolicyYAML(ns, "fixed", "Deployment", "fixed", "", "member1"))
+	for _, name := range []string{"scaled", "fixed"} {
+		key := client.ObjectKey{Namespace: ns, Name: name}
+		eventually(t, name+" in member1", func() error { return inMember("member1", key, &appsv1.Deployment{}) })
+		// The member's autoscaler scales it to 5.
+		d := &appsv1.Deployment{}
+		if err := inMember("member1", key, d); err != nil {
+			t.Fatal(err)
+		}
+		scale := &autoscalingv1.Scale{}
+		if err := memberCl["member1"].SubResource("scale").Get(context.Background(), d, scale); err != nil {
+			t.Fatal(err)
+		}
+		scale.Spec.Replicas = 5
+		if err := memberCl["member1"].SubResource("scale").Update(context.Background(), d,
+			&client.SubResourceUpdateOptions{SubResourceBody: scale, UpdateOptions: client.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A template edit re-applies both Works.
+	applyYAML(t, strings.ReplaceAll(retained, "nginx:1.27", "nginx:1.28")+"---\n"+strings.ReplaceAll(deploymentYAML(ns, "fixed", 2), "nginx:1.27", "nginx:1.28"))
+	for name, want := range map[string]int32{"scaled": 5, "fixed": 2} {
+		eventually(t, fmt.Sprintf("%s re-applied with %d replicas", name, want), func() error {
+			d := &appsv1.Deployment{}
+			if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: name}, d); err != nil {
+				return err
+			}
+			if img := d.Spec.Template.Spec.Containers[0].Image; img != "nginx:1.28" {
+				return fmt.Errorf("image %s not re-applied yet", img)
+			}
+			if d.Spec.Replicas == nil || *d.Spec.Replicas != want {
+				return fmt.Errorf("replicas %v, want %d", d.Spec.Replicas, want)
+			}
+			return nil
+		})
 	}
 }
