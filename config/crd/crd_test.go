@@ -8,14 +8,17 @@ func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"clusters.cluster.shepherd.io":                  "Cluster",
-		"propagationpolicies.policy.shepherd.io":        "Namespaced",
-		"clusterpropagationpolicies.policy.shepherd.io": "Cluster",
-		"resourcebindings.work.shepherd.io":             "Namespaced",
-		"clusterresourcebindings.work.shepherd.io":      "Cluster",
-		"works.work.shepherd.io":                        "Namespaced",
-		"rescheduletasks.task.shepherd.io":              "Cluster",
-		"healthinterpreters.config.shepherd.io":         "Cluster",
+		"clusters.cluster.shepherd.io":                         "Cluster",
+		"propagationpolicies.policy.shepherd.io":               "Namespaced",
+		"clusterpropagationpolicies.policy.shepherd.io":        "Cluster",
+		"overridepolicies.policy.shepherd.io":                  "Namespaced",
+		"clusteroverridepolicies.policy.shepherd.io":           "Cluster",
+		"resourcebindings.work.shepherd.io":                    "Namespaced",
+		"clusterresourcebindings.work.shepherd.io":             "Cluster",
+		"works.work.shepherd.io":                               "Namespaced",
+		"rescheduletasks.task.shepherd.io":                     "Cluster",
+		"healthinterpreters.config.shepherd.io":                "Cluster",
+		"resourceinterpretercustomizations.config.shepherd.io": "Cluster",
 	}
 	got := map[string]string{}
 	for _, c := range crds {

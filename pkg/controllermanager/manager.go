@@ -27,8 +27,8 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
-	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
@@ -38,6 +38,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/health"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -277,6 +278,9 @@ func setup(mgr ctrl.Manager, opts Options) error {
 		{"work status", func() error { return (&workstatus.Reconciler{Options: opts.WorkStatus}).SetupWithManager(mgr) }},
 		{"health interpreter", func() error {
 			return (&healthcel.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
+		}},
+		{"interpreter customization", func() error {
+			return (&custom.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
 		}},
 		{"failover", func() error { return failover.Setup(mgr, opts.Failover) }},
 	}

@@ -53,12 +53,16 @@ type Registry struct {
 	mu        sync.RWMutex
 	m         map[schema.GroupVersionKind]Interpreter
 	overrides map[schema.GroupVersionKind]Interpreter
+	// customs are the health rules of ResourceInterpreterCustomizations:
+	// over the registered ones, under the overrides (HealthInterpreters).
+	customs   map[schema.GroupVersionKind]Interpreter
 	listeners []func(schema.GroupVersionKind)
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{m: map[schema.GroupVersionKind]Interpreter{}, overrides: map[schema.GroupVersionKind]Interpreter{}}
+	return &Registry{m: map[schema.GroupVersionKind]Interpreter{}, overrides: map[schema.GroupVersionKind]Interpreter{},
+		customs: map[schema.GroupVersionKind]Interpreter{}}
 }
 
 // SetOverride sets a run-time interpreter for gvk that takes precedence
@@ -79,8 +83,27 @@ func (r *Registry) ClearOverride(gvk schema.GroupVersionKind) {
 	r.changed(gvk)
 }
 
+// SetCustom sets the health rule of a ResourceInterpreterCustomization for
+// gvk: it takes precedence over the registered interpreter, and a
+// HealthInterpreter's override takes precedence over it.
+func (r *Registry) SetCustom(gvk schema.GroupVersionKind, i Interpreter) {
+	r.mu.Lock()
+	r.customs[gvk] = i
+	r.mu.Unlock()
+	r.changed(gvk)
+}
+
+// ClearCustom removes gvk's customization rule.
+func (r *Registry) ClearCustom(gvk schema.GroupVersionKind) {
+	r.mu.Lock()
+	delete(r.customs, gvk)
+	r.mu.Unlock()
+	r.changed(gvk)
+}
+
 // OnOverrideChange registers f to be called with the kind whose run-time
-// interpreter was set or cleared, after the change is visible to Lookup.
+// interpreter (an override or a customization) was set or cleared, after
+// the change is visible to Lookup.
 //
 // Health is computed when a member object changes; without this, a new
 // interpreter would only apply to an object on its next change in the
@@ -118,6 +141,9 @@ func (r *Registry) Lookup(gvk schema.GroupVersionKind) (Interpreter, bool) {
 	if i, ok := r.overrides[gvk]; ok {
 		return i, true
 	}
+	if i, ok := r.customs[gvk]; ok {
+		return i, true
+	}
 	i, ok := r.m[gvk]
 	return i, ok
 }
@@ -130,9 +156,11 @@ func (r *Registry) Kinds() []schema.GroupVersionKind {
 	for gvk := range r.m {
 		out = append(out, gvk)
 	}
-	for gvk := range r.overrides {
-		if _, dup := r.m[gvk]; !dup {
-			out = append(out, gvk)
+	for _, layer := range []map[schema.GroupVersionKind]Interpreter{r.overrides, r.customs} {
+		for gvk := range layer {
+			if !slices.Contains(out, gvk) {
+				out = append(out, gvk)
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })

@@ -2,6 +2,7 @@ package interpreter
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,17 @@ type Dependency struct {
 // Kinds without a pod template have none.
 func GetDependencies(obj *unstructured.Unstructured) ([]Dependency, error) {
 	k := lookup(obj.GroupVersionKind().GroupKind())
+	if k != nil && k.dependenciesFn != nil {
+		deps, err := k.dependenciesFn(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: dependencies: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		for i := range deps {
+			deps[i].Namespace = obj.GetNamespace()
+		}
+		slices.SortFunc(deps, compareDependencies)
+		return slices.Compact(deps), nil
+	}
 	if k == nil || k.podSpec == nil {
 		return nil, nil
 	}
@@ -92,8 +104,10 @@ func GetDependencies(obj *unstructured.Unstructured) ([]Dependency, error) {
 	if sa := spec.ServiceAccountName; sa != "default" {
 		add("ServiceAccount", sa)
 	}
-	slices.SortFunc(out, func(a, b Dependency) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
-	})
+	slices.SortFunc(out, compareDependencies)
 	return slices.Compact(out), nil
+}
+
+func compareDependencies(a, b Dependency) int {
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.APIVersion, b.APIVersion))
 }

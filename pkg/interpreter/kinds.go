@@ -20,6 +20,14 @@ type kind struct {
 	summed []string
 	// observesGeneration: the status carries observedGeneration.
 	observesGeneration bool
+	// replicasFn, when set, reads the replicas instead of the replicas
+	// field (a customization's expression).
+	replicasFn func(*unstructured.Unstructured) (int64, error)
+	// dependenciesFn, when set, lists the dependencies instead of the pod
+	// spec (a customization's expression).
+	dependenciesFn func(*unstructured.Unstructured) ([]Dependency, error)
+	// retain are fields whose member values every apply keeps.
+	retain [][]string
 	// health judges a member's copy; nil: no built-in rule.
 	health func(*unstructured.Unstructured) HealthResult
 	// pod: the kind is one pod, one replica.
@@ -67,6 +75,3 @@ var kinds = map[schema.GroupKind]*kind{
 		names: []string{"horizontalpodautoscaler", "horizontalpodautoscalers", "hpa"}},
 	{Group: "policy", Kind: "PodDisruptionBudget"}: {apiVersion: "policy/v1", names: []string{"poddisruptionbudget", "poddisruptionbudgets", "pdb"}},
 }
-
-// lookup returns the built-in knowledge of gk, nil for a kind not listed.
-func lookup(gk schema.GroupKind) *kind { return kinds[gk] }

@@ -29,11 +29,17 @@ import (
 // defaulting does.
 func GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
 	k := lookup(obj.GroupVersionKind().GroupKind())
-	if k == nil || (k.replicas == nil && !k.pod) {
+	if k == nil || (k.replicas == nil && k.replicasFn == nil && !k.pod) {
 		return 0, nil, nil
 	}
 	replicas := int64(1)
-	if k.replicas != nil {
+	if k.replicasFn != nil {
+		n, err := k.replicasFn(obj)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%s %s: replicas: %w", obj.GetKind(), obj.GetName(), err)
+		}
+		replicas = n
+	} else if k.replicas != nil {
 		n, found, err := nestedInt(obj, k.replicas...)
 		if err != nil {
 			return 0, nil, err

@@ -143,4 +143,3 @@ func TestReviseReplicas(t *testing.T) {
 		})
 	}
 }
-

@@ -1,6 +1,10 @@
 package interpreter
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -16,7 +20,8 @@ const (
 // the fields a member controller owns, reading them from observed, the
 // member's current object: applying then never fights that controller.
 //
-// Built in: the replica field of a kind with replicas when the template
+// Retained: the fields a customization lists (retention.paths), and, built
+// in, the replica field of a kind with replicas when the template
 // carries LabelRetainReplicas (or Karmada's label) set to "true", for
 // workloads a member's HPA scales. Values the member allocates itself (a
 // Service's cluster IPs, a Job's generated selector) are not in the
@@ -27,14 +32,26 @@ func Retain(desired, observed *unstructured.Unstructured) error {
 		return nil
 	}
 	k := lookup(desired.GroupVersionKind().GroupKind())
-	if k == nil || k.replicas == nil || !retainsReplicas(desired.GetLabels()) {
+	if k == nil {
 		return nil
 	}
-	v, found, err := unstructured.NestedFieldCopy(observed.Object, k.replicas...)
-	if err != nil || !found {
-		return err
+	paths := k.retain
+	if k.replicas != nil && retainsReplicas(desired.GetLabels()) {
+		paths = append(slices.Clone(paths), k.replicas)
 	}
-	return unstructured.SetNestedField(desired.Object, v, k.replicas...)
+	for _, p := range paths {
+		v, found, err := unstructured.NestedFieldCopy(observed.Object, p...)
+		if err != nil {
+			return fmt.Errorf("retaining .%s: %w", strings.Join(p, "."), err)
+		}
+		if !found {
+			continue
+		}
+		if err := unstructured.SetNestedField(desired.Object, v, p...); err != nil {
+			return fmt.Errorf("retaining .%s: %w", strings.Join(p, "."), err)
+		}
+	}
+	return nil
 }
 
 func retainsReplicas(labels map[string]string) bool {

@@ -30,7 +30,8 @@ func Resource(resource string) schema.GroupResource {
 }
 
 func addKnownTypes(scheme *runtime.Scheme) error {
-	scheme.AddKnownTypes(SchemeGroupVersion, &HealthInterpreter{}, &HealthInterpreterList{})
+	scheme.AddKnownTypes(SchemeGroupVersion, &HealthInterpreter{}, &HealthInterpreterList{},
+		&ResourceInterpreterCustomization{}, &ResourceInterpreterCustomizationList{})
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
 }

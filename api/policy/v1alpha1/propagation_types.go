@@ -9,6 +9,8 @@ func knownTypes() []runtime.Object {
 	return []runtime.Object{
 		&PropagationPolicy{}, &PropagationPolicyList{},
 		&ClusterPropagationPolicy{}, &ClusterPropagationPolicyList{},
+		&OverridePolicy{}, &OverridePolicyList{},
+		&ClusterOverridePolicy{}, &ClusterOverridePolicyList{},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
 // templateHandler enqueues the template of every event.
@@ -97,7 +98,7 @@ func (r *Reconciler) selectedTemplates(ctx context.Context, p policyv1alpha1.Pol
 		for j := range list.Items {
 			u := &list.Items[j]
 			t := &Template{GroupKind: gvk.GroupKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Labels: u.GetLabels()}
-			if selectorStrength(sel, p.GetNamespace(), t) != noMatch && !Excluded(t.GroupKind, t.Namespace, t.Name) {
+			if resourceselector.SelectorStrength(sel, p.GetNamespace(), t) != resourceselector.NoMatch && !Excluded(t.GroupKind, t.Namespace, t.Name) {
 				keys[keyOf(u)] = true
 			}
 		}

@@ -4,81 +4,18 @@ import (
 	"cmp"
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
-// Template is what matching reads of a resource template.
-type Template struct {
-	GroupKind schema.GroupKind
-	// Namespace is empty for a cluster-scoped template.
-	Namespace string
-	Name      string
-	Labels    map[string]string
-}
-
-// strength is how specifically a selector picks a template; a stronger
-// selector wins over a weaker one whatever the policies' priorities.
-type strength int
-
-const (
-	noMatch strength = iota
-	// byKind: the selector names only the kind.
-	byKind
-	// byLabel: the selector's label selector matches.
-	byLabel
-	// byName: the selector names the template.
-	byName
-)
-
-// selectorStrength says how sel, a selector of a policy in policyNamespace
-// ("" for a ClusterPropagationPolicy), picks t.
-//
-// Selectors match by API group and kind, not version: a template is one
-// object whatever version it is read in, and the detector watches each
-// kind in its preferred version only.
-func selectorStrength(sel *policyv1alpha1.ResourceSelector, policyNamespace string, t *Template) strength {
-	gv, err := schema.ParseGroupVersion(sel.APIVersion)
-	if err != nil || gv.Group != t.GroupKind.Group || sel.Kind != t.GroupKind.Kind {
-		return noMatch
-	}
-	if policyNamespace != "" {
-		// A PropagationPolicy selects only templates of its own namespace,
-		// whatever its selector says.
-		if t.Namespace != policyNamespace || (sel.Namespace != "" && sel.Namespace != policyNamespace) {
-			return noMatch
-		}
-	} else if sel.Namespace != "" && sel.Namespace != t.Namespace {
-		return noMatch
-	}
-	switch {
-	case sel.Name != "":
-		if sel.Name == t.Name {
-			return byName
-		}
-		return noMatch
-	case sel.LabelSelector != nil:
-		s, err := metav1.LabelSelectorAsSelector(sel.LabelSelector)
-		if err != nil || !s.Matches(labels.Set(t.Labels)) {
-			return noMatch
-		}
-		return byLabel
-	}
-	return byKind
-}
+// Template is what matching reads of a resource template; matching itself
+// is pkg/resourceselector's, shared with the override engine.
+type Template = resourceselector.Template
 
 // policyStrength is the strength of p's strongest selector for t.
-func policyStrength(p policyv1alpha1.PolicyObject, t *Template) strength {
-	best := noMatch
-	sels := p.GetPropagationSpec().ResourceSelectors
-	for i := range sels {
-		best = max(best, selectorStrength(&sels[i], p.GetNamespace(), t))
-	}
-	return best
+func policyStrength(p policyv1alpha1.PolicyObject, t *Template) resourceselector.Strength {
+	return resourceselector.Strongest(p.GetPropagationSpec().ResourceSelectors, p.GetNamespace(), t)
 }
 
 // Match returns the policy governing t, nil when none matches. A matching
@@ -126,14 +63,14 @@ func Tied(t *Template, winner policyv1alpha1.PolicyObject, policies, clusterPoli
 func best(t *Template, policies []policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
 	type scored struct {
 		p policyv1alpha1.PolicyObject
-		s strength
+		s resourceselector.Strength
 	}
 	var matches []scored
 	for _, p := range policies {
 		if p.GetDeletionTimestamp() != nil {
 			continue
 		}
-		if s := policyStrength(p, t); s != noMatch {
+		if s := policyStrength(p, t); s != resourceselector.NoMatch {
 			matches = append(matches, scored{p, s})
 		}
 	}
@@ -177,7 +114,7 @@ func priority(p policyv1alpha1.PolicyObject) int32 {
 // preempted is the claimant when the winner took the template from it.
 func Govern(t *Template, claimant *workv1alpha1.PolicyReference, policies, clusterPolicies []policyv1alpha1.PolicyObject) (winner, preempted policyv1alpha1.PolicyObject) {
 	held := find(claimant, policies, clusterPolicies)
-	if held == nil || held.GetDeletionTimestamp() != nil || policyStrength(held, t) == noMatch {
+	if held == nil || held.GetDeletionTimestamp() != nil || policyStrength(held, t) == resourceselector.NoMatch {
 		return Match(t, policies, clusterPolicies), nil
 	}
 	may := func(ps []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {

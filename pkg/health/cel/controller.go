@@ -1,3 +1,16 @@
+// Package cel turns HealthInterpreter objects into health interpreters: a
+// CEL expression over the member object observedObj (package health/expr),
+// compiled once per generation and registered as an override in a
+// health.Registry, so that it replaces the built-in interpreter of its kind
+// while it exists. It also serves the validating webhook of the hub's CEL
+// objects (HealthInterpreters and ResourceInterpreterCustomizations) and
+// of cluster credentials.
+//
+// An expression that does not compile is reported on the object
+// (Compiled=False with the compiler's error, a Warning event), and the
+// kind keeps its previous interpreter (built-in, or none: Unknown). Two
+// HealthInterpreters for one kind are resolved by name, the first in
+// lexical order winning; the other is marked Active=False (Superseded).
 package cel
 
 import (
@@ -17,6 +30,7 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/health/expr"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -37,7 +51,7 @@ var everything = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}
 // costly part and the spec changes rarely.
 type compiled struct {
 	generation int64
-	interp     *Interpreter
+	interp     *expr.Interpreter
 	err        error
 }
 
@@ -129,7 +143,7 @@ func (r *Reconciler) compile(hi *configv1alpha1.HealthInterpreter) compiled {
 	if c, ok := r.cache[hi.Name]; ok && c.generation == hi.Generation {
 		return c
 	}
-	interp, err := Compile(hi.Spec.Health.Expression)
+	interp, err := expr.Compile(hi.Spec.Health.Expression)
 	c := compiled{generation: hi.Generation, interp: interp, err: err}
 	r.cache[hi.Name] = c
 	if err != nil {

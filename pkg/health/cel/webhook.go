@@ -18,6 +18,8 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/health/expr"
+	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
@@ -44,7 +46,7 @@ func Validate(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
 		errs = append(errs, field.Invalid(spec.Child("target", "apiVersion"), hi.Spec.Target.APIVersion,
 			"must be GROUP/VERSION or VERSION, e.g. apps/v1 or v1"))
 	}
-	if _, err := Compile(hi.Spec.Health.Expression); err != nil {
+	if _, err := expr.Compile(hi.Spec.Health.Expression); err != nil {
 		errs = append(errs, field.Invalid(spec.Child("health", "expression"), hi.Spec.Health.Expression,
 			fmt.Sprintf("does not compile: %v; fix the CEL expression (see docs/failover.md#health-interpreters-in-cel)", err)))
 	}
@@ -122,7 +124,33 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
-		}, clusterclient.CredentialsWebhook(atPath(cc, clusterclient.CredentialsWebhookPath), secretsNamespace)},
+		}, customizationWebhook(atPath(cc, custom.ValidatePath)),
+			clusterclient.CredentialsWebhook(atPath(cc, clusterclient.CredentialsWebhookPath), secretsNamespace)},
+	}
+}
+
+// customizationWebhook checks ResourceInterpreterCustomizations as the
+// first webhook checks HealthInterpreters: their CEL must compile.
+func customizationWebhook(cc admissionregistrationv1.WebhookClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return admissionregistrationv1.ValidatingWebhook{
+		Name:         custom.WebhookName,
+		ClientConfig: cc,
+		Rules: []admissionregistrationv1.RuleWithOperations{{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+			Rule: admissionregistrationv1.Rule{
+				APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
+				APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
+				Resources:   []string{custom.Resource},
+				Scope:       ptr.To(admissionregistrationv1.ClusterScope),
+			},
+		}},
+		FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+		MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
+		NamespaceSelector:       &metav1.LabelSelector{},
+		ObjectSelector:          &metav1.LabelSelector{},
+		SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+		TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
+		AdmissionReviewVersions: []string{"v1"},
 	}
 }
 
@@ -181,13 +209,18 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if err != nil {
 		return nil, err
 	}
+	customizations, err := custom.NewValidatingHandler(log.WithName("customizations"))
+	if err != nil {
+		return nil, err
+	}
 	s, err := webhookserver.Start(ctx, webhookserver.Options{
 		Name:        "shepherd-healthinterpreter-webhook",
 		BindAddress: o.BindAddress,
 		Port:        o.Port,
 		DNSNames:    o.DNSNames,
-		Routes:      []webhookserver.Route{{Path: ValidatePath, Handler: h}, {Path: clusterclient.CredentialsWebhookPath, Handler: credentials}},
-		Logger:      log,
+		Routes: []webhookserver.Route{{Path: ValidatePath, Handler: h}, {Path: custom.ValidatePath, Handler: customizations},
+			{Path: clusterclient.CredentialsWebhookPath, Handler: credentials}},
+		Logger: log,
 	})
 	if err != nil {
 		return nil, err

@@ -1,14 +1,10 @@
-// Package cel turns HealthInterpreter objects into health interpreters: a
-// CEL expression over the member object observedObj, compiled once per
-// generation and registered as an override in a health.Registry, so that
-// it replaces the built-in interpreter of its kind while it exists.
-//
-// An expression that does not compile is reported on the object
-// (Compiled=False with the compiler's error, a Warning event), and the
-// kind keeps its previous interpreter (built-in, or none: Unknown). Two
-// HealthInterpreters for one kind are resolved by name, the first in
-// lexical order winning; the other is marked Active=False (Superseded).
-package cel
+// Package expr compiles and evaluates health rules written in CEL over
+// the member object observedObj: the rule of a HealthInterpreter (package
+// health/cel) and the health operation of a ResourceInterpreterCustomization
+// (package interpreter/custom). A rule is compiled once and is safe for
+// concurrent use; an evaluation is cost-limited, and any error makes the
+// object Unknown, which never triggers failover.
+package expr
 
 import (
 	"fmt"

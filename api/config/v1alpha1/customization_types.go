@@ -1,0 +1,157 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Conditions of a ResourceInterpreterCustomization (besides Compiled and
+// Active, shared with HealthInterpreter).
+const (
+	// ConditionKindFound is True when the hub serves the target kind.
+	ConditionKindFound = "KindFound"
+
+	ReasonFound    = "Found"
+	ReasonNotFound = "NotFound"
+)
+
+// ResourceInterpreterCustomizationSpec teaches Shepherd one kind: where its
+// replicas are, how a cluster's share is written, which status fields add
+// up on the hub, how its health is judged, what it depends on and which
+// fields member controllers own. Every part is optional; a part left out
+// keeps Shepherd's built-in knowledge of the kind, if any.
+type ResourceInterpreterCustomizationSpec struct {
+	// Target is the kind customized.
+	Target HealthTarget `json:"target"`
+	// Customizations are the operations customized.
+	Customizations Customizations `json:"customizations"`
+}
+
+// Customizations holds one entry per operation.
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) || has(self.statusAggregation) || has(self.health) || has(self.dependencies) || has(self.retention) || has(self.observesGeneration)",message="spec.customizations: customize at least one operation (replicas, statusAggregation, health, dependencies, retention, observesGeneration)"
+type Customizations struct {
+	// Replicas: where the kind keeps its replicas (GetReplicas) and where
+	// a cluster's share is written (ReviseReplica).
+	// +optional
+	Replicas *ReplicaCustomization `json:"replicas,omitempty"`
+	// StatusAggregation: the status fields summed over members onto the
+	// hub's template.
+	// +optional
+	StatusAggregation *StatusAggregation `json:"statusAggregation,omitempty"`
+	// Health judges a member's copy, as a HealthInterpreter does (a
+	// HealthInterpreter of the same kind takes precedence).
+	// +optional
+	Health *HealthExpression `json:"health,omitempty"`
+	// Dependencies lists the objects a template needs beside it
+	// (propagateDeps).
+	// +optional
+	Dependencies *DependencyCustomization `json:"dependencies,omitempty"`
+	// Retention lists the fields a member controller owns: they keep the
+	// member's values on every apply.
+	// +optional
+	Retention *RetentionCustomization `json:"retention,omitempty"`
+	// ObservesGeneration: the kind's status carries observedGeneration,
+	// which the hub then reports once every member runs the template's
+	// generation.
+	// +optional
+	ObservesGeneration *bool `json:"observesGeneration,omitempty"`
+}
+
+// ReplicaCustomization says where the replicas are.
+type ReplicaCustomization struct {
+	// Expression is a CEL expression over the variable `object` (the
+	// template) returning the replicas as an int, e.g.
+	// `has(object.spec.replicas) ? object.spec.replicas : 1`.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Expression string `json:"expression"`
+	// ReplicasPath is the JSON pointer of the field a cluster's share is
+	// written to, e.g. /spec/replicas.
+	// +kubebuilder:validation:MinLength=2
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="replicasPath must be a JSON pointer starting with '/', e.g. /spec/replicas"
+	ReplicasPath string `json:"replicasPath"`
+	// PodSpecPath is the JSON pointer of the pod spec one replica runs
+	// (e.g. /spec/template/spec): what one replica requests is read from
+	// it for the scheduler, and its ConfigMaps, Secrets, ServiceAccount and
+	// PVCs are the kind's dependencies unless Dependencies says otherwise.
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="podSpecPath must be a JSON pointer starting with '/', e.g. /spec/template/spec"
+	// +optional
+	PodSpecPath string `json:"podSpecPath,omitempty"`
+}
+
+// StatusAggregation names the integer fields of .status summed over members.
+type StatusAggregation struct {
+	// SummedFields are names of integer fields directly under .status,
+	// e.g. readyReplicas.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:items:Pattern=`^[a-zA-Z][a-zA-Z0-9]*$`
+	// +listType=set
+	SummedFields []string `json:"summedFields"`
+}
+
+// DependencyCustomization finds what a template depends on.
+type DependencyCustomization struct {
+	// Expression is a CEL expression over the variable `object` (the
+	// template) returning a list of maps with the keys apiVersion, kind and
+	// name, in the template's namespace, e.g.
+	// `[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'name': object.spec.configName}]`.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Expression string `json:"expression"`
+}
+
+// RetentionCustomization lists member-owned fields.
+type RetentionCustomization struct {
+	// Paths are JSON pointers, e.g. /spec/replicas.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.all(p, p.startsWith('/'))",message="retention.paths must be JSON pointers starting with '/', e.g. /spec/replicas"
+	// +listType=set
+	Paths []string `json:"paths"`
+}
+
+// ResourceInterpreterCustomizationStatus reports whether the
+// customization is usable.
+type ResourceInterpreterCustomizationStatus struct {
+	// ObservedGeneration is the generation the conditions describe.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions: Compiled, KindFound, Active.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ResourceInterpreterCustomization teaches Shepherd a kind (a CRD workload,
+// or a built-in kind it should treat differently) in CEL, with no change
+// to Shepherd: Karmada's ResourceInterpreterCustomization, with CEL
+// compiled and type-checked at admission instead of Lua.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=ric,categories=shepherd
+// +kubebuilder:printcolumn:name="APIVersion",type=string,JSONPath=`.spec.target.apiVersion`
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.target.kind`
+// +kubebuilder:printcolumn:name="Compiled",type=string,JSONPath=`.status.conditions[?(@.type=="Compiled")].status`
+// +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.conditions[?(@.type=="Active")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ResourceInterpreterCustomization struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ResourceInterpreterCustomizationSpec `json:"spec"`
+	// +optional
+	Status ResourceInterpreterCustomizationStatus `json:"status,omitempty"`
+}
+
+// ResourceInterpreterCustomizationList is a list of customizations.
+// +kubebuilder:object:root=true
+type ResourceInterpreterCustomizationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ResourceInterpreterCustomization `json:"items"`
+}

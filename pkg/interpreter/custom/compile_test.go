@@ -1,0 +1,130 @@
+package custom
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
+)
+
+func customization(c configv1alpha1.Customizations) *configv1alpha1.ResourceInterpreterCustomization {
+	return &configv1alpha1.ResourceInterpreterCustomization{Spec: configv1alpha1.ResourceInterpreterCustomizationSpec{
+		Target: configv1alpha1.HealthTarget{APIVersion: "example.io/v1", Kind: "Rollout"}, Customizations: c}}
+}
+
+func rollout(spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.io/v1", "kind": "Rollout",
+		"metadata": map[string]any{"name": "r", "namespace": "ns"}, "spec": spec}}
+	return u
+}
+
+// Every rule gets bad input and is refused naming its field.
+func TestCompileRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    configv1alpha1.Customizations
+		want []string
+	}{
+		{"replicas that do not parse", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "object.spec.replicas +", ReplicasPath: "/spec/replicas"}},
+			[]string{"spec.customizations.replicas.expression", "does not compile"}},
+		{"replicas of the wrong type", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "'three'", ReplicasPath: "/spec/replicas"}},
+			[]string{"spec.customizations.replicas.expression", "returns string; it must return int"}},
+		{"a replicas path that is no pointer", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "object.spec.replicas", ReplicasPath: "spec.replicas"}},
+			[]string{"spec.customizations.replicas.replicasPath", "must be a JSON pointer"}},
+		{"dependencies that are not a list", configv1alpha1.Customizations{Dependencies: &configv1alpha1.DependencyCustomization{
+			Expression: "object.metadata.name == 'x'"}},
+			[]string{"spec.customizations.dependencies.expression", "returns bool"}},
+		{"a health rule that does not compile", configv1alpha1.Customizations{Health: &configv1alpha1.HealthExpression{
+			Expression: "observedObj.status.ready ==="}},
+			[]string{"spec.customizations.health.expression", "does not compile"}},
+		{"a retention path that is no pointer", configv1alpha1.Customizations{Retention: &configv1alpha1.RetentionCustomization{
+			Paths: []string{"/spec/replicas", "/"}}},
+			[]string{"spec.customizations.retention.paths[1]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs := Compile(customization(tc.c))
+			if len(errs) == 0 {
+				t.Fatal("accepted")
+			}
+			got := errs.ToAggregate().Error()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("error %q lacks %q", got, w)
+				}
+			}
+		})
+	}
+	bad := customization(configv1alpha1.Customizations{ObservesGeneration: ptr.To(true)})
+	bad.Spec.Target.APIVersion = "a/b/c"
+	if _, errs := Compile(bad); len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "spec.target.apiVersion") {
+		t.Errorf("a bad apiVersion: %v", errs)
+	}
+}
+
+// A compiled customization teaches package interpreter the kind: every
+// operation answers from it, and clearing it forgets the kind again.
+func TestCustomizationTeachesAKind(t *testing.T) {
+	c, errs := Compile(customization(configv1alpha1.Customizations{
+		Replicas: &configv1alpha1.ReplicaCustomization{Expression: "has(object.spec.replicas) ? object.spec.replicas : 1",
+			ReplicasPath: "/spec/replicas", PodSpecPath: "/spec/template/spec"},
+		StatusAggregation: &configv1alpha1.StatusAggregation{SummedFields: []string{"readyReplicas"}},
+		Dependencies: &configv1alpha1.DependencyCustomization{Expression: "has(object.spec.configName) ? " +
+			"[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'name': object.spec.configName}] : []"},
+		Retention:          &configv1alpha1.RetentionCustomization{Paths: []string{"/spec/paused"}},
+		ObservesGeneration: ptr.To(true),
+		Health:             &configv1alpha1.HealthExpression{Expression: "observedObj.status.phase == 'Healthy'"},
+	}))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	gk := c.GVK.GroupKind()
+	obj := rollout(map[string]any{"replicas": int64(6), "configName": "settings",
+		"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "x",
+			"resources": map[string]any{"requests": map[string]any{"cpu": "250m"}}}}}}})
+	if n, _, _ := interpreter.GetReplicas(obj); n != 0 {
+		t.Fatalf("before the customization: %d replicas", n)
+	}
+	interpreter.SetCustom(gk, c.Custom)
+	defer interpreter.ClearCustom(gk)
+
+	n, req, err := interpreter.GetReplicas(obj)
+	if err != nil || n != 6 || req == nil || req.ResourceRequest.Cpu().MilliValue() != 250 {
+		t.Errorf("GetReplicas = %d %+v %v", n, req, err)
+	}
+	out, err := interpreter.ReviseReplicas(obj, []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 4}, {Name: "m2", Replicas: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedInt64(out["m2"].Object, "spec", "replicas"); v != 2 {
+		t.Errorf("m2's share: %d", v)
+	}
+	if !interpreter.ObservesGeneration(gk) {
+		t.Error("observesGeneration not taken")
+	}
+	deps, err := interpreter.GetDependencies(obj)
+	if err != nil || len(deps) != 1 || deps[0].Kind != "ConfigMap" || deps[0].Name != "settings" || deps[0].Namespace != "ns" {
+		t.Errorf("GetDependencies = %+v %v", deps, err)
+	}
+	desired, observed := rollout(map[string]any{"paused": false}), rollout(map[string]any{"paused": true})
+	if err := interpreter.Retain(desired, observed); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := unstructured.NestedBool(desired.Object, "spec", "paused"); !v {
+		t.Error("spec.paused not retained")
+	}
+	if res := c.Health.Interpret(&unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"phase": "Healthy"}}}); res.Health != "Healthy" {
+		t.Errorf("health: %+v", res)
+	}
+	// Evaluation errors are errors, not numbers.
+	if _, _, err := interpreter.GetReplicas(rollout(map[string]any{"replicas": "six"})); err == nil {
+		t.Error("a string replica count gave no error")
+	}
+}

@@ -1,0 +1,206 @@
+package custom
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
+)
+
+// ControllerName names the controller in logs, metrics and events.
+const ControllerName = "interpreter-customization"
+
+// Event reasons.
+const (
+	EventCompileError = "CompileError"
+	EventActivated    = "Activated"
+	EventKindNotFound = "KindNotFound"
+)
+
+// everything is the one request: which customization wins a kind depends
+// on all of them.
+var everything = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}}
+
+type compiled struct {
+	generation int64
+	result     *Compiled
+	err        string
+}
+
+// Reconciler keeps package interpreter's customizations and the health
+// registry's customization rules equal to the active
+// ResourceInterpreterCustomizations, and reports on each whether it
+// compiled, whether the hub serves its kind, and whether it is in use.
+// Two customizations of one kind: the first by name wins. Run one per
+// process: what it sets is in memory.
+type Reconciler struct {
+	Registry *health.Registry
+
+	client   client.Client
+	mapper   meta.RESTMapper
+	recorder events.EventRecorder
+	cache    map[string]compiled
+	applied  map[schema.GroupVersionKind]inUse
+}
+
+type inUse struct {
+	name       string
+	generation int64
+}
+
+// SetupWithManager registers the controller.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.client, r.mapper = mgr.GetClient(), mgr.GetRESTMapper()
+	r.recorder = mgr.GetEventRecorder(ControllerName)
+	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]inUse{}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		Watches(&configv1alpha1.ResourceInterpreterCustomization{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+			return []reconcile.Request{everything}
+		})).
+		Complete(r)
+}
+
+// Reconcile recomputes every kind's customization (one worker).
+func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+	log := logr.FromContextOrDiscard(ctx)
+	list := &configv1alpha1.ResourceInterpreterCustomizationList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return reconcile.Result{}, err
+	}
+	slices.SortFunc(list.Items, func(a, b configv1alpha1.ResourceInterpreterCustomization) int { return strings.Compare(a.Name, b.Name) })
+	winners := map[schema.GroupVersionKind]inUse{}
+	seen := map[string]bool{}
+	var firstErr error
+	for i := range list.Items {
+		c := &list.Items[i]
+		seen[c.Name] = true
+		cc := r.compile(c)
+		found := r.kindServed(c)
+		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the customization does not compile"
+		gvk := targetGVK(c)
+		switch winner, taken := winners[gvk]; {
+		case cc.err != "":
+		case c.DeletionTimestamp != nil:
+			reason, msg = "Deleting", "the object is being deleted"
+		case taken:
+			reason, msg = configv1alpha1.ReasonSuperseded, "ResourceInterpreterCustomization "+winner.name+" sorts first for "+gvk.String()
+		default:
+			winners[gvk] = inUse{name: c.Name, generation: c.Generation}
+			active, reason, msg = true, configv1alpha1.ReasonInUse, "interprets "+gvk.String()
+			if r.applied[gvk] != winners[gvk] {
+				interpreter.SetCustom(gvk.GroupKind(), cc.result.Custom)
+				if cc.result.Health != nil {
+					r.Registry.SetCustom(gvk, cc.result.Health)
+				} else {
+					r.Registry.ClearCustom(gvk)
+				}
+				log.Info("interpreter customization in use", "customization", c.Name, "kind", gvk.String())
+			}
+		}
+		if err := r.writeStatus(ctx, c, cc, found, active, reason, msg); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	for gvk, was := range r.applied {
+		if _, ok := winners[gvk]; !ok {
+			interpreter.ClearCustom(gvk.GroupKind())
+			r.Registry.ClearCustom(gvk)
+			log.Info("interpreter customization removed; built-in knowledge (if any) applies again", "customization", was.name, "kind", gvk.String())
+		}
+	}
+	r.applied = winners
+	for name := range r.cache {
+		if !seen[name] {
+			delete(r.cache, name)
+		}
+	}
+	return reconcile.Result{}, firstErr
+}
+
+func (r *Reconciler) compile(c *configv1alpha1.ResourceInterpreterCustomization) compiled {
+	if cc, ok := r.cache[c.Name]; ok && cc.generation == c.Generation {
+		return cc
+	}
+	res, errs := Compile(c)
+	cc := compiled{generation: c.Generation, result: res}
+	if len(errs) > 0 {
+		cc.err = truncate(errs.ToAggregate().Error())
+		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
+	}
+	r.cache[c.Name] = cc
+	return cc
+}
+
+// kindServed reports whether the hub serves the target kind. A
+// customization of a kind not served yet is still used (its CRD may come
+// later); the condition says so.
+func (r *Reconciler) kindServed(c *configv1alpha1.ResourceInterpreterCustomization) bool {
+	gvk := targetGVK(c)
+	_, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, c *configv1alpha1.ResourceInterpreterCustomization, cc compiled, found, active bool, reason, msg string) error {
+	orig := c.DeepCopy()
+	st := &c.Status
+	gen := c.Generation
+	compiledCond := metav1.Condition{Type: configv1alpha1.ConditionCompiled, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonCompiled,
+		Message: "every expression and path compiled", ObservedGeneration: gen}
+	if cc.err != "" {
+		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, cc.err
+	}
+	kindCond := metav1.Condition{Type: configv1alpha1.ConditionKindFound, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonFound,
+		Message: "the hub serves " + targetGVK(c).String(), ObservedGeneration: gen}
+	if !found {
+		kindCond.Status, kindCond.Reason = metav1.ConditionFalse, configv1alpha1.ReasonNotFound
+		kindCond.Message = "the hub does not serve " + targetGVK(c).String() + " (yet): install its CRD, or fix spec.target"
+	}
+	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: gen}
+	if active {
+		activeCond.Status = metav1.ConditionTrue
+	}
+	changed := meta.SetStatusCondition(&st.Conditions, compiledCond)
+	changed = meta.SetStatusCondition(&st.Conditions, kindCond) || changed
+	changed = meta.SetStatusCondition(&st.Conditions, activeCond) || changed
+	if st.ObservedGeneration != gen {
+		st.ObservedGeneration, changed = gen, true
+	}
+	if !changed || c.DeletionTimestamp != nil {
+		return nil
+	}
+	if was := meta.FindStatusCondition(orig.Status.Conditions, configv1alpha1.ConditionKindFound); !found && (was == nil || was.Status != metav1.ConditionFalse) {
+		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventKindNotFound, "Resolve", "%s", kindCond.Message)
+	}
+	if active && !meta.IsStatusConditionTrue(orig.Status.Conditions, configv1alpha1.ConditionActive) {
+		r.recorder.Eventf(c, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", msg)
+	}
+	return client.IgnoreNotFound(r.client.Status().Patch(ctx, c, client.MergeFrom(orig)))
+}
+
+func targetGVK(c *configv1alpha1.ResourceInterpreterCustomization) schema.GroupVersionKind {
+	gv, _ := schema.ParseGroupVersion(c.Spec.Target.APIVersion)
+	return gv.WithKind(c.Spec.Target.Kind)
+}
+
+func truncate(s string) string {
+	const maxLen = 4096
+	if len(s) <= maxLen {
+		return s
+	}
+	return s[:maxLen-3] + "..."
+}

@@ -1,0 +1,5 @@
+package custom
+
+import "reflect"
+
+var sliceOfMaps = reflect.TypeFor[[]map[string]any]()

@@ -1,0 +1,141 @@
+package overrides
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+// podSpecPaths are where the workload kinds Shepherd knows hold their pod
+// spec; imageOverrider without a predicate, commandOverrider and
+// argsOverrider work on these kinds only.
+var podSpecPaths = map[schema.GroupKind][]string{
+	{Kind: "Pod"}:                        {"spec"},
+	{Group: "apps", Kind: "Deployment"}:  {"spec", "template", "spec"},
+	{Group: "apps", Kind: "ReplicaSet"}:  {"spec", "template", "spec"},
+	{Group: "apps", Kind: "StatefulSet"}: {"spec", "template", "spec"},
+	{Group: "apps", Kind: "DaemonSet"}:   {"spec", "template", "spec"},
+	{Group: "batch", Kind: "Job"}:        {"spec", "template", "spec"},
+	{Group: "batch", Kind: "CronJob"}:    {"spec", "jobTemplate", "spec", "template", "spec"},
+}
+
+func podSpecPath(obj *unstructured.Unstructured) ([]string, bool) {
+	p, ok := podSpecPaths[obj.GroupVersionKind().GroupKind()]
+	return p, ok
+}
+
+// containerLists are the pod spec's lists of containers, in the order
+// overriders visit them.
+var containerLists = []string{"containers", "initContainers"}
+
+// eachContainer calls fn with every container, then every init container,
+// of the pod spec at specPath, and where names it for messages
+// ("spec.template.spec.containers[0]").
+func eachContainer(obj *unstructured.Unstructured, specPath []string, fn func(c map[string]any, where string) error) error {
+	for _, list := range containerLists {
+		path := append(slices.Clone(specPath), list)
+		v, found, err := unstructured.NestedFieldNoCopy(obj.Object, path...)
+		if err != nil {
+			return err
+		}
+		if !found || v == nil {
+			continue
+		}
+		items, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s holds %s, not a list", strings.Join(path, "."), typeName(v))
+		}
+		for i, item := range items {
+			c, ok := item.(map[string]any)
+			if !ok {
+				return fmt.Errorf("%s[%d] holds %s, not a container", strings.Join(path, "."), i, typeName(item))
+			}
+			if err := fn(c, fmt.Sprintf("%s[%d]", strings.Join(path, "."), i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// applyCommandArgs applies a commandOverrider (field "command") or an
+// argsOverrider (field "args") to the named container or init container,
+// as Karmada does: add appends the values (creating the list), remove
+// drops every item equal to one of them. Karmada has no replace; neither
+// does the API here.
+func applyCommandArgs(obj *unstructured.Unstructured, field string, o *policyv1alpha1.CommandArgsOverrider) error {
+	specPath, ok := podSpecPath(obj)
+	if !ok {
+		return fmt.Errorf("%s has no containers; narrow resourceSelectors to workloads", obj.GetKind())
+	}
+	switch o.Operator {
+	case policyv1alpha1.OverriderOpAdd, policyv1alpha1.OverriderOpRemove:
+	default:
+		return fmt.Errorf("operator %q: use add or remove", o.Operator)
+	}
+	var names []string
+	found := false
+	err := eachContainer(obj, specPath, func(c map[string]any, where string) error {
+		name, _ := c["name"].(string)
+		names = append(names, name)
+		if name != o.ContainerName {
+			return nil
+		}
+		found = true
+		current, err := stringList(c[field])
+		if err != nil {
+			return fmt.Errorf("%s.%s: %w", where, field, err)
+		}
+		var next []string
+		if o.Operator == policyv1alpha1.OverriderOpAdd {
+			if len(o.Value) == 0 {
+				return nil
+			}
+			next = append(current, o.Value...)
+		} else {
+			if c[field] == nil {
+				return nil
+			}
+			next = slices.DeleteFunc(current, func(s string) bool { return slices.Contains(o.Value, s) })
+		}
+		items := make([]any, len(next))
+		for i, s := range next {
+			items[i] = s
+		}
+		c[field] = items
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("container %q not found in %s %s (containers: %s); fix containerName or narrow resourceSelectors",
+			o.ContainerName, obj.GetKind(), obj.GetName(), strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// stringList reads a command or args list; nil reads as empty.
+func stringList(v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	items, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("holds %s, not a list of strings", typeName(v))
+	}
+	out := make([]string, len(items))
+	for i, item := range items {
+		s, ok := item.(string)
+		if !ok {
+			return nil, fmt.Errorf("item %d holds %s, not a string", i, typeName(item))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
