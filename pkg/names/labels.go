@@ -19,6 +19,12 @@ const AnnotationBinding = "work.shepherd.io/binding"
 // observed it, the template's status.observedGeneration says so.
 const AnnotationTemplateGeneration = "work.shepherd.io/template-generation"
 
+// AnnotationAppliedOverrides on a Work lists the override policy rules
+// applied to its manifest, in the order applied, as
+// "<Kind> <namespace>/<name> rule <n>" entries joined by "; " (a
+// ClusterOverridePolicy without namespace); absent when none applied.
+const AnnotationAppliedOverrides = "policy.shepherd.io/applied-overrides"
+
 // AnnotationTiedPolicies on a binding lists the policies that match its
 // template exactly as well as the one governing it (same kind of policy,
 // selector strength and priority), as PolicyRef strings separated by

@@ -171,8 +171,6 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		// that Shepherd does not implement yet: refused, naming the field.
 		{"Karmada association", policy("bad-association", selectNginx+`association: true`),
 			[]string{"spec.association is not supported", "propagateDeps"}},
-		{"Karmada dependent overrides", policy("bad-dependent-overrides", selectNginx+`dependentOverrides: [nginx-override]`),
-			[]string{"spec.dependentOverrides is not supported yet", "no OverridePolicy"}},
 		{"unknown preemption", policy("bad-preemption-enum", selectNginx+`preemption: Sometimes`),
 			[]string{"spec.preemption", `Unsupported value: "Sometimes"`}},
 		{"schedule priority from an unsupported source", policy("bad-schedule-priority", selectNginx+`schedulePriority:
@@ -197,12 +195,14 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		// case shows the rules reach it.
 		{"cluster policy with a Karmada field", `apiVersion: policy.shepherd.io/v1alpha1
 kind: ClusterPropagationPolicy
-metadata: {name: bad-cluster-policy-dependent-overrides}
+metadata: {name: bad-cluster-policy-workload-affinity}
 spec:
   resourceSelectors:
   - {apiVersion: v1, kind: Namespace, name: team-a}
-  dependentOverrides: [team-a-override]
-`, []string{"ClusterPropagationPolicy", "spec.dependentOverrides is not supported yet"}},
+  placement:
+    workloadAffinity:
+      affinity: {groupByLabelKey: app.group}
+`, []string{"ClusterPropagationPolicy", "spec.placement.workloadAffinity is not supported yet"}},
 		{"preferred weight above 100", policy("bad-pref-weight", selectNginx+`placement:
   preferredClusterAffinities:
   - weight: 101
@@ -375,6 +375,7 @@ activationPreference: Lazy
 preserveResourcesOnDeletion: true
 preemption: Always
 schedulePriority: {priorityClassSource: KubePriorityClass, priorityClassName: high-priority}
+dependentOverrides: [nginx-images]
 association: false
 suspension:
   dispatchingOnClusters:

@@ -21,7 +21,6 @@ func knownTypes() []runtime.Object {
 // that the API server never prunes one silently; the fields Shepherd does
 // not implement yet are refused with a message naming them.
 // +kubebuilder:validation:XValidation:rule="!has(self.association) || !self.association",message="spec.association is not supported (Karmada deprecated it for propagateDeps); remove it"
-// +kubebuilder:validation:XValidation:rule="!has(self.dependentOverrides) || size(self.dependentOverrides) == 0",message="spec.dependentOverrides is not supported yet: Shepherd has no OverridePolicy; remove it"
 type PropagationSpec struct {
 	// ResourceSelectors pick the resource templates this policy governs.
 	// +kubebuilder:validation:MinItems=1
@@ -91,7 +90,11 @@ type PropagationSpec struct {
 	// +optional
 	Preemption PreemptionBehavior `json:"preemption,omitempty"`
 
-	// DependentOverrides names OverridePolicies; refused until supported.
+	// DependentOverrides names OverridePolicies of the policy's namespace
+	// that must exist before the policy propagates a template, so that
+	// overrides created together with a template apply from the first
+	// rendering. A ClusterPropagationPolicy has no namespace: the names are
+	// ClusterOverridePolicies then.
 	// +kubebuilder:validation:MaxItems=64
 	// +listType=atomic
 	// +optional

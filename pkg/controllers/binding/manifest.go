@@ -163,6 +163,9 @@ func upToDate(existing *workv1alpha1.Work, desired *unstructured.Unstructured) b
 			return false
 		}
 	}
+	if _, had := existing.Annotations[names.AnnotationAppliedOverrides]; had && desired.GetAnnotations()[names.AnnotationAppliedOverrides] == "" {
+		return false
+	}
 	suspend, _, _ := unstructured.NestedBool(desired.Object, "spec", "suspendDispatching")
 	preserve, _, _ := unstructured.NestedBool(desired.Object, "spec", "preserveResourcesOnDeletion")
 	conflict, _, _ := unstructured.NestedString(desired.Object, "spec", "conflictResolution")

@@ -11,10 +11,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -116,8 +119,31 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 				ref, ok := bindingOfWork(kind, w)
 				return reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}, ok
 			}), workChanged())).
+		Watches(&policyv1alpha1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOfOverride), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&policyv1alpha1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOfOverride), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
+}
+
+// bindingsOfOverride enqueues the bindings an override policy may concern:
+// those of its namespace, or all of them for a ClusterOverridePolicy. Each
+// re-renders its Works and writes only those whose manifest changed.
+func (r *Reconciler[T]) bindingsOfOverride(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := r.kind.NewList()
+	var opts []client.ListOption
+	if ns := obj.GetNamespace(); ns != "" {
+		opts = append(opts, client.InNamespace(ns))
+	}
+	if err := r.client.List(ctx, list, opts...); err != nil {
+		logf.FromContext(ctx).Error(err, "listing bindings for an override policy", "policy", obj.GetName())
+		return nil
+	}
+	items := r.kind.Items(list)
+	out := make([]reconcile.Request, 0, len(items))
+	for _, b := range items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
+	}
+	return out
 }
 
 // workChanged passes Work events that can change what the controller

@@ -188,6 +188,10 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	if err != nil {
 		return nil, err
 	}
+	ops, err := r.overridePolicies(ctx, tmpl.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
 	var applied []string
 	for _, t := range bindingutil.WorkTargets(b.GetBindingSpec()) {
 		existing := works[t.Name]
@@ -199,7 +203,19 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 			}
 			continue
 		}
-		desired := desiredWork(ref, t.Name, manifests[t.Name], tmpl.GetGeneration(), b.GetBindingSpec())
+		manifest, appliedOverrides, err := r.render(ctx, manifests[t.Name], t.Name, ops)
+		if err != nil {
+			note := bindingutil.Note(fmt.Sprintf("Not updating the Work for %s: %v", t.Name, err))
+			r.recorder.Eventf(b, nil, "Warning", ReasonOverrideFailed, "SyncWork", "%s", note)
+			r.recorder.Eventf(tmpl, b, "Warning", ReasonOverrideFailed, "SyncWork", "%s", note)
+			continue
+		}
+		desired := desiredWork(ref, t.Name, manifest, tmpl.GetGeneration(), b.GetBindingSpec())
+		if appliedOverrides != "" {
+			ann := desired.GetAnnotations()
+			ann[names.AnnotationAppliedOverrides] = appliedOverrides
+			desired.SetAnnotations(ann)
+		}
 		if r.opts.WorkFinalizer {
 			// In every apply, not only the first: server-side apply
 			// removes a field its manager applied before and leaves out

@@ -73,7 +73,7 @@ func Setup(mgr manager.Manager, _ Options) error {
 		Complete(r); err != nil {
 		return err
 	}
-	a := builder.ControllerManagedBy(mgr).Named(ControllerName + "-attached").
+	a := builder.ControllerManagedBy(mgr).Named(ControllerName+"-attached").
 		For(&workv1alpha1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
 			return obj.GetLabels()[LabelAttached] == "true"
 		})))

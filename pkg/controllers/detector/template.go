@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -213,6 +214,10 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
 		return err
 	}
+	if err := r.dependentOverridesExist(ctx, p); err != nil {
+		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note(err.Error()))
+		return err
+	}
 	if desired.GetBindingSpec().SchedulePriority, err = r.schedulePriority(ctx, p); err != nil {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note(err.Error()))
 		return err
@@ -254,6 +259,32 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonPolicyConflict, "ApplyPolicy", "%s", bindingutil.Note(fmt.Sprintf(
 			"Policies %s match this template equally well (same selector strength and priority); %s governs it because its name sorts first. Give the intended one a higher spec.priority",
 			t, names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName()))))
+	}
+	return nil
+}
+
+// dependentOverridesExist checks that the override policies p's
+// spec.dependentOverrides names exist: the binding is not written before
+// they do (the reconcile retries), as in Karmada, so that overrides created
+// together with a template apply from its first rendering.
+func (r *Reconciler) dependentOverridesExist(ctx context.Context, p policyv1alpha1.PolicyObject) error {
+	var missing []string
+	for _, name := range p.GetPropagationSpec().DependentOverrides {
+		var obj client.Object = &policyv1alpha1.OverridePolicy{}
+		if p.GetNamespace() == "" {
+			obj = &policyv1alpha1.ClusterOverridePolicy{}
+		}
+		err := r.client.Get(ctx, client.ObjectKey{Namespace: p.GetNamespace(), Name: name}, obj)
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, name)
+		case err != nil:
+			return err
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s %s: spec.dependentOverrides: %s not found; the template is propagated once they exist",
+			policyKind(p), client.ObjectKeyFromObject(p), strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -115,3 +115,36 @@ func TestSchedulePriorityFromPriorityClass(t *testing.T) {
 		t.Errorf("spec.schedulePriority %+v, want 100000", b.Spec.SchedulePriority)
 	}
 }
+
+// TestDependentOverridesHoldThePolicyBack: a policy naming an
+// OverridePolicy in spec.dependentOverrides propagates nothing until that
+// OverridePolicy exists; the template says what it waits for.
+func TestDependentOverridesHoldThePolicyBack(t *testing.T) {
+	const ns = "dependent-overrides"
+	namespace(t, ns)
+	policy := strings.Replace(policyYAML(ns, "waits", dividedOver("c1")), "spec:\n", "spec:\n  dependentOverrides: [web-images]\n", 1)
+	apply(t, policy+"---\n"+deploymentYAML(ns, "web", 1, "nginx:1"))
+	eventually(t, "the template says what the policy waits for", func() error {
+		e, err := eventAbout("web", "ApplyPolicyFailed")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(e.Note, "spec.dependentOverrides: web-images not found") {
+			return fmt.Errorf("note %q", e.Note)
+		}
+		return nil
+	})
+	if _, err := getRB(ns, "web-deployment"); err == nil {
+		t.Fatal("the binding was written before its dependent override existed")
+	}
+	apply(t, fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: web-images, namespace: %s}
+spec:
+  overrideRules:
+  - overriders:
+      labelsOverrider:
+      - {operator: add, value: {rendered: "yes"}}
+`, ns))
+	waitScheduled(t, ns, "web-deployment", targetsAre(map[string]int32{"c1": 1}))
+}

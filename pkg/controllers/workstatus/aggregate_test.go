@@ -146,4 +146,3 @@ func TestBindingOf(t *testing.T) {
 		t.Error("a Work without binding")
 	}
 }
-
