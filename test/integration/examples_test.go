@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -32,7 +36,15 @@ func TestExamplesApply(t *testing.T) {
 				}
 				return
 			}
-			objs, err := hub.ApplyFile(context.Background(), f)
+			// A file may use a kind an earlier file's CRD defines, which
+			// the API server serves once the CRD is established.
+			var objs []*unstructured.Unstructured
+			var err error
+			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+				if objs, err = hub.ApplyFile(context.Background(), f); !meta.IsNoMatchError(err) || time.Now().After(deadline) {
+					break
+				}
+			}
 			if err != nil {
 				t.Fatalf("applying %s: %v", f, err)
 			}
