@@ -22,25 +22,29 @@ type getOptions struct {
 	hub           hubFlags
 	namespace     string
 	allNamespaces bool
+	cluster       string
 }
 
 func newGetCommand() *cobra.Command {
 	o := &getOptions{}
 	cmd := &cobra.Command{
-		Use:   "get clusters|bindings|placements",
-		Short: "Show the fleet's clusters, bindings and placements as tables",
+		Use:   "get clusters|bindings|placements|rendered TYPE/NAME",
+		Short: "Show the fleet's clusters, bindings and placements, and what each cluster is sent",
 		Long: `Show what the hub knows, in tables a person can read:
 
   clusters     member clusters: readiness, version, topology, taints, nodes
   bindings     one row per binding: kind, replicas, Scheduled, FullyApplied
   placements   one row per workload: cluster -> replicas (health) for each target
+  rendered     TYPE/NAME: the manifest each cluster is sent (its share of the
+               replicas, its override policies), with the override rules applied
 
 kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 		Example: `  shepherd get clusters
   shepherd get placements -A
-  shepherd get bindings -n default`,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"clusters", "bindings", "placements"},
+  shepherd get bindings -n default
+  shepherd get rendered deployment/shop -n default --cluster member2`,
+		Args:      cobra.RangeArgs(1, 2),
+		ValidArgs: []string{"clusters", "bindings", "placements", "rendered"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := o.hub.client()
 			if err != nil {
@@ -48,6 +52,15 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
+			if args[0] == "rendered" {
+				if len(args) != 2 {
+					return fmt.Errorf("rendered needs TYPE/NAME, e.g. shepherd get rendered deployment/web")
+				}
+				return o.printRendered(ctx, c, cmd.OutOrStdout(), args[1], o.cluster)
+			}
+			if len(args) > 1 {
+				return fmt.Errorf("%s takes no name", args[0])
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			defer w.Flush()
 			switch args[0] {
@@ -65,6 +78,7 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 	o.hub.addTo(cmd)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the bindings")
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "bindings of every namespace, and cluster-scoped ones")
+	cmd.Flags().StringVar(&o.cluster, "cluster", "", "rendered: only this cluster's manifest")
 	return cmd
 }
 

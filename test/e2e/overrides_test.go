@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/cli"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -64,6 +66,13 @@ func TestOverridesRenderEachCluster(t *testing.T) {
 	}
 	if got := w.Annotations[names.AnnotationAppliedOverrides]; got != "OverridePolicy "+ns+"/shop-us rule 0" {
 		t.Errorf("member1's Work: applied overrides %q", got)
+	}
+	// shepherd get rendered shows what member2 is sent, and why.
+	out := shepherd(t, "get", "rendered", "deployment/shop", "-n", ns, "--cluster", "member2")
+	for _, want := range []string{"# cluster: member2", "# overrides: ClusterOverridePolicy e2e-eu-registry-mirror rule 0", "image: mirror.eu.example.com/nginx:1.27"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("shepherd get rendered: no %q in\n%s", want, out)
+		}
 	}
 
 	// A patch that does not apply to member2: its Work stays as it was,
@@ -138,4 +147,18 @@ func readExample(t *testing.T, dir, name string) string {
 
 func overridePolicy(ns, name string) *policyv1alpha1.OverridePolicy {
 	return &policyv1alpha1.OverridePolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// shepherd runs the CLI against the hub and returns its output.
+func shepherd(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := cli.NewRootCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(append(args, "--hub-kubeconfig", fleet.Hub.KubeconfigPath()))
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("shepherd %v: %v\n%s", args, err, out.String())
+	}
+	return out.String()
 }
