@@ -36,7 +36,9 @@ func (o *getOptions) printRendered(ctx context.Context, c client.Client, w io.Wr
 	if err := c.List(ctx, &works, client.MatchingLabels(names.BindingLabels(ref))); err != nil {
 		return fmt.Errorf("listing the Works of %s: %w", ref.Name, err)
 	}
-	slices.SortFunc(works.Items, func(a, b workv1alpha1.Work) int { return strings.Compare(a.Labels[workv1alpha1.LabelCluster], b.Labels[workv1alpha1.LabelCluster]) })
+	slices.SortFunc(works.Items, func(a, b workv1alpha1.Work) int {
+		return strings.Compare(a.Labels[workv1alpha1.LabelCluster], b.Labels[workv1alpha1.LabelCluster])
+	})
 	shown := 0
 	for _, wk := range works.Items {
 		cl := wk.Labels[workv1alpha1.LabelCluster]
