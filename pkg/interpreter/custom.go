@@ -1,6 +1,7 @@
 package interpreter
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,23 +31,45 @@ type Custom struct {
 }
 
 var (
-	customMu sync.RWMutex
-	customs  = map[schema.GroupKind]*Custom{}
+	customMu  sync.RWMutex
+	customs   = map[schema.GroupKind]*Custom{}
+	listeners []func(schema.GroupKind)
 )
 
 // SetCustom makes c the customization of gk, over its built-in knowledge.
 func SetCustom(gk schema.GroupKind, c *Custom) {
 	customMu.Lock()
-	defer customMu.Unlock()
 	customs[gk] = c
+	customMu.Unlock()
+	changed(gk)
 }
 
 // ClearCustom removes gk's customization: the built-in knowledge, if any,
 // applies again.
 func ClearCustom(gk schema.GroupKind) {
 	customMu.Lock()
-	defer customMu.Unlock()
 	delete(customs, gk)
+	customMu.Unlock()
+	changed(gk)
+}
+
+// OnCustomChange registers f to be called with the kind whose
+// customization was set or cleared, once the change is visible: templates
+// of that kind bound before must be interpreted again (their replicas, for
+// one), though they did not change.
+func OnCustomChange(f func(schema.GroupKind)) {
+	customMu.Lock()
+	defer customMu.Unlock()
+	listeners = append(listeners, f)
+}
+
+func changed(gk schema.GroupKind) {
+	customMu.RLock()
+	ls := slices.Clone(listeners)
+	customMu.RUnlock()
+	for _, f := range ls {
+		f(gk)
+	}
 }
 
 // lookup returns what Shepherd knows of gk: the built-in entry with the

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -48,14 +49,48 @@ func TestCustomizedCRDWorkload(t *testing.T) {
 			return fmt.Errorf("not established yet")
 		})
 	}
+	// The hub schedules on what members report: wait until both list the
+	// kind, as a platform team checks before rolling a new CRD out.
+	for _, m := range []string{"member1", "member2"} {
+		eventually(t, m+" reports the Rollout API", func() error {
+			c := &clusterv1alpha1.Cluster{}
+			if err := hub.Get(ctx, client.ObjectKey{Name: m}, c); err != nil {
+				return err
+			}
+			for _, e := range c.Status.APIEnablements {
+				if e.GroupVersion != "apps.example.com/v1alpha1" {
+					continue
+				}
+				for _, r := range e.Resources {
+					if r.Kind == "Rollout" {
+						return nil
+					}
+				}
+			}
+			return fmt.Errorf("no apps.example.com/v1alpha1 Rollout among its APIs")
+		})
+	}
 	// A broken customization is refused; the example is accepted.
 	refused := decodeOne(t, readExample(t, "interpreter", "rollout-customization-refused.yaml"))
 	if err := hub.Create(ctx, refused); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.customizations.replicas.expression") {
 		t.Fatalf("a customization that does not compile: want Invalid naming the field, got %v", err)
 	}
+	// The Rollout is propagated before Shepherd knows the kind: it has no
+	// replicas then, and goes whole to both members. The customization
+	// makes the detector interpret it again, and it is divided.
+	eventuallyApplied(t, readExample(t, "interpreter", "rollout.yaml"))
+	eventually(t, "the Rollout bound before the customization", func() error {
+		rb, err := binding(ns, "checkout", "Rollout")
+		if err != nil {
+			return err
+		}
+		if rb.Spec.Replicas != 0 {
+			return fmt.Errorf("replicas %d before the customization", rb.Spec.Replicas)
+		}
+		return nil
+	})
 	customization := readExample(t, "interpreter", "rollout-customization.yaml")
 	applyYAML(t, customization[:strings.Index(customization, "---\n# The Rollout CRD itself")])
-	eventuallyApplied(t, readExample(t, "interpreter", "rollout.yaml"))
 
 	key := client.ObjectKey{Namespace: ns, Name: "checkout"}
 	rollout := func(cluster string) (*unstructured.Unstructured, error) {

@@ -1,17 +1,23 @@
 package detector
 
 import (
+	"context"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Options configure the detector.
@@ -70,6 +76,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.kinds.bind(c, templateHandler(), templatePredicate())
 	cache := mgr.GetCache()
+	// A kind's customization changing (package interpreter/custom) changes
+	// what its templates' bindings should say: look at them all again.
+	reinterpret := make(chan event.TypedGenericEvent[*unstructured.Unstructured], 256)
+	stopped := make(chan struct{})
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		<-ctx.Done()
+		close(stopped)
+		return nil
+	})); err != nil {
+		return err
+	}
+	interpreter.OnCustomChange(func(gk schema.GroupKind) { r.templatesOf(gk, reinterpret, stopped) })
+	if err := c.Watch(source.TypedChannel[*unstructured.Unstructured, TemplateKey](reinterpret, templateHandler())); err != nil {
+		return err
+	}
 	for _, src := range []source.TypedSource[TemplateKey]{
 		source.TypedKind(cache, &policyv1alpha1.PropagationPolicy{}, policyHandler[*policyv1alpha1.PropagationPolicy](r),
 			predicate.TypedGenerationChangedPredicate[*policyv1alpha1.PropagationPolicy]{}),
@@ -99,4 +120,27 @@ func setupPolicyController[P policyv1alpha1.PolicyObject](mgr ctrl.Manager, r *R
 		Named(name).
 		For(newPolicy(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(&policyReconciler[P]{client: r.client, kinds: r.kinds, recorder: r.recorder, newPolicy: newPolicy, opts: r.opts})
+}
+
+// templatesOf sends every watched template of gk to ch, from the cache.
+// Called from another controller's worker: it blocks no longer than the
+// detector needs to drain the channel, and not at all once the manager
+// stopped.
+func (r *Reconciler) templatesOf(gk schema.GroupKind, ch chan<- event.TypedGenericEvent[*unstructured.Unstructured], stopped <-chan struct{}) {
+	gvk, ok := r.kinds.lookup(gk)
+	if !ok {
+		return // not watched: no template of it was bound yet
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := r.cache.List(context.Background(), list); err != nil {
+		return
+	}
+	for i := range list.Items {
+		select {
+		case ch <- event.TypedGenericEvent[*unstructured.Unstructured]{Object: &list.Items[i]}:
+		case <-stopped:
+			return
+		}
+	}
 }
