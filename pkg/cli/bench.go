@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,9 +97,7 @@ func (o *benchOptions) run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	if o.output == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return printJSON(out, r)
 	}
 	printBench(out, r)
 	return nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -119,9 +118,7 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	}
 	switch o.output {
 	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(report)
+		return printJSON(out, report)
 	case "yaml":
 		b, err := yaml.Marshal(report)
 		if err != nil {

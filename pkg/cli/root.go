@@ -3,6 +3,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"io"
+
 	"github.com/spf13/cobra"
 )
 
@@ -34,4 +37,11 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newPodReschedulerCommand(),
 	)
 	return root
+}
+
+// printJSON writes v as indented JSON, the -o json of every command.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

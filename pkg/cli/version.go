@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -21,9 +20,7 @@ func newVersionCommand() *cobra.Command {
 			case "", "text":
 				fmt.Fprintln(cmd.OutOrStdout(), info.String())
 			case "json":
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return printJSON(cmd.OutOrStdout(), info)
 			default:
 				return fmt.Errorf("--output %q is not supported: use text or json", output)
 			}

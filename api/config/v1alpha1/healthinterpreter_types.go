@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Condition types and reasons of a HealthInterpreter.
@@ -30,6 +31,13 @@ type HealthTarget struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	Kind string `json:"kind"`
+}
+
+// GroupVersionKind of the target; an apiVersion that does not parse (the
+// webhook refuses it) gives an empty group and version.
+func (t HealthTarget) GroupVersionKind() schema.GroupVersionKind {
+	gv, _ := schema.ParseGroupVersion(t.APIVersion)
+	return gv.WithKind(t.Kind)
 }
 
 // HealthExpression is the rule that judges one object.

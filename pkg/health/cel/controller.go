@@ -103,7 +103,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		hi := &list.Items[i]
 		seen[hi.Name] = true
 		c := r.compile(hi)
-		gvk := targetGVK(hi)
+		gvk := hi.Spec.Target.GroupVersionKind()
 		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the expression does not compile"
 		switch winner, taken := winners[gvk]; {
 		case c.err != nil:
@@ -147,7 +147,7 @@ func (r *Reconciler) compile(hi *configv1alpha1.HealthInterpreter) compiled {
 	c := compiled{generation: hi.Generation, interp: interp, err: err}
 	r.cache[hi.Name] = c
 	if err != nil {
-		r.recorder.Eventf(hi, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", truncate(err.Error()))
+		r.recorder.Eventf(hi, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", expr.Truncate(err.Error()))
 	}
 	return c
 }
@@ -160,7 +160,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hi *configv1alpha1.HealthI
 	compiledCond := metav1.Condition{Type: configv1alpha1.ConditionCompiled, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonCompiled,
 		Message: "the expression compiled", ObservedGeneration: hi.Generation}
 	if c.err != nil {
-		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, truncate(c.err.Error())
+		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, expr.Truncate(c.err.Error())
 	}
 	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hi.Generation}
 	if active {
@@ -178,18 +178,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, hi *configv1alpha1.HealthI
 		r.recorder.Eventf(hi, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", msg)
 	}
 	return client.IgnoreNotFound(r.client.Status().Patch(ctx, hi, client.MergeFrom(orig)))
-}
-
-func targetGVK(hi *configv1alpha1.HealthInterpreter) schema.GroupVersionKind {
-	gv, _ := schema.ParseGroupVersion(hi.Spec.Target.APIVersion)
-	return gv.WithKind(hi.Spec.Target.Kind)
-}
-
-// truncate keeps a compiler message within a condition message's limit.
-func truncate(s string) string {
-	const maxLen = 4096
-	if len(s) <= maxLen {
-		return s
-	}
-	return s[:maxLen-3] + "..."
 }

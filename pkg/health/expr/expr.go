@@ -88,3 +88,13 @@ func (i *Interpreter) Interpret(obj *unstructured.Unstructured) health.Result {
 	}
 	return health.Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("CEL expression returned a %T, not a string or bool", val.Value())}
 }
+
+// Truncate keeps a compiler message within the limit of a condition's
+// message (and an event's note).
+func Truncate(s string) string {
+	const maxLen = 4096
+	if len(s) <= maxLen {
+		return s
+	}
+	return s[:maxLen-3] + "..."
+}

@@ -18,6 +18,7 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/health/expr"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
@@ -92,7 +93,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 		cc := r.compile(c)
 		found := r.kindServed(c)
 		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the customization does not compile"
-		gvk := targetGVK(c)
+		gvk := c.Spec.Target.GroupVersionKind()
 		switch winner, taken := winners[gvk]; {
 		case cc.err != "":
 		case c.DeletionTimestamp != nil:
@@ -139,7 +140,7 @@ func (r *Reconciler) compile(c *configv1alpha1.ResourceInterpreterCustomization)
 	res, errs := Compile(c)
 	cc := compiled{generation: c.Generation, result: res}
 	if len(errs) > 0 {
-		cc.err = truncate(errs.ToAggregate().Error())
+		cc.err = expr.Truncate(errs.ToAggregate().Error())
 		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
 	}
 	r.cache[c.Name] = cc
@@ -150,7 +151,7 @@ func (r *Reconciler) compile(c *configv1alpha1.ResourceInterpreterCustomization)
 // customization of a kind not served yet is still used (its CRD may come
 // later); the condition says so.
 func (r *Reconciler) kindServed(c *configv1alpha1.ResourceInterpreterCustomization) bool {
-	gvk := targetGVK(c)
+	gvk := c.Spec.Target.GroupVersionKind()
 	_, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil
 }
@@ -165,10 +166,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, c *configv1alpha1.Resource
 		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, cc.err
 	}
 	kindCond := metav1.Condition{Type: configv1alpha1.ConditionKindFound, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonFound,
-		Message: "the hub serves " + targetGVK(c).String(), ObservedGeneration: gen}
+		Message: "the hub serves " + c.Spec.Target.GroupVersionKind().String(), ObservedGeneration: gen}
 	if !found {
 		kindCond.Status, kindCond.Reason = metav1.ConditionFalse, configv1alpha1.ReasonNotFound
-		kindCond.Message = "the hub does not serve " + targetGVK(c).String() + " (yet): install its CRD, or fix spec.target"
+		kindCond.Message = "the hub does not serve " + c.Spec.Target.GroupVersionKind().String() + " (yet): install its CRD, or fix spec.target"
 	}
 	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: gen}
 	if active {
@@ -190,17 +191,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, c *configv1alpha1.Resource
 		r.recorder.Eventf(c, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", msg)
 	}
 	return client.IgnoreNotFound(r.client.Status().Patch(ctx, c, client.MergeFrom(orig)))
-}
-
-func targetGVK(c *configv1alpha1.ResourceInterpreterCustomization) schema.GroupVersionKind {
-	gv, _ := schema.ParseGroupVersion(c.Spec.Target.APIVersion)
-	return gv.WithKind(c.Spec.Target.Kind)
-}
-
-func truncate(s string) string {
-	const maxLen = 4096
-	if len(s) <= maxLen {
-		return s
-	}
-	return s[:maxLen-3] + "..."
 }
