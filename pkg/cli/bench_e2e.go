@@ -91,6 +91,12 @@ measure the hub as if members had machines of their own.`,
 			fmt.Fprintf(w, "last Work created after\t%.1f s\n", rep.Execution.LastSeenSeconds)
 			fmt.Fprintf(w, "Works applied/s\t%.0f (from the first Work created)\n", rep.Execution.PerSecond)
 			fmt.Fprintf(w, "apply latency\tp50 %.2f s, p99 %.2f s\n", rep.Execution.LatencyP50Seconds, rep.Execution.LatencyP99Seconds)
+			fmt.Fprintf(w, "process CPU per 1,000 workloads\t%.1f s (hub, controllers and members)\n", rep.ProcessCPUSecondsPer1000Workloads)
+			var writes float64
+			for _, r := range rep.WritesPerWorkload {
+				writes += r.PerWorkload
+			}
+			fmt.Fprintf(w, "writes per workload\t%.1f (hub and members; -o json has them by verb and resource)\n", writes)
 			fmt.Fprintf(w, "API requests, hub and members (top %d)\t\n", min(len(rep.APIRequests), topRequests))
 			for _, r := range rep.APIRequests[:min(len(rep.APIRequests), topRequests)] {
 				res := r.Resource

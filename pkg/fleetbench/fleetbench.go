@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/hubbench"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -79,6 +80,17 @@ type Report struct {
 	// Reconciles counts each controller's reconciles during the measured
 	// part, most first.
 	Reconciles []ReconcileCount `json:"reconciles"`
+	// WritesPerWorkload are the write requests (create, apply, patch,
+	// update, delete) per Deployment during the measured part, by verb and
+	// resource, most first: what one workload costs in writes. The members'
+	// writes are included as in APIRequests (deployments, pods, ...); the
+	// custom resources are the hub's alone.
+	WritesPerWorkload []RequestRate `json:"writesPerWorkload"`
+	// ProcessCPUSecondsPer1000Workloads is the CPU (user + system) this
+	// process spent during the measured part, per 1,000 Deployments: the
+	// hub, the controllers and the members together (with
+	// --members-api-only the members' share is their API servers alone).
+	ProcessCPUSecondsPer1000Workloads float64 `json:"processCPUSecondsPer1000Workloads"`
 }
 
 // creators is how many Deployments are created at once.
@@ -149,7 +161,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	begin := time.Now()
+	begin, cpuBegin := time.Now(), hubbench.ProcessCPU()
 	for p := 0; p < o.Policies; p++ {
 		if err := hub.Create(ctx, policy(ns, p)); err != nil {
 			return nil, fmt.Errorf("creating policy %d: %w", p, err)
@@ -194,6 +206,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.APIRequests = requestDelta(before, after)
+	rep.WritesPerWorkload = writesPer(rep.APIRequests, o.Deployments)
+	rep.ProcessCPUSecondsPer1000Workloads = (hubbench.ProcessCPU() - cpuBegin).Seconds() * 1000 / float64(max(o.Deployments, 1))
 	reconcilesAfter, err := reconciles()
 	if err != nil {
 		return nil, err

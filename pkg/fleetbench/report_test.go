@@ -25,6 +25,23 @@ func TestRequestDelta(t *testing.T) {
 	}
 }
 
+func TestWritesPer(t *testing.T) {
+	reqs := []RequestCount{
+		{Verb: "APPLY", Resource: "works", Count: 30},
+		{Verb: "GET", Resource: "pods", Count: 25},
+		{Verb: "PATCH", Resource: "works", Subresource: "status", Count: 20},
+		{Verb: "POST", Resource: "resourcebindings", Count: 10},
+	}
+	want := []RequestRate{
+		{Verb: "APPLY", Resource: "works", PerWorkload: 3},
+		{Verb: "PATCH", Resource: "works", Subresource: "status", PerWorkload: 2},
+		{Verb: "POST", Resource: "resourcebindings", PerWorkload: 1},
+	}
+	if got := writesPer(reqs, 10); !reflect.DeepEqual(got, want) {
+		t.Errorf("writesPer = %+v, want %+v", got, want)
+	}
+}
+
 func TestReconcileDelta(t *testing.T) {
 	before := map[string][2]float64{"a": {5, 1}, "idle": {3, 0}}
 	after := map[string][2]float64{"a": {15, 2}, "b": {10, 0}, "idle": {3, 0}}

@@ -86,6 +86,31 @@ func requestDelta(before, after map[requestKey]float64) []RequestCount {
 	return out
 }
 
+// RequestRate is the write requests of one verb on one resource per
+// workload.
+type RequestRate struct {
+	Verb        string  `json:"verb"`
+	Resource    string  `json:"resource"`
+	Subresource string  `json:"subresource,omitempty"`
+	PerWorkload float64 `json:"perWorkload"`
+}
+
+// writeVerbs are the verbs of apiserver_request_total that write.
+var writeVerbs = map[string]bool{"POST": true, "APPLY": true, "PATCH": true, "PUT": true, "DELETE": true, "DELETECOLLECTION": true}
+
+// writesPer divides the write requests among n workloads, keeping the
+// order of reqs (most first).
+func writesPer(reqs []RequestCount, n int) []RequestRate {
+	out := []RequestRate{}
+	for _, r := range reqs {
+		if writeVerbs[r.Verb] {
+			out = append(out, RequestRate{Verb: r.Verb, Resource: r.Resource, Subresource: r.Subresource,
+				PerWorkload: float64(r.Count) / float64(max(n, 1))})
+		}
+	}
+	return out
+}
+
 // ReconcileCount is how many times one controller reconciled during the
 // measured part of a run, and how many of those ended in an error.
 type ReconcileCount struct {

@@ -165,7 +165,7 @@ func (b *bench) measure(ctx context.Context, name string, write func(ctx context
 	next := make(chan int)
 	errs := make(chan error, b.o.Workers)
 	var wg sync.WaitGroup
-	cpu0, start := cpuTime(), time.Now()
+	cpu0, start := ProcessCPU(), time.Now()
 	for range b.o.Workers {
 		wg.Go(func() {
 			for i := range next {
@@ -196,7 +196,7 @@ feed:
 	if err != nil {
 		return nil, err
 	}
-	secs, cpu := time.Since(start).Seconds(), cpuTime()-cpu0
+	secs, cpu := time.Since(start).Seconds(), ProcessCPU()-cpu0
 	return &Case{Name: name, Writes: b.o.Objects, Seconds: secs,
 		CPUMicrosPerWrite: float64(cpu.Microseconds()) / float64(b.o.Objects),
 		WritesPerSecond:   float64(b.o.Objects) / secs}, nil
@@ -258,8 +258,8 @@ func namespaces(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
-// cpuTime is the process's user and system CPU so far.
-func cpuTime() time.Duration {
+// ProcessCPU is the process's user and system CPU so far.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
