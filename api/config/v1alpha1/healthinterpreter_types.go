@@ -19,6 +19,7 @@ const (
 	ReasonCompileError = "CompileError"
 	ReasonInUse        = "InUse"
 	ReasonSuperseded   = "Superseded"
+	ReasonDeleting     = "Deleting"
 )
 
 // HealthTarget names the kind of member objects an interpreter judges.

@@ -15,7 +15,7 @@ package cel
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -64,13 +64,7 @@ type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
 	cache    map[string]compiled
-	applied  map[schema.GroupVersionKind]inUse
-}
-
-// inUse is the object, at a generation, whose program serves a kind.
-type inUse struct {
-	name       string
-	generation int64
+	applied  map[schema.GroupVersionKind]expr.InUse
 }
 
 // SetupWithManager registers the controller.
@@ -78,7 +72,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client = mgr.GetClient()
 	r.recorder = mgr.GetEventRecorder(ControllerName)
 	r.cache = map[string]compiled{}
-	r.applied = map[schema.GroupVersionKind]inUse{}
+	r.applied = map[schema.GroupVersionKind]expr.InUse{}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		Watches(&configv1alpha1.HealthInterpreter{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
@@ -95,43 +89,34 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	if err := r.client.List(ctx, list); err != nil {
 		return reconcile.Result{}, err
 	}
-	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
-	winners := map[schema.GroupVersionKind]inUse{}
-	seen := map[string]bool{}
-	var firstErr error
+	cands := make([]expr.Candidate, len(list.Items))
+	progs := make([]compiled, len(list.Items))
 	for i := range list.Items {
 		hi := &list.Items[i]
-		seen[hi.Name] = true
-		c := r.compile(hi)
-		gvk := hi.Spec.Target.GroupVersionKind()
-		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the expression does not compile"
-		switch winner, taken := winners[gvk]; {
-		case c.err != nil:
-		case hi.DeletionTimestamp != nil:
-			reason, msg = "Deleting", "the object is being deleted"
-		case taken:
-			reason, msg = configv1alpha1.ReasonSuperseded, "HealthInterpreter "+winner.name+" sorts first for "+gvk.String()
-		default:
-			winners[gvk] = inUse{name: hi.Name, generation: hi.Generation}
-			active, reason, msg = true, configv1alpha1.ReasonInUse, "judges the health of "+gvk.String()
-			if r.applied[gvk] != winners[gvk] {
-				r.Registry.SetOverride(gvk, c.interp)
-				log.Info("health interpreter in use", "interpreter", hi.Name, "kind", gvk.String())
-			}
+		progs[i] = r.compile(hi)
+		cands[i] = expr.Candidate{Name: hi.Name, Generation: hi.Generation, Kind: hi.Spec.Target.GroupVersionKind(),
+			Compiled: progs[i].err == nil, Deleting: hi.DeletionTimestamp != nil}
+	}
+	e := expr.Elect(expr.Words{Object: "HealthInterpreter", NotCompiled: "the expression does not compile", Serves: "judges the health of"},
+		cands, r.applied)
+	var firstErr error
+	for i := range list.Items {
+		hi, v := &list.Items[i], e.Verdicts[i]
+		if v.Apply {
+			r.Registry.SetOverride(cands[i].Kind, progs[i].interp)
+			log.Info("health interpreter in use", "interpreter", hi.Name, "kind", cands[i].Kind.String())
 		}
-		if err := r.writeStatus(ctx, hi, c, active, reason, msg); err != nil && firstErr == nil {
+		if err := r.writeStatus(ctx, hi, progs[i], v.Active, v.Reason, v.Message); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
-	for gvk, was := range r.applied {
-		if _, ok := winners[gvk]; !ok {
-			r.Registry.ClearOverride(gvk)
-			log.Info("health interpreter removed; built-in (if any) applies again", "interpreter", was.name, "kind", gvk.String())
-		}
+	for _, gvk := range e.Removed {
+		r.Registry.ClearOverride(gvk)
+		log.Info("health interpreter removed; built-in (if any) applies again", "interpreter", r.applied[gvk].Name, "kind", gvk.String())
 	}
-	r.applied = winners
+	r.applied = e.Winners
 	for name := range r.cache {
-		if !seen[name] {
+		if !slices.ContainsFunc(cands, func(c expr.Candidate) bool { return c.Name == name }) {
 			delete(r.cache, name)
 		}
 	}

@@ -3,7 +3,6 @@ package custom
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -55,19 +54,14 @@ type Reconciler struct {
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	cache    map[string]compiled
-	applied  map[schema.GroupVersionKind]inUse
-}
-
-type inUse struct {
-	name       string
-	generation int64
+	applied  map[schema.GroupVersionKind]expr.InUse
 }
 
 // SetupWithManager registers the controller.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.client, r.mapper = mgr.GetClient(), mgr.GetRESTMapper()
 	r.recorder = mgr.GetEventRecorder(ControllerName)
-	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]inUse{}
+	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]expr.InUse{}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		Watches(&configv1alpha1.ResourceInterpreterCustomization{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
@@ -83,50 +77,40 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	if err := r.client.List(ctx, list); err != nil {
 		return reconcile.Result{}, err
 	}
-	slices.SortFunc(list.Items, func(a, b configv1alpha1.ResourceInterpreterCustomization) int { return strings.Compare(a.Name, b.Name) })
-	winners := map[schema.GroupVersionKind]inUse{}
-	seen := map[string]bool{}
-	var firstErr error
+	cands := make([]expr.Candidate, len(list.Items))
+	ccs := make([]compiled, len(list.Items))
 	for i := range list.Items {
 		c := &list.Items[i]
-		seen[c.Name] = true
-		cc := r.compile(c)
-		found := r.kindServed(c)
-		active, reason, msg := false, configv1alpha1.ReasonCompileError, "the customization does not compile"
-		gvk := c.Spec.Target.GroupVersionKind()
-		switch winner, taken := winners[gvk]; {
-		case cc.err != "":
-		case c.DeletionTimestamp != nil:
-			reason, msg = "Deleting", "the object is being deleted"
-		case taken:
-			reason, msg = configv1alpha1.ReasonSuperseded, "ResourceInterpreterCustomization "+winner.name+" sorts first for "+gvk.String()
-		default:
-			winners[gvk] = inUse{name: c.Name, generation: c.Generation}
-			active, reason, msg = true, configv1alpha1.ReasonInUse, "interprets "+gvk.String()
-			if r.applied[gvk] != winners[gvk] {
-				interpreter.SetCustom(gvk.GroupKind(), cc.result.Custom)
-				if cc.result.Health != nil {
-					r.Registry.SetCustom(gvk, cc.result.Health)
-				} else {
-					r.Registry.ClearCustom(gvk)
-				}
-				log.Info("interpreter customization in use", "customization", c.Name, "kind", gvk.String())
+		ccs[i] = r.compile(c)
+		cands[i] = expr.Candidate{Name: c.Name, Generation: c.Generation, Kind: c.Spec.Target.GroupVersionKind(),
+			Compiled: ccs[i].err == "", Deleting: c.DeletionTimestamp != nil}
+	}
+	e := expr.Elect(expr.Words{Object: "ResourceInterpreterCustomization", NotCompiled: "the customization does not compile", Serves: "interprets"},
+		cands, r.applied)
+	var firstErr error
+	for i := range list.Items {
+		c, v, gvk := &list.Items[i], e.Verdicts[i], cands[i].Kind
+		if v.Apply {
+			interpreter.SetCustom(gvk.GroupKind(), ccs[i].result.Custom)
+			if ccs[i].result.Health != nil {
+				r.Registry.SetCustom(gvk, ccs[i].result.Health)
+			} else {
+				r.Registry.ClearCustom(gvk)
 			}
+			log.Info("interpreter customization in use", "customization", c.Name, "kind", gvk.String())
 		}
-		if err := r.writeStatus(ctx, c, cc, found, active, reason, msg); err != nil && firstErr == nil {
+		if err := r.writeStatus(ctx, c, ccs[i], r.kindServed(c), v.Active, v.Reason, v.Message); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
-	for gvk, was := range r.applied {
-		if _, ok := winners[gvk]; !ok {
-			interpreter.ClearCustom(gvk.GroupKind())
-			r.Registry.ClearCustom(gvk)
-			log.Info("interpreter customization removed; built-in knowledge (if any) applies again", "customization", was.name, "kind", gvk.String())
-		}
+	for _, gvk := range e.Removed {
+		interpreter.ClearCustom(gvk.GroupKind())
+		r.Registry.ClearCustom(gvk)
+		log.Info("interpreter customization removed; built-in knowledge (if any) applies again", "customization", r.applied[gvk].Name, "kind", gvk.String())
 	}
-	r.applied = winners
+	r.applied = e.Winners
 	for name := range r.cache {
-		if !seen[name] {
+		if !slices.ContainsFunc(cands, func(c expr.Candidate) bool { return c.Name == name }) {
 			delete(r.cache, name)
 		}
 	}
