@@ -7,14 +7,12 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
-	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -53,36 +51,20 @@ func Validate(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
 	return errs
 }
 
-// validator is the admission handler.
-type validator struct {
-	decoder admission.Decoder
-}
-
-// Handle admits a HealthInterpreter whose rule compiles. An update that
-// leaves the spec alone is always admitted, so that an object stored
-// before this webhook existed (or while it was down) can still get its
-// finalizers, labels or status changed, or be deleted.
-func (v *validator) Handle(_ context.Context, req admission.Request) admission.Response {
-	hi := &configv1alpha1.HealthInterpreter{}
-	if err := v.decoder.Decode(req, hi); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
+// validatingWebhook admits a HealthInterpreter whose rule compiles (see
+// webhookserver.SpecValidator).
+func validatingWebhook() webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter] {
+	return webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter]{
+		Kind:     configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(),
+		New:      func() *configv1alpha1.HealthInterpreter { return &configv1alpha1.HealthInterpreter{} },
+		Spec:     func(hi *configv1alpha1.HealthInterpreter) any { return hi.Spec },
+		Validate: Validate,
 	}
-	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-		old := &configv1alpha1.HealthInterpreter{}
-		if err := v.decoder.DecodeRaw(req.OldObject, old); err == nil && old.Spec == hi.Spec {
-			return admission.Allowed("spec unchanged")
-		}
-	}
-	if errs := Validate(hi); len(errs) > 0 {
-		return webhookserver.Invalid(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(), hi.Name, errs)
-	}
-	return admission.Allowed("")
 }
 
 // NewValidatingHandler returns the webhook's HTTP handler.
 func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
-	return admission.StandaloneWebhook(&admission.Webhook{Handler: &validator{decoder: admission.NewDecoder(scheme.Scheme)}},
-		admission.StandaloneOptions{Logger: log, MetricsPath: ValidatePath})
+	return validatingWebhook().Handler(scheme.Scheme, ValidatePath, log)
 }
 
 // WebhookConfiguration is the ValidatingWebhookConfiguration calling the

@@ -42,7 +42,7 @@ func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtensio
 func TestValidatingWebhook(t *testing.T) {
 	const good = `observedObj.status.ready ? "Healthy" : "Unhealthy"`
 	const broken = `observedObj.status.ready ? "Healthy"`
-	v := &validator{decoder: admission.NewDecoder(scheme.Scheme)}
+	v := validatingWebhook().Admission(scheme.Scheme)
 	cases := []struct {
 		name      string
 		op        admissionv1.Operation

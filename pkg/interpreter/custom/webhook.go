@@ -1,14 +1,10 @@
 package custom
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/go-logr/logr"
-	admissionv1 "k8s.io/api/admission/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -32,31 +28,15 @@ func Validate(c *configv1alpha1.ResourceInterpreterCustomization) field.ErrorLis
 	return errs
 }
 
-type validator struct {
-	decoder admission.Decoder
-}
-
-// Handle admits a customization that compiles; an update leaving the spec
-// alone is always admitted (finalizers, labels, status, deletion).
-func (v *validator) Handle(_ context.Context, req admission.Request) admission.Response {
-	c := &configv1alpha1.ResourceInterpreterCustomization{}
-	if err := v.decoder.Decode(req, c); err != nil {
-		return admission.Errored(http.StatusBadRequest, err)
-	}
-	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
-		old := &configv1alpha1.ResourceInterpreterCustomization{}
-		if err := v.decoder.DecodeRaw(req.OldObject, old); err == nil && equality.Semantic.DeepEqual(old.Spec, c.Spec) {
-			return admission.Allowed("spec unchanged")
-		}
-	}
-	if errs := Validate(c); len(errs) > 0 {
-		return webhookserver.Invalid(configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization").GroupKind(), c.Name, errs)
-	}
-	return admission.Allowed("")
-}
-
-// NewValidatingHandler returns the webhook's HTTP handler.
+// NewValidatingHandler returns the webhook's HTTP handler: it admits a
+// customization that compiles (see webhookserver.SpecValidator).
 func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
-	return admission.StandaloneWebhook(&admission.Webhook{Handler: &validator{decoder: admission.NewDecoder(scheme.Scheme)}},
-		admission.StandaloneOptions{Logger: log, MetricsPath: ValidatePath})
+	return webhookserver.SpecValidator[*configv1alpha1.ResourceInterpreterCustomization]{
+		Kind: configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization").GroupKind(),
+		New: func() *configv1alpha1.ResourceInterpreterCustomization {
+			return &configv1alpha1.ResourceInterpreterCustomization{}
+		},
+		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
+		Validate: Validate,
+	}.Handler(scheme.Scheme, ValidatePath, log)
 }
