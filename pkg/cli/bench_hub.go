@@ -38,6 +38,9 @@ in every case: the ratio to the floor is what Shepherd's objects cost on top.`,
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q is not supported: use text or json", output)
 			}
+			if o.Objects <= 0 || o.Workers <= 0 {
+				return fmt.Errorf("--objects (%d) and --workers (%d) must be positive", o.Objects, o.Workers)
+			}
 			log := newLogger(cmd.ErrOrStderr(), verbose)
 			redirectKlog(log, 1)
 			o.Logger = log

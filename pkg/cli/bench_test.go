@@ -65,4 +65,27 @@ func TestBenchErrors(t *testing.T) {
 	if _, err := execute(t, newBenchCommand(), "--scenario", "x.json", "-o", "table"); err == nil || !strings.Contains(err.Error(), `--output "table" is not supported`) {
 		t.Errorf("bad output: %v", err)
 	}
+	for _, args := range [][]string{{"--objects", "0"}, {"--workers", "-1"}} {
+		if _, err := execute(t, newBenchHubCommand(), args...); err == nil || !strings.Contains(err.Error(), "must be positive") {
+			t.Errorf("bench hub %v: %v", args, err)
+		}
+	}
+}
+
+// get refuses arguments and flags that do not go together, before it
+// contacts the hub.
+func TestGetArguments(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"rendered"}, "rendered needs TYPE/NAME"},
+		{[]string{"rendered", "deployment/web", "-A"}, "use --namespace, not --all-namespaces"},
+		{[]string{"placements", "web"}, "placements takes no name"},
+		{[]string{"placements", "--cluster", "member1"}, "--cluster applies to rendered only"},
+	} {
+		if _, err := execute(t, newGetCommand(), tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("get %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
 }

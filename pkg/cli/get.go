@@ -46,6 +46,9 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 		Args:      cobra.RangeArgs(1, 2),
 		ValidArgs: []string{"clusters", "bindings", "placements", "rendered"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(args); err != nil {
+				return err
+			}
 			c, err := o.hub.client()
 			if err != nil {
 				return err
@@ -53,13 +56,7 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			if args[0] == "rendered" {
-				if len(args) != 2 {
-					return fmt.Errorf("rendered needs TYPE/NAME, e.g. shepherd get rendered deployment/web")
-				}
 				return o.printRendered(ctx, c, cmd.OutOrStdout(), args[1], o.cluster)
-			}
-			if len(args) > 1 {
-				return fmt.Errorf("%s takes no name", args[0])
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			defer w.Flush()
@@ -80,6 +77,21 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "bindings of every namespace, and cluster-scoped ones")
 	cmd.Flags().StringVar(&o.cluster, "cluster", "", "rendered: only this cluster's manifest")
 	return cmd
+}
+
+// validate checks the arguments and flags before the hub is contacted.
+func (o *getOptions) validate(args []string) error {
+	switch {
+	case args[0] == "rendered" && len(args) != 2:
+		return fmt.Errorf("rendered needs TYPE/NAME, e.g. shepherd get rendered deployment/web")
+	case args[0] == "rendered" && o.allNamespaces:
+		return fmt.Errorf("rendered shows one workload: use --namespace, not --all-namespaces")
+	case args[0] != "rendered" && len(args) > 1:
+		return fmt.Errorf("%s takes no name", args[0])
+	case args[0] != "rendered" && o.cluster != "":
+		return fmt.Errorf("--cluster applies to rendered only")
+	}
+	return nil
 }
 
 func age(t time.Time) string {
