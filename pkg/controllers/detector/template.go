@@ -92,12 +92,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if tmpl == nil {
-		return reconcile.Result{}, r.unbind(ctx, key, nil)
-	}
 	existing, ours, err := r.existing(ctx, key)
 	if err != nil {
 		return reconcile.Result{}, err
+	}
+	if tmpl == nil {
+		return reconcile.Result{}, r.unbind(ctx, tmpl, existing, ours)
 	}
 	var claimant *workv1alpha1.PolicyReference
 	if ours {
@@ -108,7 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 		return reconcile.Result{}, err
 	}
 	if p == nil {
-		return reconcile.Result{}, r.unbind(ctx, key, tmpl)
+		return reconcile.Result{}, r.unbind(ctx, tmpl, existing, ours)
 	}
 	if err := r.bind(ctx, key, tmpl, p, tied, existing, ours); err != nil {
 		return reconcile.Result{}, err
@@ -310,16 +310,17 @@ func (r *Reconciler) schedulePriority(ctx context.Context, p policyv1alpha1.Poli
 }
 
 // unbind deletes the binding of a template no policy governs any longer,
-// or that is gone (tmpl nil). The binding controller's finalizer removes
-// the binding's Works before the binding goes.
+// or that is gone (tmpl nil); b is the binding named for it and ours
+// whether it places this template (see existing). The binding
+// controller's finalizer removes the binding's Works before the binding
+// goes.
 //
 // A binding other workloads depend on (spec.requiredBy) is not deleted: it
 // loses the policy's fields and stays, attached, for its dependents (see
 // package dependencies), which delete it once none needs it.
-func (r *Reconciler) unbind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured) error {
-	b, ours, err := r.existing(ctx, key)
-	if err != nil || !ours || b.GetDeletionTimestamp() != nil {
-		return err
+func (r *Reconciler) unbind(ctx context.Context, tmpl *unstructured.Unstructured, b workv1alpha1.BindingObject, ours bool) error {
+	if !ours || b.GetDeletionTimestamp() != nil {
+		return nil
 	}
 	if spec := b.GetBindingSpec(); len(spec.RequiredBy) > 0 {
 		if spec.PolicyRef == nil {
