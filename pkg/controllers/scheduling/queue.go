@@ -34,35 +34,14 @@ func enqueue(q workqueue.TypedRateLimitingInterface[reconcile.Request], b client
 }
 
 // bindingHandler queues bindings on create, update and generic events with
-// their priority (deletes are nothing to schedule).
+// their priority (deletes are nothing to schedule). handler.Funcs hands a
+// priority queue wrapped to lower the priority of unchanged objects on
+// Add; enqueue passes the priority explicitly, which the wrapper keeps.
 func bindingHandler() handler.EventHandler {
 	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
-	return funcs{
-		create:  func(_ context.Context, e event.CreateEvent, q queue) { enqueue(q, e.Object) },
-		update:  func(_ context.Context, e event.UpdateEvent, q queue) { enqueue(q, e.ObjectNew) },
-		generic: func(_ context.Context, e event.GenericEvent, q queue) { enqueue(q, e.Object) },
+	return handler.Funcs{
+		CreateFunc:  func(_ context.Context, e event.CreateEvent, q queue) { enqueue(q, e.Object) },
+		UpdateFunc:  func(_ context.Context, e event.UpdateEvent, q queue) { enqueue(q, e.ObjectNew) },
+		GenericFunc: func(_ context.Context, e event.GenericEvent, q queue) { enqueue(q, e.Object) },
 	}
-}
-
-// funcs is a handler.EventHandler of plain functions. It is not
-// handler.Funcs, which hands a queue wrapper that overrides priorities.
-type funcs struct {
-	create  func(context.Context, event.CreateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request])
-	update  func(context.Context, event.UpdateEvent, workqueue.TypedRateLimitingInterface[reconcile.Request])
-	generic func(context.Context, event.GenericEvent, workqueue.TypedRateLimitingInterface[reconcile.Request])
-}
-
-func (f funcs) Create(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	f.create(ctx, e, q)
-}
-
-func (f funcs) Update(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	f.update(ctx, e, q)
-}
-
-func (funcs) Delete(context.Context, event.DeleteEvent, workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-}
-
-func (f funcs) Generic(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-	f.generic(ctx, e, q)
 }
