@@ -1,7 +1,9 @@
 package interpreter
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -44,7 +46,9 @@ func HealthKinds() []schema.GroupVersionKind {
 			out = append(out, gv.WithKind(gk.Kind))
 		}
 	}
-	sortGVKs(out)
+	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version))
+	})
 	return out
 }
 
