@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/shepherd-io/shepherd/config/crd"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
@@ -217,7 +218,7 @@ func (b *bench) apply(gvr schema.GroupVersionResource, ns string, obj func(strin
 			return err
 		}
 		_, err = b.dc.Resource(gvr).Namespace(ns).Patch(ctx, u.GetName(), types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: manager, Force: ptrTrue()})
+			metav1.PatchOptions{FieldManager: manager, Force: ptr.To(true)})
 		return err
 	}
 }
@@ -266,5 +267,3 @@ func ProcessCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-func ptrTrue() *bool { t := true; return &t }

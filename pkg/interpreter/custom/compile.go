@@ -11,6 +11,7 @@ package custom
 
 import (
 	"fmt"
+	"reflect"
 
 	celgo "github.com/google/cel-go/cel"
 	"github.com/google/cel-go/ext"
@@ -157,7 +158,7 @@ func evalDependencies(prg celgo.Program, obj *unstructured.Unstructured) ([]inte
 	if err != nil {
 		return nil, err
 	}
-	native, err := val.ConvertToNative(sliceOfMaps)
+	native, err := val.ConvertToNative(reflect.TypeFor[[]map[string]any]())
 	if err != nil {
 		return nil, fmt.Errorf("the expression must return a list of maps with apiVersion, kind and name: %w", err)
 	}

@@ -1,5 +1,0 @@
-package custom
-
-import "reflect"
-
-var sliceOfMaps = reflect.TypeFor[[]map[string]any]()
