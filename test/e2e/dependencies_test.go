@@ -10,6 +10,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -125,18 +126,22 @@ func TestRetainedReplicasAreNotFought(t *testing.T) {
 	for _, name := range []string{"scaled", "fixed"} {
 		key := client.ObjectKey{Namespace: ns, Name: name}
 		eventually(t, name+" in member1", func() error { return inMember("member1", key, &appsv1.Deployment{}) })
-		// The member's autoscaler scales it to 5.
-		d := &appsv1.Deployment{}
-		if err := inMember("member1", key, d); err != nil {
-			t.Fatal(err)
-		}
-		scale := &autoscalingv1.Scale{}
-		if err := memberCl["member1"].SubResource("scale").Get(context.Background(), d, scale); err != nil {
-			t.Fatal(err)
-		}
-		scale.Spec.Replicas = 5
-		if err := memberCl["member1"].SubResource("scale").Update(context.Background(), d,
-			&client.SubResourceUpdateOptions{SubResourceBody: scale, UpdateOptions: client.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"}}); err != nil {
+		// The member's autoscaler scales it to 5, as an HPA does: through
+		// the scale subresource, again when the Deployment changed meanwhile.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			d := &appsv1.Deployment{}
+			if err := inMember("member1", key, d); err != nil {
+				return err
+			}
+			scale := &autoscalingv1.Scale{}
+			if err := memberCl["member1"].SubResource("scale").Get(context.Background(), d, scale); err != nil {
+				return err
+			}
+			scale.Spec.Replicas = 5
+			return memberCl["member1"].SubResource("scale").Update(context.Background(), d,
+				&client.SubResourceUpdateOptions{SubResourceBody: scale, UpdateOptions: client.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"}})
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

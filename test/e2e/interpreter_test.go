@@ -9,6 +9,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
@@ -129,13 +130,18 @@ func TestCustomizedCRDWorkload(t *testing.T) {
 	// The members' Rollout controller (played by the test) reports.
 	report := func(cluster, phase string, ready int64) {
 		t.Helper()
-		u, err := rollout(cluster)
+		// Shepherd may be applying the Rollout at the same moment: read and
+		// write again on a conflict, as a controller does.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			u, err := rollout(cluster)
+			if err != nil {
+				return err
+			}
+			_ = unstructured.SetNestedField(u.Object, map[string]any{"phase": phase, "readyReplicas": ready, "updatedReplicas": ready,
+				"observedGeneration": u.GetGeneration()}, "status")
+			return memberCl[cluster].Status().Update(ctx, u)
+		})
 		if err != nil {
-			t.Fatal(err)
-		}
-		_ = unstructured.SetNestedField(u.Object, map[string]any{"phase": phase, "readyReplicas": ready, "updatedReplicas": ready,
-			"observedGeneration": u.GetGeneration()}, "status")
-		if err := memberCl[cluster].Status().Update(ctx, u); err != nil {
 			t.Fatal(err)
 		}
 	}
