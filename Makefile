@@ -6,10 +6,11 @@ GO_TEST_FLAGS ?=
 
 all: generate build
 
-## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/
+## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/, and the controller manager's RBAC (config/rbac/role.yaml) from those in pkg/
 generate:
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=shepherd-controller-manager paths=./pkg/... output:rbac:artifacts:config=config/rbac
 
 ## build: the shepherd binary into bin/
 build:

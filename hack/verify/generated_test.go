@@ -14,9 +14,10 @@ import (
 // controllerGen is the pinned generator; keep it in step with the Makefile.
 const controllerGen = "sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0"
 
-// TestGeneratedFilesAreFresh regenerates the deepcopy functions and CRD
-// manifests into a scratch copy of the API and fails when the committed files
-// differ, so a change to a kubebuilder marker cannot land without `make generate`.
+// TestGeneratedFilesAreFresh regenerates the deepcopy functions, the CRD
+// manifests and the controller manager's RBAC into a scratch copy of the API
+// and of pkg/'s rbac.go files, and fails when the committed files differ, so
+// a change to a kubebuilder marker cannot land without `make generate`.
 func TestGeneratedFilesAreFresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("regenerating with controller-gen takes a while; skipped in -short mode")
@@ -32,12 +33,46 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 	copyTree(t, filepath.Join(root, "api"), filepath.Join(scratch, "api"), func(p string) bool {
 		return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "zz_generated.deepcopy.go")
 	})
+	// RBAC markers live in each package's rbac.go only (checked below), so
+	// those files alone regenerate the role, without compiling pkg/.
+	copyTree(t, filepath.Join(root, "pkg"), filepath.Join(scratch, "pkg"), func(p string) bool {
+		return filepath.Base(p) == "rbac.go"
+	})
 
 	run(t, scratch, "go", "run", controllerGen, "object:headerFile=hack/boilerplate.go.txt", "paths=./api/...")
 	run(t, scratch, "go", "run", controllerGen, "crd", "paths=./api/...", "output:crd:artifacts:config=config/crd/bases")
+	run(t, scratch, "go", "run", controllerGen, "rbac:roleName=shepherd-controller-manager", "paths=./pkg/...", "output:rbac:artifacts:config=config/rbac")
 
 	compareTrees(t, filepath.Join(scratch, "config/crd/bases"), filepath.Join(root, "config/crd/bases"), ".yaml")
+	compareTrees(t, filepath.Join(scratch, "config/rbac"), filepath.Join(root, "config/rbac"), "role.yaml")
 	compareTrees(t, filepath.Join(scratch, "api"), filepath.Join(root, "api"), "zz_generated.deepcopy.go")
+}
+
+// TestRBACMarkersLiveInRBACFiles keeps every kubebuilder RBAC marker of
+// pkg/ in a file named rbac.go, which TestGeneratedFilesAreFresh regenerates
+// the role from.
+func TestRBACMarkersLiveInRBACFiles(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(filepath.Join(root, "pkg"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || filepath.Base(p) == "rbac.go" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte("+kubebuilder:"+"rbac")) {
+			rel, _ := filepath.Rel(root, p)
+			t.Errorf("%s holds a kubebuilder RBAC marker: move it to %s, where `make generate` and this check read them", rel, filepath.Join(filepath.Dir(rel), "rbac.go"))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func run(t *testing.T, dir, name string, args ...string) {
