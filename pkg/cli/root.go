@@ -33,6 +33,8 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newBenchCommand(),
 		newJoinCommand(),
 		newUnjoinCommand(),
+		newRegisterCommand(),
+		newAgentCommand(),
 		newKubeSchedulerCommand(),
 		newPodReschedulerCommand(),
 	)

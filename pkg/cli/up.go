@@ -22,6 +22,7 @@ type upOptions struct {
 	dataDir       string
 	port          int
 	members       int
+	pullMembers   int
 	fleetFile     string
 	noControllers bool
 	verbose       int
@@ -53,6 +54,10 @@ func newUpCommand() *cobra.Command {
     Deployments become available; member NAME's kubeconfig is written to
     DATA_DIR/members/NAME.kubeconfig; members join the hub like real clusters
     (a credentials Secret and a Cluster object);
+  - Pull members (--pull-members, named pull1..pullN, or "pull: true" in the
+    fleet file): registered like "shepherd register" (no endpoint on the hub)
+    and served by an agent in this process, with the credentials written to
+    DATA_DIR/members/NAME.agent.kubeconfig;
   - the controller manager that propagates templates to the members.
 
 Everything is kept in DATA_DIR: running "shepherd up" again with the same
@@ -83,7 +88,11 @@ A fleet file sets each member's topology and capacity:
 
   # the hub alone, or a fleet of your own
   shepherd up --members 0
-  shepherd up --fleet fleet.yaml --data-dir /tmp/fleet`,
+
+  shepherd up --fleet fleet.yaml --data-dir /tmp/fleet
+
+  # two push members and one Pull member behind its agent
+  shepherd up --members 2 --pull-members 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runUp(cmd, o)
@@ -92,6 +101,7 @@ A fleet file sets each member's topology and capacity:
 	cmd.Flags().StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory holding the fleet's data, certificates and kubeconfigs (env SHEPHERD_DATA_DIR)")
 	cmd.Flags().IntVar(&o.port, "port", 0, "port of the hub's kube-apiserver on 127.0.0.1 (0 picks a free port)")
 	cmd.Flags().IntVar(&o.members, "members", 3, "number of simulated member clusters, named member1..memberN (ignored with --fleet)")
+	cmd.Flags().IntVar(&o.pullMembers, "pull-members", 0, "number of Pull members besides them, named pull1..pullN, each registered like `shepherd register` and served by an agent in this process (ignored with --fleet: set pull: true there)")
 	cmd.Flags().StringVar(&o.fleetFile, "fleet", "", "YAML file describing the members: names, provider/region/zone, labels, nodes and their capacity")
 	cmd.Flags().BoolVar(&o.noControllers, "no-controllers", false, "run the clusters only, without Shepherd's controllers (to run `shepherd controller-manager` yourself)")
 	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0 quiet; 2 shows the components' own logs)")
@@ -105,7 +115,15 @@ func (o upOptions) fleet() (member.FleetSpec, error) {
 	if o.members < 0 || o.members > 20 {
 		return member.FleetSpec{}, fmt.Errorf("--members %d is out of range: use 0..20 (or --fleet for a fleet file)", o.members)
 	}
-	return member.DefaultFleet(o.members), nil
+	if o.pullMembers < 0 || o.members+o.pullMembers > 20 {
+		return member.FleetSpec{}, fmt.Errorf("--pull-members %d is out of range: use 0..%d (at most 20 members in all)", o.pullMembers, 20-o.members)
+	}
+	f := member.DefaultFleet(o.members + o.pullMembers)
+	for i := o.members; i < len(f.Members); i++ {
+		f.Members[i].Name = fmt.Sprintf("pull%d", i-o.members+1)
+		f.Members[i].Pull = true
+	}
+	return f, nil
 }
 
 func runUp(cmd *cobra.Command, o upOptions) error {
@@ -144,8 +162,12 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	fmt.Fprintf(out, "Shepherd hub is up at %s with %d member(s) (started in %s)\n\n", f.Hub.URL(), len(f.Members),
 		time.Since(started).Round(100*time.Millisecond))
 	fmt.Fprintf(out, "  export KUBECONFIG=%s\n  kubectl get clusters,propagationpolicies\n", f.Hub.KubeconfigPath())
-	for _, m := range f.Members {
-		fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes   # member %s\n", m.KubeconfigPath(), m.Name())
+	for i, m := range f.Members {
+		mode := ""
+		if fleet.Members[i].Pull {
+			mode = " (Pull: served by its agent, with " + localfleet.AgentKubeconfigPath(dataDir, m.Name()) + ")"
+		}
+		fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes   # member %s%s\n", m.KubeconfigPath(), m.Name(), mode)
 	}
 	fmt.Fprintln(out, "\nPress Ctrl-C to stop.")
 

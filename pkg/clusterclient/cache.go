@@ -65,6 +65,8 @@ type Cache struct {
 
 	mu      sync.Mutex
 	clients map[string]*Clients
+	// local, when set, is the one member a NewLocal cache serves.
+	local string
 }
 
 // NewCache returns an empty cache reading Clusters' Secrets through hub.
@@ -103,6 +105,12 @@ var ErrNoCredentials = errors.New("no usable credentials")
 // caller may keep the pointer and compare it with a later ForCluster result
 // to learn that the credentials changed (e.g. to restart informers).
 func (c *Cache) ForCluster(ctx context.Context, cluster *clusterv1alpha1.Cluster) (*Clients, error) {
+	if c.local != "" {
+		if cluster.Name != c.local {
+			return nil, fmt.Errorf("cluster %q: this agent serves cluster %q only: %w", cluster.Name, c.local, ErrNoCredentials)
+		}
+		return c.clients[c.local], nil
+	}
 	ref := cluster.Spec.SecretRef
 	if ref == nil {
 		return nil, fmt.Errorf("cluster %q: spec.secretRef is not set: %w", cluster.Name, ErrNoCredentials)
@@ -140,6 +148,9 @@ func (c *Cache) ForCluster(ctx context.Context, cluster *clusterv1alpha1.Cluster
 
 // Forget drops the clients of a cluster, e.g. when the Cluster was deleted.
 func (c *Cache) Forget(name string) {
+	if c.local != "" {
+		return // the one member's clients come from the agent's own configuration
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.clients, name)
@@ -194,4 +205,16 @@ func (c *Clients) WatchConfig() *rest.Config {
 	cfg := rest.CopyConfig(c.Config)
 	cfg.Timeout = 0
 	return cfg
+}
+
+// NewLocal returns a cache that always hands out the clients of one
+// member, built from cfg: the agent of a Pull cluster runs inside (or
+// beside) its member and reaches it with its own credentials, never with a
+// Secret from the hub. Asking for any other cluster is an error.
+func NewLocal(cluster string, cfg *rest.Config, opts Options) (*Cache, error) {
+	built, err := newClients(cluster, cfg, opts.withDefaults())
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", cluster, err)
+	}
+	return &Cache{opts: opts.withDefaults(), clients: map[string]*Clients{cluster: built}, local: cluster}, nil
 }

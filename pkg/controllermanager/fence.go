@@ -149,6 +149,17 @@ func (f *Fence) Client(c client.WithWatch) client.WithWatch {
 // newLeaseLock builds the Lease lock controller-runtime would, with the
 // same identity scheme (host name and a random suffix) unless identity is
 // given.
+// NewLeaseFence returns a Fence around a Lease lock ns/name held as
+// identity (default: the host name and a random suffix), for a manager's
+// LeaderElectionResourceLockInterface and its writes' fence.
+func NewLeaseFence(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (*Fence, error) {
+	lock, err := newLeaseLock(cfg, ns, name, identity, renewDeadline)
+	if err != nil {
+		return nil, err
+	}
+	return NewFence(lock, renewDeadline), nil
+}
+
 func newLeaseLock(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (resourcelock.Interface, error) {
 	if identity == "" {
 		host, err := os.Hostname()

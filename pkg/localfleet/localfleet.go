@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/config/crd"
+	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
@@ -51,6 +52,10 @@ type Options struct {
 	// MembersAPIOnly starts members without controllers, scheduler or
 	// pods (member.Options.APIOnly): for benchmarks of the hub.
 	MembersAPIOnly bool
+	// Agent configures the agents of Pull members (the members with
+	// Pull set), which run in-process with the credentials `shepherd
+	// register` issues.
+	Agent agent.Options
 	// Logger receives the fleet's logs.
 	Logger logr.Logger
 }
@@ -64,6 +69,11 @@ type Fleet struct {
 	podReschedulers []*podrescheduler.Rescheduler
 	// webhook validates HealthInterpreters for the hub.
 	webhook *webhookserver.Server
+
+	// agents run the Pull members' agents, by member name.
+	agents   map[string]*runningAgent
+	agentCtx context.Context
+	agentLog logr.Logger
 
 	cancel       context.CancelFunc
 	stopClusters context.CancelFunc
@@ -124,9 +134,11 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		return fail(err)
 	}
 	hubCfg := f.Hub.RestConfig()
-	if err := joinMembers(ctx, hubCfg, opts, f.Members); err != nil {
+	pulls, err := joinMembers(ctx, hubCfg, opts, f.Members)
+	if err != nil {
 		return fail(err)
 	}
+	labelled(ctx, "agent", func(ctx context.Context) { f.startAgents(ctx, opts, pulls, log) })
 	var mgrErr <-chan error
 	if !opts.NoControllers {
 		// The hub's validating webhook answers before the controllers
@@ -188,14 +200,25 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 	return members, err
 }
 
-// joinMembers registers each member the way `shepherd join` does.
-func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members []*member.Member) error {
+// joinMembers joins each member the way `shepherd join` does, or, for Pull
+// members, registers it the way `shepherd register` does and returns the
+// agents' hub configurations by member name.
+func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members []*member.Member) (map[string]*rest.Config, error) {
 	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	pulls := map[string]*rest.Config{}
 	for i, m := range members {
 		spec := opts.Fleet.Members[i]
+		if spec.Pull {
+			cfg, err := registerPull(ctx, hubCfg, hub, spec, m)
+			if err != nil {
+				return nil, fmt.Errorf("registering Pull member %s: %w", spec.Name, err)
+			}
+			pulls[spec.Name] = cfg
+			continue
+		}
 		_, err := membership.Join(ctx, hub, membership.JoinOptions{
 			Name:           spec.Name,
 			KubeconfigPath: m.KubeconfigPath(),
@@ -205,10 +228,10 @@ func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members
 			Labels:         spec.Labels,
 		})
 		if err != nil {
-			return fmt.Errorf("joining member %s: %w", spec.Name, err)
+			return nil, fmt.Errorf("joining member %s: %w", spec.Name, err)
 		}
 	}
-	return nil
+	return pulls, nil
 }
 
 // controllersShutdownTimeout bounds how long the controllers may take to
@@ -283,6 +306,7 @@ func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 	for _, r := range f.podReschedulers {
 		_ = r.Wait()
 	}
+	f.waitAgents()
 	if f.webhook != nil {
 		<-f.webhook.Done()
 	}

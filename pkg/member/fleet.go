@@ -49,6 +49,9 @@ type MemberSpec struct {
 	// Labels are the cluster's labels on the hub (for placement label
 	// selectors); they are not applied to the member's nodes.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Pull registers the member as a Pull cluster (`shepherd register`):
+	// the hub never dials it, and an agent beside it does the work.
+	Pull bool `json:"pull,omitempty"`
 
 	// Nodes is the number of fake nodes, each with NodeCPU, NodeMemory and
 	// NodePods as capacity and allocatable.

@@ -50,9 +50,25 @@ type SyncMode string
 const (
 	// Push: the hub applies works to the member with the stored credentials.
 	Push SyncMode = "Push"
-	// Pull: an agent in the member pulls works from the hub (reserved; not implemented yet).
+	// Pull: an agent in the member (`shepherd agent`) pulls works from the
+	// hub, applies them and reports the member's status; the hub never
+	// dials the member.
 	Pull SyncMode = "Pull"
 )
+
+// AgentLeaseName names the Lease, in the cluster's execution namespace
+// (shepherd-es-<cluster>), that the acting agent of a Pull cluster holds
+// and renews: the agents of one cluster elect their leader with it, and the
+// hub judges the cluster's readiness by its renewals.
+const AgentLeaseName = "shepherd-agent"
+
+// ReasonAgentLeaseExpired is the Ready condition's reason (status Unknown)
+// when the agent of a Pull cluster stopped renewing its Lease.
+const ReasonAgentLeaseExpired = "AgentLeaseExpired"
+
+// ReasonAgentNotConnected is the Ready condition's reason (status
+// Unknown) when no agent of a Pull cluster has held its Lease yet.
+const ReasonAgentNotConnected = "AgentNotConnected"
 
 // ClusterSpec describes how to reach a member cluster and where it sits in the fleet.
 // +kubebuilder:validation:XValidation:rule="self.syncMode == 'Pull' || has(self.apiEndpoint)",message="spec.apiEndpoint is required when spec.syncMode is Push: set it to the member's API server URL (https://host:port)"
@@ -68,8 +84,12 @@ type ClusterSpec struct {
 	// +optional
 	ID string `json:"id,omitempty"`
 
-	// SyncMode says who applies works to the member. Only Push is implemented.
+	// SyncMode says who applies works to the member: Push, the hub with the
+	// credentials of secretRef; Pull, an agent in the member with its own
+	// credentials for the hub (`shepherd register`, `shepherd agent`).
+	// It cannot change: unjoin the cluster and join or register it again.
 	// +kubebuilder:default=Push
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec.syncMode cannot change: unjoin the cluster, then join (Push) or register (Pull) it again"
 	// +optional
 	SyncMode SyncMode `json:"syncMode,omitempty"`
 
@@ -202,6 +222,7 @@ type ResourceSummary struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=mc;mcl,categories=shepherd
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.syncMode`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=`.status.kubernetesVersion`
 // +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider`

@@ -79,15 +79,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, err
 	}
-	if !cluster.DeletionTimestamp.IsZero() || cluster.Spec.SyncMode == clusterv1alpha1.Pull {
-		// Pull members report their own status (not implemented yet).
+	agent := r.Options.PullCluster != ""
+	switch {
+	case !cluster.DeletionTimestamp.IsZero():
 		r.forget(cluster.Name)
 		return reconcile.Result{}, nil
+	case agent && cluster.Name != r.Options.PullCluster:
+		return reconcile.Result{}, nil
+	case !agent && cluster.Spec.SyncMode == clusterv1alpha1.Pull:
+		r.forget(cluster.Name)
+		return r.reconcilePull(ctx, log, cluster)
 	}
 
 	begin := time.Now()
 	status := r.probe(ctx, log, cluster)
 	ready := meta.FindStatusCondition(status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if agent {
+		// The agent reports; the hub taints, renews nothing and records
+		// the events (an agent may not write events outside its namespace).
+		probeDuration.WithLabelValues(string(ready.Status)).Observe(time.Since(begin).Seconds())
+		if err := r.writeStatus(ctx, cluster, status, begin); err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{RequeueAfter: r.Options.ProbeInterval}, nil
+	}
 	if ready.Status != metav1.ConditionUnknown {
 		// The member answers: its credentials can be renewed and checked,
 		// also when it is not Ready (which missing rights may cause).

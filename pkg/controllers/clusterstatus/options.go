@@ -75,6 +75,12 @@ type Options struct {
 	// hub's credentials hold the rights Works need (default 10 min); the
 	// answer is the Cluster's Authorized condition.
 	RightsCheckInterval time.Duration
+	// PullCluster, when set, makes this the agent of that Pull cluster: it
+	// probes its own member through Clients (a clusterclient.NewLocal
+	// cache) and writes that Cluster's status, nothing else. Unset, the
+	// controller runs on the hub: it probes Push members and judges Pull
+	// clusters by their agent's Lease (see pull.go).
+	PullCluster string
 }
 
 func (o Options) withDefaults() Options {

@@ -68,6 +68,9 @@ func (r *Reconciler) mayAdopt(ctx context.Context, work *workv1alpha1.Work, id w
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil // its Work is gone: the object is an orphan
+	case apierrors.IsForbidden(err):
+		// An agent may read its own cluster's Works only: a Work it cannot
+		// see is taken to exist, so nothing is taken from it.
 	case err != nil:
 		return err
 	}

@@ -76,17 +76,23 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	}
 	r.breaker = newBreaker(r.Options.UnreachableBackoff, time.Now)
 	r.limiter = newLimiter(r.Options.MaxInFlightPerCluster)
+	if r.Options.HubNamespaces == nil {
+		r.Options.HubNamespaces = r.Client
+	}
 	inExecutionNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return names.IsExecutionNamespace(o.GetNamespace()) })
 	deleting := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}
-	return builder.ControllerManagedBy(mgr).
+	b := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting))).
-		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged())).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged())).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: r.Options.Workers,
-			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay),
-		}).
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged()))
+	if r.Options.PullCluster == "" {
+		// An agent reaches its member with its own credentials.
+		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged()))
+	}
+	return b.WithOptions(controller.Options{
+		MaxConcurrentReconciles: r.Options.Workers,
+		RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay),
+	}).
 		Complete(r)
 }
 
@@ -108,6 +114,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if apierrors.IsNotFound(err) {
 		cluster = nil
+	}
+	if !r.serves(clusterName, cluster) {
+		return reconcile.Result{}, nil
 	}
 	if !r.limiter.acquire(clusterName) {
 		return reconcile.Result{RequeueAfter: busyRequeue}, nil
@@ -143,6 +152,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: waitForClusterRecheck}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonClusterUnreachable, msg)
 	}
 	return r.apply(ctx, work, cluster)
+}
+
+// serves reports whether this controller applies the Works of the cluster:
+// an agent those of its own cluster only; the hub those of every cluster
+// but Pull ones, whose agents apply them. A cluster that no longer exists
+// has no agent left: the hub releases its deleted Works.
+func (r *Reconciler) serves(name string, cluster *clusterv1alpha1.Cluster) bool {
+	if r.Options.PullCluster != "" {
+		return name == r.Options.PullCluster && cluster != nil
+	}
+	return cluster == nil || cluster.Spec.SyncMode != clusterv1alpha1.Pull
 }
 
 // clusterOf is the Work's target cluster: its cluster label, or else the

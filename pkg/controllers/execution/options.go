@@ -23,6 +23,8 @@ package execution
 import (
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/health"
 )
@@ -71,6 +73,16 @@ type Options struct {
 	// Fence, when set, is asked before every write to a member; an error
 	// refuses the write (a leader that may have lost its lease).
 	Fence func() error
+	// PullCluster, when set, makes this the agent of that Pull cluster:
+	// only its Works are applied, to the member Clients serves (a
+	// clusterclient.NewLocal cache), and no credentials Secret is watched.
+	// Unset, the controller runs on the hub and applies the Works of Push
+	// clusters only: a Pull cluster's agent applies its own.
+	PullCluster string
+	// HubNamespaces reads hub namespaces (their Pod Security labels) when
+	// set; an agent, which may get but not list them, passes an uncached
+	// reader. Nil uses the manager's cached client.
+	HubNamespaces client.Reader
 }
 
 func (o Options) withDefaults() Options {

@@ -75,7 +75,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	})); err != nil {
 		return err
 	}
-	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, health: o.Health, members: ms}
+	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, health: o.Health, members: ms, pullCluster: o.PullCluster}
 	// A HealthInterpreter set or cleared changes the health of every object
 	// of its kind, though none of them changed: look at their Works again.
 	o.Health.OnOverrideChange(func(gvk schema.GroupVersionKind) {
@@ -111,6 +111,9 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		return err
 	}
 
+	if o.PullCluster != "" {
+		return nil // an agent reports its Works; the hub aggregates them
+	}
 	rec := mgr.GetEventRecorder(ControllerName)
 	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, o); err != nil {
 		return err

@@ -55,6 +55,12 @@ type Options struct {
 	// affected: they run on the times recorded, not on when they are
 	// written.
 	CoalesceWindow time.Duration
+	// PullCluster, when set, makes this the agent of that Pull cluster:
+	// only step 1 runs, for its own Works, reading the member that Clients
+	// serves (a clusterclient.NewLocal cache); the hub aggregates. Unset,
+	// step 1 runs on the hub for Push clusters only, and steps 2 and 3 for
+	// every cluster.
+	PullCluster string
 }
 
 func (o Options) withDefaults() Options {

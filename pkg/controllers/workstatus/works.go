@@ -28,6 +28,18 @@ type workReconciler struct {
 	clients *clusterclient.Cache
 	health  *health.Registry
 	members *members
+	// pullCluster is the one cluster an agent reports for; empty on the
+	// hub, which reports for Push clusters only.
+	pullCluster string
+}
+
+// reports says whether this controller writes the cluster's Work statuses:
+// the agent of a Pull cluster for its own, the hub for Push clusters.
+func (r *workReconciler) reports(c *clusterv1alpha1.Cluster) bool {
+	if r.pullCluster != "" {
+		return c.Name == r.pullCluster
+	}
+	return c.Spec.SyncMode != clusterv1alpha1.Pull
 }
 
 func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -42,7 +54,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	if err := r.client.Get(ctx, types.NamespacedName{Name: clusterOfWork(work)}, cluster); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if !cluster.DeletionTimestamp.IsZero() {
+	if !cluster.DeletionTimestamp.IsZero() || !r.reports(cluster) {
 		return reconcile.Result{}, nil
 	}
 	clients, err := r.clients.ForCluster(ctx, cluster)

@@ -60,6 +60,10 @@ type compiled struct {
 // is in use. Run one per process: the Registry is in memory.
 type Reconciler struct {
 	Registry *health.Registry
+	// ReadOnly applies the objects without writing their status: the
+	// agent of a Pull cluster judges health with them, and the hub's
+	// controller manager reports on them.
+	ReadOnly bool
 
 	client   client.Client
 	recorder events.EventRecorder
@@ -131,7 +135,7 @@ func (r *Reconciler) compile(hi *configv1alpha1.HealthInterpreter) compiled {
 	interp, err := expr.Compile(hi.Spec.Health.Expression)
 	c := compiled{generation: hi.Generation, interp: interp, err: err}
 	r.cache[hi.Name] = c
-	if err != nil {
+	if err != nil && !r.ReadOnly {
 		r.recorder.Eventf(hi, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", expr.Truncate(err.Error()))
 	}
 	return c
@@ -140,6 +144,9 @@ func (r *Reconciler) compile(hi *configv1alpha1.HealthInterpreter) compiled {
 // writeStatus sets the Compiled and Active conditions, writing only when
 // they change.
 func (r *Reconciler) writeStatus(ctx context.Context, hi *configv1alpha1.HealthInterpreter, c compiled, active bool, reason, msg string) error {
+	if r.ReadOnly {
+		return nil
+	}
 	orig := hi.DeepCopy()
 	st := &hi.Status
 	compiledCond := metav1.Condition{Type: configv1alpha1.ConditionCompiled, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonCompiled,

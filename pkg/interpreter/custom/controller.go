@@ -49,6 +49,10 @@ type compiled struct {
 // process: what it sets is in memory.
 type Reconciler struct {
 	Registry *health.Registry
+	// ReadOnly applies the objects without writing their status: the
+	// agent of a Pull cluster judges health with them, and the hub's
+	// controller manager reports on them.
+	ReadOnly bool
 
 	client   client.Client
 	mapper   meta.RESTMapper
@@ -125,7 +129,9 @@ func (r *Reconciler) compile(c *configv1alpha1.ResourceInterpreterCustomization)
 	cc := compiled{generation: c.Generation, result: res}
 	if len(errs) > 0 {
 		cc.err = expr.Truncate(errs.ToAggregate().Error())
-		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
+		if !r.ReadOnly {
+			r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
+		}
 	}
 	r.cache[c.Name] = cc
 	return cc
@@ -141,6 +147,9 @@ func (r *Reconciler) kindServed(c *configv1alpha1.ResourceInterpreterCustomizati
 }
 
 func (r *Reconciler) writeStatus(ctx context.Context, c *configv1alpha1.ResourceInterpreterCustomization, cc compiled, found, active bool, reason, msg string) error {
+	if r.ReadOnly {
+		return nil
+	}
 	orig := c.DeepCopy()
 	st := &c.Status
 	gen := c.Generation

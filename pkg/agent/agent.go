@@ -1,0 +1,273 @@
+// Package agent runs the agent of a Pull cluster: inside (or beside) one
+// member cluster, with credentials for the hub that reach only that
+// cluster's Works, Cluster status and Lease (see `shepherd register`).
+//
+// The agent runs the hub's own controllers in agent mode (their
+// PullCluster option), so Works are applied with the same rules as in push
+// mode (ownership proven from the member object, conflicts, retention,
+// deletion of owned objects only):
+//
+//   - execution: the Works of its execution namespace, applied to the
+//     member it runs in;
+//   - work status: each member object's status and health, into its Work;
+//   - cluster status: the member's readiness, version, APIs and resource
+//     summary, into its Cluster's status;
+//   - the health interpreters and interpreter customizations defined on
+//     the hub, read-only.
+//
+// Agents of one cluster elect a leader with the Lease
+// clusterv1alpha1.AgentLeaseName in the cluster's execution namespace; the
+// leader renews it, and the hub judges the cluster's readiness by those
+// renewals, so a stopped agent makes its cluster Unknown and cluster
+// failover follows as for an unreachable Push member. Every member write
+// passes the lease's fence: an agent that lost the Lease writes nothing.
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/health"
+	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
+	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// Defaults of Options. The Lease is renewed every RetryPeriod: 1,000
+// agents renew 100 times a second at these values, the heartbeat rate
+// Karmada's agents use too.
+const (
+	DefaultLeaseDuration = 40 * time.Second
+	DefaultRenewDeadline = 30 * time.Second
+	DefaultRetryPeriod   = 10 * time.Second
+	DefaultRestartDelay  = 5 * time.Second
+)
+
+// Options configure an agent. Zero values take the defaults.
+type Options struct {
+	// Cluster names the Pull cluster this agent serves (required).
+	Cluster string
+	// Identity names this agent in the Lease (default: the host name and
+	// a random suffix).
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod time the Lease: how
+	// long it lasts without renewal (after which the hub deems the
+	// cluster Unknown and another agent may take over), how long the
+	// leader keeps trying to renew it, and how often it renews (defaults
+	// DefaultLeaseDuration, DefaultRenewDeadline, DefaultRetryPeriod).
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// MetricsBindAddress and HealthProbeBindAddress serve Prometheus
+	// metrics and /healthz, /readyz ("" or "0" turns them off).
+	MetricsBindAddress, HealthProbeBindAddress string
+	// GracefulShutdownTimeout bounds how long the controllers may take to
+	// stop (default 30 s).
+	GracefulShutdownTimeout time.Duration
+	// RestartDelay is how long Run waits before starting again after the
+	// agent lost its Lease or failed (default DefaultRestartDelay).
+	RestartDelay time.Duration
+
+	Execution     execution.Options
+	WorkStatus    workstatus.Options
+	ClusterStatus clusterstatus.Options
+}
+
+func (o Options) withDefaults() Options {
+	o.LeaseDuration = cmp.Or(o.LeaseDuration, DefaultLeaseDuration)
+	o.RenewDeadline = cmp.Or(o.RenewDeadline, DefaultRenewDeadline)
+	o.RetryPeriod = cmp.Or(o.RetryPeriod, DefaultRetryPeriod)
+	o.RestartDelay = cmp.Or(o.RestartDelay, DefaultRestartDelay)
+	o.MetricsBindAddress = cmp.Or(o.MetricsBindAddress, "0")
+	o.HealthProbeBindAddress = cmp.Or(o.HealthProbeBindAddress, "0")
+	return o
+}
+
+// Validate checks the options a user sets.
+func (o Options) Validate() error {
+	if o.Cluster == "" {
+		return errors.New("the cluster name is required: pass the name the cluster was registered with")
+	}
+	d := o.withDefaults()
+	if !(d.LeaseDuration > d.RenewDeadline && d.RenewDeadline > d.RetryPeriod && d.RetryPeriod > 0) {
+		return fmt.Errorf("lease duration %s, renew deadline %s and retry period %s: each must be shorter than the one before (defaults %s, %s, %s)",
+			d.LeaseDuration, d.RenewDeadline, d.RetryPeriod, DefaultLeaseDuration, DefaultRenewDeadline, DefaultRetryPeriod)
+	}
+	return nil
+}
+
+// New returns the agent's manager: the hub is reached with hubCfg (the
+// credentials `shepherd register` made), the member with memberCfg.
+func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	ns := names.ExecutionNamespace(opts.Cluster)
+	fence, err := controllermanager.NewLeaseFence(hubCfg, ns, clusterv1alpha1.AgentLeaseName, opts.Identity, opts.RenewDeadline)
+	if err != nil {
+		return nil, fmt.Errorf("creating the agent's lease lock: %w", err)
+	}
+	clients, err := clusterclient.NewLocal(opts.Cluster, memberCfg, clusterclient.Options{})
+	if err != nil {
+		return nil, err
+	}
+	shutdown := opts.GracefulShutdownTimeout
+	mgr, err := ctrl.NewManager(hubCfg, ctrl.Options{
+		Scheme: scheme.Scheme,
+		// The agent sees its own execution namespace and its own Cluster:
+		// what its credentials allow, and nothing a Pull cluster does not
+		// need.
+		Cache: cache.Options{
+			DefaultNamespaces: map[string]cache.Config{ns: {}},
+			ByObject: map[client.Object]cache.ByObject{
+				&clusterv1alpha1.Cluster{}: {Field: fields.OneTermEqualSelector("metadata.name", opts.Cluster)},
+			},
+		},
+		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return fence.Client(c), nil
+		},
+		// Controller names repeat across the agents of `shepherd up` and
+		// the hub's manager in one process, and across restarts.
+		Controller:                          config.Controller{SkipNameValidation: ptr.To(true)},
+		LeaderElection:                      true,
+		LeaderElectionResourceLockInterface: fence,
+		LeaderElectionID:                    clusterv1alpha1.AgentLeaseName,
+		LeaderElectionNamespace:             ns,
+		LeaderElectionReleaseOnCancel:       true,
+		LeaseDuration:                       &opts.LeaseDuration,
+		RenewDeadline:                       &opts.RenewDeadline,
+		RetryPeriod:                         &opts.RetryPeriod,
+		GracefulShutdownTimeout:             positive(shutdown),
+		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:              opts.HealthProbeBindAddress,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the agent: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, err
+	}
+	reg := opts.WorkStatus.Health
+	if reg == nil {
+		reg = health.Default()
+	}
+	ex, ws, cs := opts.Execution, opts.WorkStatus, opts.ClusterStatus
+	ex.PullCluster, ws.PullCluster, cs.PullCluster = opts.Cluster, opts.Cluster, opts.Cluster
+	ex.Clients, ws.Clients, cs.Clients = clients, clients, clients
+	ex.Health, ws.Health = reg, reg
+	ex.Fence = fence.Check
+	// Hub namespaces are read one by one (their Pod Security labels): the
+	// agent may get a namespace it names, not list them all.
+	ex.HubNamespaces = mgr.GetAPIReader()
+	steps := []struct {
+		name  string
+		setup func() error
+	}{
+		{"execution", func() error { return (&execution.Reconciler{Options: ex}).SetupWithManager(mgr) }},
+		{"work status", func() error { return (&workstatus.Reconciler{Options: ws}).SetupWithManager(mgr) }},
+		{"cluster status", func() error { return (&clusterstatus.Reconciler{Options: cs}).SetupWithManager(mgr) }},
+		{"health interpreter", func() error { return (&healthcel.Reconciler{Registry: reg, ReadOnly: true}).SetupWithManager(mgr) }},
+		{"interpreter customization", func() error { return (&custom.Reconciler{Registry: reg, ReadOnly: true}).SetupWithManager(mgr) }},
+	}
+	for _, s := range steps {
+		if err := s.setup(); err != nil {
+			return nil, fmt.Errorf("setting up the agent's %s controller: %w", s.name, err)
+		}
+	}
+	return mgr, nil
+}
+
+// Check makes sure the agent can serve cluster with hubCfg before it
+// starts: the hub answers, accepts the credentials, lets them read the
+// Cluster, and the Cluster is a Pull cluster. Each failure says what to do.
+func Check(ctx context.Context, hubCfg *rest.Config, cluster string) error {
+	c, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return fmt.Errorf("building the hub client: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cl := &clusterv1alpha1.Cluster{}
+	err = c.Get(ctx, types.NamespacedName{Name: cluster}, cl)
+	switch {
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("the hub at %s rejects the agent's credentials (expired or revoked token): run `shepherd register %s --force` on the hub for new ones: %w", hubCfg.Host, cluster, err)
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("the hub at %s does not let these credentials read Cluster %q: they were issued for another cluster; start the agent with the cluster name `shepherd register` was given: %w", hubCfg.Host, cluster, err)
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("cluster %q is not registered on the hub at %s: run `shepherd register %s` first", cluster, hubCfg.Host, cluster)
+	case err != nil:
+		return fmt.Errorf("reaching the hub at %s: %w", hubCfg.Host, err)
+	}
+	if cl.Spec.SyncMode != clusterv1alpha1.Pull {
+		return fmt.Errorf("cluster %q is in %s mode: the hub applies its Works itself, and an agent would be a second writer; register a Pull cluster with `shepherd register`", cluster, cl.Spec.SyncMode)
+	}
+	return nil
+}
+
+// Run checks the hub (see Check), then runs the agent until ctx ends. A
+// manager that stops by itself (its Lease lost, e.g. while the hub was
+// unreachable) is started again after RestartDelay: a lost Lease must not
+// end the agent for good. Only a failed Check or ctx's end returns.
+func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log logr.Logger) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	if err := Check(ctx, hubCfg, opts.Cluster); err != nil {
+		return err
+	}
+	opts = opts.withDefaults()
+	ctx = logr.NewContext(ctx, log)
+	for {
+		mgr, err := New(hubCfg, memberCfg, opts)
+		if err == nil {
+			log.Info("starting the agent", "cluster", opts.Cluster, "hub", hubCfg.Host)
+			err = mgr.Start(ctx)
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		log.Error(err, "the agent stopped; starting again", "cluster", opts.Cluster, "after", opts.RestartDelay)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(opts.RestartDelay):
+		}
+	}
+}
+
+func positive(d time.Duration) *time.Duration {
+	if d <= 0 {
+		return nil
+	}
+	return &d
+}

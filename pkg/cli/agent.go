@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/shepherd-io/shepherd/pkg/agent"
+	"github.com/shepherd-io/shepherd/pkg/membership"
+)
+
+func newAgentCommand() *cobra.Command {
+	var (
+		hub        hubFlags
+		opts       agent.Options
+		kubeconfig string
+		verbose    int
+	)
+	cmd := &cobra.Command{
+		Use:   "agent --cluster NAME --hub-kubeconfig FILE",
+		Short: "Run the agent of a Pull cluster, inside (or beside) the member",
+		Long: `Run the agent of the Pull cluster NAME. The hub never dials a Pull cluster:
+the agent connects to the hub with the credentials "shepherd register" issued,
+which reach only this cluster's Works, its Cluster's status and its Lease, and
+does the hub's work for this member:
+
+  - applies the cluster's Works to the member, with the same rules as push mode
+    (an object Shepherd did not create or adopt is never changed or deleted);
+  - writes each object's status and health into its Work;
+  - reports the member's readiness, version, APIs and resources in the
+    Cluster's status;
+  - holds and renews the Lease shepherd-agent in the namespace shepherd-es-NAME.
+
+Several agents of one cluster may run: the one holding the Lease acts, the
+others wait. The hub judges the cluster's readiness by the Lease's renewals:
+an agent that stops makes the cluster Unknown, and after the grace periods it
+is tainted and its workloads fail over, as for an unreachable Push member.
+
+The member is reached with --kubeconfig, or in a pod with its ServiceAccount.
+An agent that loses the hub keeps trying, and starts again when its Lease was
+lost; it exits only when it cannot serve NAME at all (rejected credentials,
+credentials of another cluster, a cluster that is not registered or not Pull).`,
+		Example: `  # beside the member, with the kubeconfig "shepherd register" wrote
+  shepherd agent --cluster edge-1 --hub-kubeconfig edge-1-hub.kubeconfig --kubeconfig member.kubeconfig
+
+  # in the member (config/agent): the hub kubeconfig is mounted from a Secret
+  shepherd agent --cluster edge-1 --hub-kubeconfig /etc/shepherd/hub/kubeconfig`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := membership.ValidateName(opts.Cluster); opts.Cluster != "" && err != nil {
+				return fmt.Errorf("--cluster: %w", err)
+			}
+			if opts.Cluster == "" {
+				return fmt.Errorf("--cluster is required: the name the cluster was registered with (shepherd register NAME)")
+			}
+			if err := opts.Validate(); err != nil {
+				return err
+			}
+			if hub.kubeconfig == "" {
+				return fmt.Errorf("--hub-kubeconfig is required: the kubeconfig `shepherd register %s` wrote", opts.Cluster)
+			}
+			hubCfg, err := hub.restConfig()
+			if err != nil {
+				return err
+			}
+			memberCfg, err := memberConfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			log := newLogger(cmd.ErrOrStderr(), verbose)
+			redirectKlog(log, 0)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return agent.Run(ctx, hubCfg, memberCfg, opts, log.WithName("agent"))
+		},
+	}
+	hub.addTo(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.Cluster, "cluster", "", "name of the Pull cluster this agent serves (required)")
+	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the member (default: the pod's ServiceAccount)")
+	f.StringVar(&opts.Identity, "identity", "", "this agent's name in the Lease (default: host name and a random suffix; a pod's name is a good choice)")
+	f.DurationVar(&opts.LeaseDuration, "lease-duration", 0, fmt.Sprintf("how long the Lease lasts without renewal: after it the hub deems the cluster Unknown (default %s)", agent.DefaultLeaseDuration))
+	f.DurationVar(&opts.RenewDeadline, "renew-deadline", 0, fmt.Sprintf("how long the acting agent keeps trying to renew before it stops acting (default %s)", agent.DefaultRenewDeadline))
+	f.DurationVar(&opts.RetryPeriod, "retry-period", 0, fmt.Sprintf("how often the Lease is renewed or tried (default %s)", agent.DefaultRetryPeriod))
+	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "probe-interval", 0, "how often the member's status is collected (default 10s)")
+	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)
+	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
+	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
+	return cmd
+}
+
+// memberConfig loads the member's configuration from path, or in a pod
+// from its ServiceAccount.
+func memberConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig for the member, and not in a pod (%v): pass the member's kubeconfig", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, nil).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading the member kubeconfig (--kubeconfig %s): %w", path, err)
+	}
+	return cfg, nil
+}

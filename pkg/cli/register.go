@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/membership"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+type registerOptions struct {
+	hub              hubFlags
+	memberKubeconfig string
+	provider         string
+	region           string
+	zone             string
+	labels           []string
+	hubServer        string
+	tokenTTL         time.Duration
+	output           string
+	force            bool
+}
+
+func newRegisterCommand() *cobra.Command {
+	o := registerOptions{}
+	cmd := &cobra.Command{
+		Use:   "register NAME",
+		Short: "Add a Pull cluster to the fleet: its agent connects to the hub, the hub never dials it",
+		Long: `Register the Pull cluster NAME on the hub, for a member behind NAT or a
+firewall, or one whose credentials must not leave it. The hub never dials a
+Pull cluster; "shepherd agent" runs in the member and does the work there.
+
+register creates on the hub:
+  - the Cluster NAME with spec.syncMode Pull, no endpoint and no credentials;
+  - its execution namespace shepherd-es-NAME with the ServiceAccount
+    shepherd-agent, bound to a Role that reads and updates (never creates or
+    deletes) the Works of that namespace and their status, and holds the
+    agent's Lease;
+  - the ClusterRole and ClusterRoleBinding shepherd-agent:NAME, which read and
+    write the status of that one Cluster, read the health interpreters and
+    interpreter customizations, and get hub namespaces by name (their Pod
+    Security labels).
+A stolen agent token reaches nothing else: no other cluster's Works, no
+Secrets, no other Cluster. Everything register creates is owned by the
+Cluster and goes with it ("shepherd unjoin NAME").
+
+It then writes a kubeconfig for the agent (the hub's CA and a token of
+shepherd-agent valid for --token-ttl) to --output, or prints it. Give the agent
+the hub's address as the member sees it with --hub-server when it differs from
+the one in your hub kubeconfig.
+
+With --member-kubeconfig, the member's identity (the UID of its kube-system
+namespace) is recorded in the Cluster: an agent started in another cluster
+reports it not Ready and applies nothing. An existing NAME is refused; --force
+issues new credentials for a registered Pull cluster.`,
+		Example: `  shepherd register edge-1 --provider onprem --region eu --output edge-1-hub.kubeconfig \
+    --hub-server https://hub.example.com:6443 --member-kubeconfig edge-1.kubeconfig
+
+  # then, in the member
+  shepherd agent --cluster edge-1 --hub-kubeconfig edge-1-hub.kubeconfig`,
+		Args: exactlyOneName("register"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRegister(cmd, args[0], o) },
+	}
+	o.hub.addTo(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.memberKubeconfig, "member-kubeconfig", "", "kubeconfig of the member, read once to record its identity (optional; nothing is stored)")
+	f.StringVar(&o.provider, "provider", "", "cloud provider or owner of the member, e.g. aws")
+	f.StringVar(&o.region, "region", "", "region of the member")
+	f.StringVar(&o.zone, "zone", "", "zone of the member")
+	f.StringArrayVar(&o.labels, "label", nil, "label KEY=VALUE for the Cluster; repeat for more")
+	f.StringVar(&o.hubServer, "hub-server", "", "URL the agent reaches the hub at (default: the server of the hub kubeconfig)")
+	f.DurationVar(&o.tokenTTL, "token-ttl", membership.DefaultAgentTokenTTL, "how long the agent's token is valid")
+	f.StringVarP(&o.output, "output", "o", "", "write the agent's kubeconfig to this file (mode 0600) instead of printing it")
+	f.BoolVar(&o.force, "force", false, "issue new agent credentials for a Pull cluster that is registered already")
+	return cmd
+}
+
+func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
+	if err := membership.ValidateName(name); err != nil {
+		return err
+	}
+	labels, err := parseLabels(o.labels)
+	if err != nil {
+		return err
+	}
+	cfg, err := o.hub.restConfig()
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = hubRequestTimeout
+	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return fmt.Errorf("hub at %s: %w", cfg.Host, err)
+	}
+	id := ""
+	if o.memberKubeconfig != "" {
+		if id, err = memberIdentity(cmd.Context(), o.memberKubeconfig); err != nil {
+			return err
+		}
+	}
+	reg, err := membership.Register(cmd.Context(), cfg, hub, membership.RegisterOptions{
+		Name: name, Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
+		ID: id, HubServer: o.hubServer, TokenTTL: o.tokenTTL, Force: o.force,
+	})
+	if err != nil {
+		return oneLine(err)
+	}
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.output == "" {
+		fmt.Fprintf(errOut, "Pull cluster %q registered; the agent's kubeconfig (token valid until %s) follows.\n", name, reg.Expires.UTC().Format(time.RFC3339))
+		_, err := out.Write(reg.Kubeconfig)
+		return err
+	}
+	if err := os.WriteFile(o.output, reg.Kubeconfig, 0o600); err != nil {
+		return fmt.Errorf("--output %s: %w", o.output, err)
+	}
+	fmt.Fprintf(out, "Pull cluster %q registered; the agent's kubeconfig is in %s (token valid until %s).\n", name, o.output, reg.Expires.UTC().Format(time.RFC3339))
+	fmt.Fprintf(out, "Start the agent in the member:\n  shepherd agent --cluster %s --hub-kubeconfig %s\n", name, o.output)
+	return nil
+}
+
+// memberIdentity reads the member's identity with its kubeconfig.
+func memberIdentity(ctx context.Context, path string) (string, error) {
+	cfg, err := memberConfig(path)
+	if err != nil {
+		return "", fmt.Errorf("--member-kubeconfig: %w", err)
+	}
+	cfg.Timeout = hubRequestTimeout
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", fmt.Errorf("--member-kubeconfig %s: %w", path, err)
+	}
+	id, err := clusterclient.Identity(ctx, kc)
+	if err != nil {
+		return "", fmt.Errorf("--member-kubeconfig %s: reading the member's identity (the UID of its kube-system namespace): %w", path, err)
+	}
+	return id, nil
+}
