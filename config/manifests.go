@@ -1,0 +1,19 @@
+// Package config embeds the manifests that install Shepherd's controller
+// manager into a hub, so that `shepherd install` applies, without a
+// checkout, exactly what `kubectl apply -k config/default` does: package
+// install reads default/kustomization.yaml from Manifests and follows its
+// resources, as kustomize would.
+package config
+
+import "embed"
+
+// Manifests holds the kustomizations and every file they list. A file a
+// kustomization lists but this pattern misses makes package install fail
+// with its name (and a test fails first).
+//
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml
+var Manifests embed.FS
+
+// DefaultKustomization is the directory of Manifests that installs
+// everything.
+const DefaultKustomization = "default"
