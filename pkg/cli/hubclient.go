@@ -22,7 +22,7 @@ type hubFlags struct {
 }
 
 func (f *hubFlags) addTo(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kubeconfig, "hub-kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, else the data dir of `shepherd up`, else the pod's ServiceAccount when running in the hub)")
+	cmd.Flags().StringVar(&f.kubeconfig, "hub-kubeconfig", "", "kubeconfig of the hub (default: $KUBECONFIG, else the data dir of \"shepherd up\", else the pod's ServiceAccount when running in the hub)")
 	cmd.Flags().StringVar(&f.context, "hub-context", "", "context in the hub kubeconfig (default: its current context)")
 }
 

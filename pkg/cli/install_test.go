@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/shepherd-io/shepherd/pkg/install"
+)
+
+// runCLI runs the shepherd command with args and returns its output.
+func runCLI(args ...string) (string, error) {
+	cmd := NewRootCommand()
+	var out bytes.Buffer
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+// TestInstallAndUninstallFlags: what needs no hub (validation, --dry-run)
+// and errors that name the flag to fix.
+func TestInstallAndUninstallFlags(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.kubeconfig")
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+		wantOut []string
+		notOut  []string
+	}{
+		{args: []string{"install", "--timeout", "0"}, wantErr: "--timeout 0s must be positive (or pass --wait=false)"},
+		{args: []string{"install", "--image", "Not An Image", "--dry-run"}, wantErr: `--image "Not An Image" is not an image reference`},
+		{args: []string{"install", "extra"}, wantErr: `unknown command "extra"`},
+		{args: []string{"install", "--hub-kubeconfig", missing}, wantErr: "loading the hub kubeconfig " + missing},
+		{args: []string{"install", "--kubeconfig", missing}, wantErr: "loading the hub kubeconfig " + missing},
+		{args: []string{"install", "--dry-run", "--image", "registry.example.com/shepherd:v1"},
+			wantOut: []string{"kind: Namespace", "kind: CustomResourceDefinition", "image: registry.example.com/shepherd:v1", "kind: ValidatingWebhookConfiguration"},
+			notOut:  []string{"ghcr.io/shepherd-io/shepherd:latest"}},
+		{args: []string{"install", "--dry-run"}, wantOut: []string{"image: ghcr.io/shepherd-io/shepherd:latest"}},
+		{args: []string{"uninstall", "--timeout", "-1s"}, wantErr: "--timeout -1s must be positive"},
+		{args: []string{"uninstall", "--hub-kubeconfig", missing}, wantErr: "loading the hub kubeconfig " + missing},
+		{args: []string{"uninstall", "--dry-run"},
+			wantOut: []string{"would delete ValidatingWebhookConfiguration shepherd-healthinterpreter\n", "would delete Deployment shepherd-system/shepherd-controller-manager",
+				"would keep Namespace shepherd-system", "would keep CustomResourceDefinition works.work.shepherd.io"}},
+		{args: []string{"uninstall", "--dry-run", "--delete-crds", "--delete-namespace"},
+			wantOut: []string{"would delete CustomResourceDefinition works.work.shepherd.io", "would delete Namespace shepherd-system\n"},
+			notOut:  []string{"would keep"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, err := runCLI(tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q", w)
+				}
+			}
+			for _, w := range tc.notOut {
+				if strings.Contains(out, w) {
+					t.Errorf("output has %q", w)
+				}
+			}
+		})
+	}
+}
+
+// TestDeploymentArgsAreControllerManagerFlags: the Deployment of
+// config/manager runs `shepherd controller-manager` with flags it accepts,
+// and the webhook's DNS name is the Service's.
+func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
+	objs, err := install.Manifests("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" && o.GetName() == install.Deployment {
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			args, _, _ = unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+		}
+	}
+	if len(args) == 0 || args[0] != "controller-manager" {
+		t.Fatalf("args %v, want controller-manager first", args)
+	}
+	cmd := newControllerManagerCommand()
+	if err := cmd.ParseFlags(args[1:]); err != nil {
+		t.Fatalf("controller-manager refuses the Deployment's args %v: %v", args, err)
+	}
+	for flag, want := range map[string]string{
+		"leader-elect":          "true",
+		"leader-elect-identity": "$(POD_NAME)",
+		"webhook-port":          "9443",
+		"webhook-dns-name":      "[shepherd-webhook.shepherd-system.svc]",
+		"namespace":             install.Namespace,
+	} {
+		if got := cmd.Flags().Lookup(flag).Value.String(); got != want {
+			t.Errorf("--%s = %s, want %s", flag, got, want)
+		}
+	}
+	if !slices.Contains(args, "--health-probe-bind-address=:8081") || !slices.Contains(args, "--metrics-bind-address=:8080") {
+		t.Errorf("args %v: want probes on :8081 and metrics on :8080", args)
+	}
+}
