@@ -84,7 +84,8 @@ spec:
 `, ns, name, replicas, strings.Join(clusters, ", "))
 }
 
-// placement is the binding's replicas per target cluster.
+// placement is the binding's replicas per active target cluster (targets
+// being removed, state Unscheduled, are left out).
 func placement(ns, name string) (map[string]int32, *workv1alpha1.ResourceBinding, error) {
 	rb := &workv1alpha1.ResourceBinding{}
 	if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name + "-deployment"}, rb); err != nil {
@@ -92,7 +93,9 @@ func placement(ns, name string) (map[string]int32, *workv1alpha1.ResourceBinding
 	}
 	out := map[string]int32{}
 	for _, tc := range rb.Spec.Clusters {
-		out[tc.Name] = tc.Replicas
+		if tc.State != workv1alpha1.TargetUnscheduled {
+			out[tc.Name] = tc.Replicas
+		}
 	}
 	return out, rb, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -39,6 +40,7 @@ var (
 	// agentCfg is the Pull member's agent configuration for the hub: the
 	// registered credentials and nothing else.
 	agentCfg *rest.Config
+	testLog  logr.Logger
 	// agentOpts time the agents of this suite: a Lease of 4 s, so that a
 	// stopped agent shows within seconds.
 	agentOpts = agent.Options{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second, RestartDelay: time.Second,
@@ -63,6 +65,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dataDir)
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
+	testLog = log
 	controlplane.RedirectKlog(log.WithName("k8s"))
 
 	spec := member.DefaultFleet(2)
