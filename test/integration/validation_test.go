@@ -650,3 +650,29 @@ func unchanged(t *testing.T, before *unstructured.Unstructured) *unstructured.Un
 	}
 	return after
 }
+
+// TestClusterSyncModeIsImmutable: a Pull cluster needs neither endpoint
+// nor credentials, and no cluster changes its mode: the hub and an agent
+// would both apply its Works.
+func TestClusterSyncModeIsImmutable(t *testing.T) {
+	ctx := context.Background()
+	pull := `apiVersion: cluster.shepherd.io/v1alpha1
+kind: Cluster
+metadata: {name: edge-immutable}
+spec:
+  syncMode: Pull
+`
+	objs, err := hub.Apply(ctx, []byte(pull))
+	if err != nil {
+		t.Fatalf("a Pull cluster without endpoint or credentials was refused: %v", err)
+	}
+	toPush := strings.Replace(pull, "syncMode: Pull", "syncMode: Push\n  apiEndpoint: https://10.0.0.1:6443\n  secretRef: {namespace: shepherd-system, name: edge-immutable}", 1)
+	_, err = hub.Apply(ctx, []byte(toPush))
+	if err == nil || !strings.Contains(err.Error(), "spec.syncMode cannot change") {
+		t.Fatalf("changing syncMode: got %v, want the refusal naming spec.syncMode", err)
+	}
+	after := unchanged(t, objs[0])
+	if mode, _, _ := unstructured.NestedString(after.Object, "spec", "syncMode"); mode != "Pull" {
+		t.Errorf("stored syncMode is %q", mode)
+	}
+}
