@@ -38,9 +38,18 @@ and resource and the reconciles per controller show where the work went.
 --cpuprofile profiles the measured part; its samples carry a "component"
 label (hub, member, controllers, pod-rescheduler) for "go tool pprof -tags".
 --members-api-only runs members without controllers, scheduler or pods, to
-measure the hub as if members had machines of their own.`,
+measure the hub as if members had machines of their own.
+
+--simulated-pull-clusters N registers N Pull clusters as "shepherd register"
+does, with no member behind them: one simulator in the process writes what
+each one's agent would (its Cluster's status, a Lease renewal every 10 s, and
+for every Work that it was applied and is Healthy), so the hub can be measured
+at the scale of a thousand clusters on one machine. The report adds the
+process's memory and goroutines once every Work was applied.`,
 		Example: `  shepherd bench e2e --members 20 --deployments 1000 --policies 10
   shepherd bench e2e -o json
+  # the hub with a thousand clusters and ten thousand workloads
+  shepherd bench e2e --members 0 --simulated-pull-clusters 1000 --deployments 10000 --policies 100
   # profile the hub pipeline and the members together
   shepherd bench e2e --cpuprofile e2e.out && go tool pprof -top e2e.out`,
 		Args: cobra.NoArgs,
@@ -69,6 +78,12 @@ measure the hub as if members had machines of their own.`,
 				defer f.Close()
 				o.CPUProfile = f
 			}
+			if o.Members < 0 || o.SimulatedPullClusters < 0 || o.Members+o.SimulatedPullClusters == 0 {
+				return fmt.Errorf("--members %d and --simulated-pull-clusters %d: neither may be negative, and together they must be at least 1", o.Members, o.SimulatedPullClusters)
+			}
+			if o.Deployments < 1 || o.Policies < 1 {
+				return fmt.Errorf("--deployments %d and --policies %d must each be at least 1", o.Deployments, o.Policies)
+			}
 			rep, err := fleetbench.Run(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -82,6 +97,9 @@ measure the hub as if members had machines of their own.`,
 				members += " (API only)"
 			}
 			fmt.Fprintf(w, "members\t%s\ndeployments\t%d\npolicies\t%d\n", members, rep.Deployments, rep.Policies)
+			if rep.SimulatedPullClusters > 0 {
+				fmt.Fprintf(w, "simulated Pull clusters\t%d (registered in %.1f s)\n", rep.SimulatedPullClusters, rep.RegisterSeconds)
+			}
 			fmt.Fprintf(w, "fleet start\t%.1f s\ncreate\t%.1f s\n", rep.FleetStartSeconds, rep.CreateSeconds)
 			fmt.Fprintf(w, "all scheduled after\t%.1f s\nall applied after\t%.1f s (%d works)\n", rep.ScheduledSeconds, rep.AppliedSeconds, rep.Works)
 			fmt.Fprintf(w, "bindings scheduled/s\t%.0f (from the first Deployment created)\n", rep.BindingsScheduledPerSecond)
@@ -105,6 +123,8 @@ measure the hub as if members had machines of their own.`,
 				}
 				fmt.Fprintf(w, "  %s %s\t%d\n", r.Verb, res, r.Count)
 			}
+			fmt.Fprintf(w, "memory at the end\tRSS %.0f MiB (peak %.0f MiB), Go heap %.0f MiB, %d goroutines\n",
+				mib(rep.Memory.RSSBytes), mib(rep.Memory.PeakRSSBytes), mib(rep.Memory.HeapInuseBytes), rep.Memory.Goroutines)
 			fmt.Fprintf(w, "reconciles\t\n")
 			for _, r := range rep.Reconciles {
 				fmt.Fprintf(w, "  %s\t%d (%d errors)\n", r.Controller, r.Total, r.Errors)
@@ -116,6 +136,7 @@ measure the hub as if members had machines of their own.`,
 	f.IntVar(&o.Members, "members", 20, "member clusters")
 	f.IntVar(&o.Deployments, "deployments", 1000, "Deployments to propagate")
 	f.IntVar(&o.Policies, "policies", 10, "PropagationPolicies the Deployments are spread over")
+	f.IntVar(&o.SimulatedPullClusters, "simulated-pull-clusters", 0, "Pull clusters registered with no member behind them, served by one in-process simulator of their agents")
 	f.BoolVar(&o.MembersAPIOnly, "members-api-only", false, "members run their API server and nodes only (no controllers, scheduler or pods): the hub measured as if members had machines of their own")
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
@@ -123,3 +144,5 @@ measure the hub as if members had machines of their own.`,
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the measured part (creation until every Work is applied) to this file")
 	return cmd
 }
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }

@@ -45,6 +45,10 @@ type Options struct {
 	// CPUProfile, when set, receives a CPU profile of the measured part of
 	// the run (from the first object created until every Work is applied).
 	CPUProfile io.Writer
+	// SimulatedPullClusters registers that many Pull clusters with no
+	// member behind them, served by one simulator (see simulated.go):
+	// the hub at the scale of a large fleet, on one machine.
+	SimulatedPullClusters int
 }
 
 // Report is what one run measured.
@@ -91,6 +95,15 @@ type Report struct {
 	// hub, the controllers and the members together (with
 	// --members-api-only the members' share is their API servers alone).
 	ProcessCPUSecondsPer1000Workloads float64 `json:"processCPUSecondsPer1000Workloads"`
+	// SimulatedPullClusters were registered and served by the simulator;
+	// RegisterSeconds is how long registering them took (before the
+	// measured part).
+	SimulatedPullClusters int     `json:"simulatedPullClusters,omitempty"`
+	RegisterSeconds       float64 `json:"registerSeconds,omitempty"`
+	// Memory is the process's memory once every Work was applied: the
+	// hub, the controllers and whatever else runs in it (members, or the
+	// simulator).
+	Memory MemoryStats `json:"memory"`
 }
 
 // creators is how many Deployments are created at once.
@@ -98,8 +111,8 @@ const creators = 16
 
 // Run starts a fleet, loads it, measures, and stops it.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	if o.Members < 1 || o.Deployments < 1 || o.Policies < 1 {
-		return nil, fmt.Errorf("members, deployments and policies must each be at least 1 (got %d, %d, %d)", o.Members, o.Deployments, o.Policies)
+	if o.Members+o.SimulatedPullClusters < 1 || o.Members < 0 || o.SimulatedPullClusters < 0 || o.Deployments < 1 || o.Policies < 1 {
+		return nil, fmt.Errorf("members (or simulated Pull clusters), deployments and policies must each be at least 1 (got %d+%d, %d, %d)", o.Members, o.SimulatedPullClusters, o.Deployments, o.Policies)
 	}
 	if o.ReplicasPerDeployment <= 0 {
 		o.ReplicasPerDeployment = 2
@@ -119,7 +132,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}
-	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies}
+	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies, SimulatedPullClusters: o.SimulatedPullClusters}
 	started := time.Now()
 	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger, MembersAPIOnly: o.MembersAPIOnly})
 	if err != nil {
@@ -130,6 +143,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	cfg := f.Hub.RestConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000
+	if o.SimulatedPullClusters > 0 {
+		registering := time.Now()
+		if _, err := startSimulated(ctx, cfg, o.SimulatedPullClusters, o.Logger.WithName("simulated-agents")); err != nil {
+			return nil, err
+		}
+		rep.RegisterSeconds = time.Since(registering).Seconds()
+	}
 	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -213,6 +233,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Reconciles = reconcileDelta(reconcilesBefore, reconcilesAfter)
+	rep.Memory = memoryNow()
 	return rep, nil
 }
 
