@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -138,6 +139,7 @@ process's memory and goroutines once every Work was applied.`,
 	f.IntVar(&o.Policies, "policies", 10, "PropagationPolicies the Deployments are spread over")
 	f.IntVar(&o.SimulatedPullClusters, "simulated-pull-clusters", 0, "Pull clusters registered with no member behind them, served by one in-process simulator of their agents")
 	f.BoolVar(&o.MembersAPIOnly, "members-api-only", false, "members run their API server and nodes only (no controllers, scheduler or pods): the hub measured as if members had machines of their own")
+	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "how long to wait for every binding to be Scheduled and every Work applied")
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
