@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 
@@ -83,12 +84,21 @@ issues new credentials for a registered Pull cluster.`,
 }
 
 func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
-	if err := membership.ValidateName(name); err != nil {
-		return err
-	}
 	labels, err := parseLabels(o.labels)
 	if err != nil {
 		return err
+	}
+	ro := membership.RegisterOptions{
+		Name: name, Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
+		HubServer: o.hubServer, TokenTTL: o.tokenTTL, Force: o.force,
+	}
+	if err := ro.Validate(); err != nil {
+		return err
+	}
+	if o.hubServer != "" {
+		if u, err := url.Parse(o.hubServer); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("--hub-server %q: give the hub's API server URL as the member sees it, e.g. https://hub.example.com:6443", o.hubServer)
+		}
 	}
 	cfg, err := o.hub.restConfig()
 	if err != nil {
@@ -99,16 +109,12 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 	if err != nil {
 		return fmt.Errorf("hub at %s: %w", cfg.Host, err)
 	}
-	id := ""
 	if o.memberKubeconfig != "" {
-		if id, err = memberIdentity(cmd.Context(), o.memberKubeconfig); err != nil {
+		if ro.ID, err = memberIdentity(cmd.Context(), o.memberKubeconfig); err != nil {
 			return err
 		}
 	}
-	reg, err := membership.Register(cmd.Context(), cfg, hub, membership.RegisterOptions{
-		Name: name, Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
-		ID: id, HubServer: o.hubServer, TokenTTL: o.tokenTTL, Force: o.force,
-	})
+	reg, err := membership.Register(cmd.Context(), cfg, hub, ro)
 	if err != nil {
 		return oneLine(err)
 	}

@@ -65,7 +65,9 @@ type Registration struct {
 	Expires time.Time
 }
 
-func (o *RegisterOptions) validate() error {
+// Validate checks the options before anything is written, with messages
+// naming the `shepherd register` argument or flag, and fills in defaults.
+func (o *RegisterOptions) Validate() error {
 	j := JoinOptions{Name: o.Name, Provider: o.Provider, Region: o.Region, Zone: o.Zone, Labels: o.Labels}
 	if err := j.validate(); err != nil {
 		return err
@@ -93,7 +95,7 @@ func (o *RegisterOptions) validate() error {
 // All of them are owned by the Cluster, so they go when it goes (`shepherd
 // unjoin`). The returned kubeconfig holds a token of that ServiceAccount.
 func Register(ctx context.Context, hubCfg *rest.Config, hub client.Client, opts RegisterOptions) (*Registration, error) {
-	if err := opts.validate(); err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	existing := &clusterv1alpha1.Cluster{}
