@@ -1,0 +1,148 @@
+// Package install runs Shepherd's controller manager as it runs when
+// installed into a hub: under its ServiceAccount, with only the RBAC that
+// config/default grants. The embedded hub and two simulated members run
+// in-process; the manifests are installed with package install, and the
+// controller manager gets a rest.Config holding nothing but a token of its
+// ServiceAccount and the hub's CA. Every 403 it receives fails the test.
+package install
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+var (
+	fleet    *localfleet.Fleet
+	hub      client.Client // the hub's admin (system:masters)
+	members  = []string{"member1", "member2"}
+	memberCl = map[string]client.Client{}
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if testing.Short() {
+		fmt.Println("skipping the least-privilege test in -short mode: it starts a hub and two members")
+		return 0
+	}
+	dir, err := os.MkdirTemp("", "shepherd-install-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
+	controlplane.RedirectKlog(log.WithName("k8s"))
+	spec := member.DefaultFleet(len(members))
+	for i := range spec.Members {
+		spec.Members[i].Nodes = 2
+	}
+	started := time.Now()
+	// The clusters only: the controller manager is started by the test,
+	// under its own identity, once the manifests are installed.
+	fleet, err = localfleet.Start(context.Background(), localfleet.Options{DataDir: dir, Fleet: spec, NoControllers: true, Logger: log})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
+		return 1
+	}
+	fmt.Printf("hub and %d members started in %s\n", len(fleet.Members), time.Since(started).Round(time.Millisecond))
+	defer func() {
+		if err := fleet.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
+		}
+	}()
+	if hub, err = newClient(fleet.Hub.RestConfig()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, mem := range fleet.Members {
+		if memberCl[mem.Name()], err = newClient(mem.RestConfig()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+func newClient(cfg *rest.Config) (client.Client, error) {
+	cfg.QPS, cfg.Burst = 200, 400
+	return client.New(cfg, client.Options{Scheme: scheme.Scheme})
+}
+
+// forbidden records every request answered 403.
+type forbidden struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// wrap is a rest.Config WrapTransport recording 403s.
+func (f *forbidden) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err == nil && resp.StatusCode == http.StatusForbidden {
+			f.mu.Lock()
+			f.seen = append(f.seen, req.Method+" "+req.URL.RequestURI())
+			f.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+// list returns each refused request once, with how often it was refused.
+func (f *forbidden) list() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	count := map[string]int{}
+	for _, s := range f.seen {
+		count[s]++
+	}
+	out := make([]string, 0, len(count))
+	for s, n := range count {
+		out = append(out, fmt.Sprintf("%s (%d times)", s, n))
+	}
+	slices.Sort(out)
+	return out
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return r(req) }
+
+// waitTimeout bounds every wait; waits end as soon as they succeed.
+const waitTimeout = 3 * time.Minute
+
+// eventually polls check until it returns nil, failing the test with its
+// last error after waitTimeout.
+func eventually(t *testing.T, what string, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after %s: %v", what, waitTimeout, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
