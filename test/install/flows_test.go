@@ -125,7 +125,7 @@ spec:
         staticWeightList:
         - {targetCluster: {clusterNames: [member1]}, weight: 1}
         - {targetCluster: {clusterNames: [member2]}, weight: 1}`)
-	for _, m := range members {
+	for _, m := range []string{"member1", "member2"} {
 		eventually(t, "web running in "+m, func() error { return memberDeployment(m, 1) })
 		for _, dep := range []client.Object{&corev1.ConfigMap{}, &corev1.Secret{}} {
 			name := map[bool]string{true: "web-config", false: "web-secret"}[isConfigMap(dep)]
@@ -294,8 +294,8 @@ func testUnjoin(t *testing.T) {
 	})
 }
 
-// testLeftover: a ConfigMap placed on member2 whose binding uninstall
-// finds.
+// testLeftover: a ConfigMap placed on member2 and on the Pull member
+// (through its agent), whose binding uninstall finds.
 func testLeftover(t *testing.T) {
 	apply(t, `apiVersion: v1
 kind: ConfigMap
@@ -309,10 +309,12 @@ spec:
   resourceSelectors:
   - {apiVersion: v1, kind: ConfigMap, name: leftover}
   placement:
-    clusterAffinity: {clusterNames: [member2]}`)
-	eventually(t, "leftover in member2", func() error {
-		return memberCl["member2"].Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "leftover"}, &corev1.ConfigMap{})
-	})
+    clusterAffinity: {clusterNames: [member2, member3]}`)
+	for _, m := range []string{"member2", pullMember} {
+		eventually(t, "leftover in "+m, func() error {
+			return memberCl[m].Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "leftover"}, &corev1.ConfigMap{})
+		})
+	}
 }
 
 // testUninstall: refused while bindings exist; forced, it removes all it

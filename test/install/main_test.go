@@ -1,7 +1,7 @@
 // Package install runs Shepherd's controller manager as it runs when
 // installed into a hub: under its ServiceAccount, with only the RBAC that
-// config/default grants. The embedded hub and two simulated members run
-// in-process; the manifests are installed with package install, and the
+// config/default grants. The embedded hub and three simulated members run
+// in-process (one of them a Pull cluster with its agent); the manifests are installed with package install, and the
 // controller manager gets a rest.Config holding nothing but a token of its
 // ServiceAccount and the hub's CA. Every 403 it receives fails the test.
 package install
@@ -30,9 +30,13 @@ import (
 var (
 	fleet    *localfleet.Fleet
 	hub      client.Client // the hub's admin (system:masters)
-	members  = []string{"member1", "member2"}
+	members  = []string{"member1", "member2", pullMember}
 	memberCl = map[string]client.Client{}
 )
+
+// pullMember is a Pull cluster: its in-process agent applies its Works,
+// and the hub judges it by the agent's Lease.
+const pullMember = "member3"
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -41,7 +45,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	if testing.Short() {
-		fmt.Println("skipping the least-privilege test in -short mode: it starts a hub and two members")
+		fmt.Println("skipping the least-privilege test in -short mode: it starts a hub and three members")
 		return 0
 	}
 	dir, err := os.MkdirTemp("", "shepherd-install-")
@@ -55,6 +59,7 @@ func run(m *testing.M) int {
 	spec := member.DefaultFleet(len(members))
 	for i := range spec.Members {
 		spec.Members[i].Nodes = 2
+		spec.Members[i].Pull = spec.Members[i].Name == pullMember
 	}
 	started := time.Now()
 	// The clusters only: the controller manager is started by the test,
