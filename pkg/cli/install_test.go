@@ -2,14 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/install"
+	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 )
 
 // runCLI runs the shepherd command with args and returns its output.
@@ -111,5 +118,65 @@ func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
 	}
 	if !slices.Contains(args, "--health-probe-bind-address=:8081") || !slices.Contains(args, "--metrics-bind-address=:8080") {
 		t.Errorf("args %v: want probes on :8081 and metrics on :8080", args)
+	}
+}
+
+// TestInstallAndUninstallAgainstAHub runs the commands against a real hub
+// (which runs no pods: the Deployment never becomes Available there).
+func TestInstallAndUninstallAgainstAHub(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a hub")
+	}
+	hub := membershiptest.StartHub(t)
+	kc := hub.ControlPlane.KubeconfigPath()
+
+	out, err := runCLI("install", "--kubeconfig", kc, "--wait=false", "--image", "registry.example.com/shepherd:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Namespace shepherd-system applied", "ClusterRole shepherd-controller-manager applied", "Shepherd is installed"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("install output lacks %q:\n%s", w, out)
+		}
+	}
+	c := membershiptest.HubClient(t, hub)
+	d := &appsv1.Deployment{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: install.Namespace, Name: install.Deployment}, d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Spec.Template.Spec.Containers[0].Image; got != "registry.example.com/shepherd:v1" {
+		t.Errorf("image %s, want --image's", got)
+	}
+
+	// Again, waiting: the CRDs are Established, the Deployment is not.
+	_, err = runCLI("install", "--hub-kubeconfig", kc, "--timeout", "2s")
+	if err == nil || !strings.Contains(err.Error(), "the Deployment shepherd-system/shepherd-controller-manager is not Available") ||
+		!strings.Contains(err.Error(), "--wait=false") {
+		t.Fatalf("install --timeout 2s on a hub without pods: err = %v, want the Deployment not Available", err)
+	}
+
+	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment"},
+		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}}}
+	if err := c.Create(context.Background(), rb); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runCLI("uninstall", "--kubeconfig", kc)
+	if err == nil || !strings.Contains(err.Error(), "refusing to uninstall: 1 ResourceBindings and 0 ClusterResourceBindings exist") {
+		t.Fatalf("uninstall with a binding: err = %v, want a refusal", err)
+	}
+	if err := c.Delete(context.Background(), rb); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI("uninstall", "--kubeconfig", kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Deployment shepherd-system/shepherd-controller-manager deleted", "kept Namespace shepherd-system"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("uninstall output lacks %q:\n%s", w, out)
+		}
+	}
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(d), &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Deployment is still there: %v", err)
 	}
 }
