@@ -48,6 +48,9 @@ const (
 	simLeaseDuration    = 40 * time.Second
 	simLeaseRenewPeriod = 10 * time.Second
 	simWorkers          = 16
+	// simRenewers renew Leases at once: a thousand agents renew
+	// independently, so the simulator must not be what holds them back.
+	simRenewers = 64
 )
 
 // simulatedClusterName is the name of simulated Pull cluster i.
@@ -154,21 +157,35 @@ func simulatedClusterStatus(generation int64) clusterv1alpha1.ClusterStatus {
 }
 
 // renewLeases renews every simulated cluster's Lease each period, spread
-// over it, as independent agents would.
+// evenly over it, by a pool of workers: independent agents renew in
+// parallel, so one slow renewal must not delay the others' (a serial loop
+// would stretch the period past the Lease's duration on a busy hub).
 func (s *simulator) renewLeases(ctx context.Context) {
-	gap := simLeaseRenewPeriod / time.Duration(max(len(s.clusters), 1))
-	for {
-		for _, name := range s.clusters {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(gap):
+	due := make(chan string, len(s.clusters))
+	for range simRenewers {
+		go func() {
+			for name := range due {
+				patch := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, metav1.NewMicroTime(time.Now()).Format(metav1.RFC3339Micro))
+				l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(name), Name: clusterv1alpha1.AgentLeaseName}}
+				if err := s.hub.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil && ctx.Err() == nil {
+					s.log.Error(err, "renewing a simulated cluster's Lease", "cluster", name)
+				}
 			}
-			patch := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, metav1.NewMicroTime(time.Now()).Format(metav1.RFC3339Micro))
-			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(name), Name: clusterv1alpha1.AgentLeaseName}}
-			if err := s.hub.Patch(ctx, l, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil && ctx.Err() == nil {
-				s.log.Error(err, "renewing a simulated cluster's Lease", "cluster", name)
-			}
+		}()
+	}
+	defer close(due)
+	tick := time.NewTicker(simLeaseRenewPeriod / time.Duration(max(len(s.clusters), 1)))
+	defer tick.Stop()
+	for i := 0; ; i = (i + 1) % len(s.clusters) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		select {
+		case due <- s.clusters[i]:
+		default:
+			s.log.Info("Lease renewals fall behind: the hub answers slower than the agents renew", "cluster", s.clusters[i])
 		}
 	}
 }

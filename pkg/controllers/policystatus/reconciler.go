@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -168,16 +169,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	clusters := &clusterv1alpha1.ClusterList{}
-	if err := r.client.List(ctx, clusters); err != nil {
-		return reconcile.Result{}, err
-	}
-	exists := make(map[string]bool, len(clusters.Items))
-	for _, c := range clusters.Items {
-		exists[c.Name] = c.DeletionTimestamp.IsZero()
+	// Only the clusters the policy names are looked up: listing (and
+	// copying) a fleet of a thousand clusters on every reconcile was the
+	// controller's largest cost.
+	named := namedClusters(&p.GetPropagationSpec().Placement)
+	exists := make(map[string]bool, len(named))
+	for _, n := range named {
+		if _, seen := exists[n]; seen {
+			continue
+		}
+		c := &clusterv1alpha1.Cluster{}
+		err := r.client.Get(ctx, client.ObjectKey{Name: n}, c)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
+		}
+		exists[n] = err == nil && c.DeletionTimestamp.IsZero()
 	}
 	prev := p.GetPolicyStatus()
-	next := decide(self, p.GetGeneration(), governed, tiedOn, namedClusters(&p.GetPropagationSpec().Placement), func(n string) bool { return exists[n] }, prev)
+	next := decide(self, p.GetGeneration(), governed, tiedOn, named, func(n string) bool { return exists[n] }, prev)
 	if equality.Semantic.DeepEqual(prev, &next) {
 		return reconcile.Result{}, nil
 	}
