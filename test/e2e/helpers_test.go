@@ -26,17 +26,7 @@ const waitTimeout = 3 * time.Minute
 // last error after waitTimeout.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	var err error
-	for {
-		if err = check(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after %s: %v", what, waitTimeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testenv.Eventually(t, waitTimeout, what, check)
 }
 
 // applyYAML server-side applies a YAML stream to the hub.

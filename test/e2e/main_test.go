@@ -5,31 +5,26 @@
 package e2e
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 var (
 	fleet    *localfleet.Fleet
 	hub      client.Client
-	dataDir  string
 	members  = []string{"member1", "member2", "member3"}
-	memberCl = map[string]client.Client{}
+	memberCl map[string]client.Client
 )
 
 // flakyMember is stopped by TestUnreachableMemberIsTainted; no other test
@@ -50,27 +45,12 @@ func run(m *testing.M) int {
 		fmt.Println("skipping end-to-end tests in -short mode")
 		return 0
 	}
-	var err error
-	dataDir, err = os.MkdirTemp("", "shepherd-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dataDir)
-	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
-	controlplane.RedirectKlog(log.WithName("k8s"))
-
 	fleetSpec := member.DefaultFleet(5)
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	started := time.Now()
-	fleet, err = localfleet.Start(ctx, localfleet.Options{
-		DataDir: dataDir,
-		Fleet:   fleetSpec,
-		Logger:  log,
+	env, err := testenv.StartFleet("e2e", localfleet.Options{
+		Fleet: fleetSpec,
 		Controllers: controllermanager.Options{
 			// Short enough for the tests to see taints quickly, long enough that a
 			// probe slowed down by two busy cores does not taint a healthy member.
@@ -78,29 +58,10 @@ func run(m *testing.M) int {
 		},
 	})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
-		return 1
-	}
-	fmt.Printf("fleet of %d members started in %s\n", len(fleet.Members), time.Since(started).Round(time.Millisecond))
-	defer func() {
-		if err := fleet.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
-		}
-	}()
-	if hub, err = newClient(fleet.Hub.RestConfig()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for _, mem := range fleet.Members {
-		if memberCl[mem.Name()], err = newClient(mem.RestConfig()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
+	defer env.Stop()
+	fleet, hub, memberCl = env.Fleet, env.Hub, env.Members
 	return m.Run()
-}
-
-func newClient(cfg *rest.Config) (client.Client, error) {
-	cfg.QPS, cfg.Burst = 200, 400
-	return client.New(cfg, client.Options{Scheme: scheme.Scheme})
 }

@@ -7,7 +7,6 @@
 package install
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"net/http"
@@ -17,21 +16,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 var (
 	fleet    *localfleet.Fleet
 	hub      client.Client // the hub's admin (system:masters)
 	members  = []string{"member1", "member2", pullMember}
-	memberCl = map[string]client.Client{}
+	memberCl map[string]client.Client
 )
 
 // pullMember is a Pull cluster: its in-process agent applies its Works,
@@ -48,50 +45,24 @@ func run(m *testing.M) int {
 		fmt.Println("skipping the least-privilege test in -short mode: it starts a hub and three members")
 		return 0
 	}
-	dir, err := os.MkdirTemp("", "shepherd-install-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
-	controlplane.RedirectKlog(log.WithName("k8s"))
 	spec := member.DefaultFleet(len(members))
 	for i := range spec.Members {
 		spec.Members[i].Nodes = 2
 		spec.Members[i].Pull = spec.Members[i].Name == pullMember
 	}
-	started := time.Now()
 	// The clusters only: the controller manager is started by the test,
 	// under its own identity, once the manifests are installed.
-	fleet, err = localfleet.Start(context.Background(), localfleet.Options{DataDir: dir, Fleet: spec, NoControllers: true, Logger: log})
+	env, err := testenv.StartFleet("install", localfleet.Options{Fleet: spec, NoControllers: true})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the fleet:", err)
-		return 1
-	}
-	fmt.Printf("hub and %d members started in %s\n", len(fleet.Members), time.Since(started).Round(time.Millisecond))
-	defer func() {
-		if err := fleet.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the fleet:", err)
-		}
-	}()
-	if hub, err = newClient(fleet.Hub.RestConfig()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for _, mem := range fleet.Members {
-		if memberCl[mem.Name()], err = newClient(mem.RestConfig()); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
+	defer env.Stop()
+	fleet, hub, memberCl = env.Fleet, env.Hub, env.Members
 	return m.Run()
 }
 
-func newClient(cfg *rest.Config) (client.Client, error) {
-	cfg.QPS, cfg.Burst = 200, 400
-	return client.New(cfg, client.Options{Scheme: scheme.Scheme})
-}
+func newClient(cfg *rest.Config) (client.Client, error) { return testenv.NewClient(cfg) }
 
 // forbidden records every request answered 403.
 type forbidden struct {
@@ -139,15 +110,5 @@ const waitTimeout = 3 * time.Minute
 // last error after waitTimeout.
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after %s: %v", what, waitTimeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testenv.Eventually(t, waitTimeout, what, check)
 }

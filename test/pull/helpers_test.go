@@ -24,17 +24,7 @@ const waitTimeout = 3 * time.Minute
 
 func eventually(t *testing.T, what string, check func() error) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after %s: %v", what, waitTimeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testenv.Eventually(t, waitTimeout, what, check)
 }
 
 func applyYAML(t *testing.T, yaml string) {

@@ -17,7 +17,7 @@ func Eventually(t testing.TB, timeout time.Duration, what string, check func() e
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
+			t.Fatalf("%s: still not true after %s: %v", what, timeout, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
