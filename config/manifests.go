@@ -11,9 +11,13 @@ import "embed"
 // kustomization lists but this pattern misses makes package install fail
 // with its name (and a test fails first).
 //
-//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml
 var Manifests embed.FS
 
 // DefaultKustomization is the directory of Manifests that installs
 // everything.
 const DefaultKustomization = "default"
+
+// AgentKustomization is the directory of Manifests that runs the agent of
+// a Pull cluster in the member (`shepherd register --deploy`).
+const AgentKustomization = "agent"

@@ -149,10 +149,11 @@ func TestInstallAndUninstallAgainstAHub(t *testing.T) {
 	}
 
 	// Again, waiting: the CRDs are Established, the Deployment is not.
-	_, err = runCLI("install", "--hub-kubeconfig", kc, "--timeout", "2s")
+	// The timeout leaves room for the CRD checks on a busy machine.
+	_, err = runCLI("install", "--hub-kubeconfig", kc, "--timeout", "10s")
 	if err == nil || !strings.Contains(err.Error(), "the Deployment shepherd-system/shepherd-controller-manager is not Available") ||
 		!strings.Contains(err.Error(), "--wait=false") {
-		t.Fatalf("install --timeout 2s on a hub without pods: err = %v, want the Deployment not Available", err)
+		t.Fatalf("install --timeout 10s on a hub without pods: err = %v, want the Deployment not Available", err)
 	}
 
 	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment"},

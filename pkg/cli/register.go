@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -27,6 +29,8 @@ type registerOptions struct {
 	tokenTTL         time.Duration
 	output           string
 	force            bool
+	deploy           bool
+	image            string
 }
 
 func newRegisterCommand() *cobra.Command {
@@ -80,6 +84,8 @@ issues new credentials for a registered Pull cluster.`,
 	f.DurationVar(&o.tokenTTL, "token-ttl", membership.DefaultAgentTokenTTL, "how long the agent's token is valid")
 	f.StringVarP(&o.output, "output", "o", "", "write the agent's kubeconfig to this file (mode 0600) instead of printing it")
 	f.BoolVar(&o.force, "force", false, "issue new agent credentials for a Pull cluster that is registered already")
+	f.BoolVar(&o.deploy, "deploy", false, "also run the agent in the member (needs --member-kubeconfig): the manifests of config/agent, with the agent's kubeconfig in the Secret shepherd-agent/shepherd-agent-hub")
+	f.StringVar(&o.image, "image", "", "image of the agent with --deploy (default: that of config/agent)")
 	return cmd
 }
 
@@ -94,6 +100,17 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 	}
 	if err := ro.Validate(); err != nil {
 		return err
+	}
+	if o.deploy && o.memberKubeconfig == "" {
+		return fmt.Errorf("--deploy needs --member-kubeconfig: the kubeconfig of the member to run the agent in")
+	}
+	if o.image != "" && !o.deploy {
+		return fmt.Errorf("--image is the agent's image with --deploy; without --deploy nothing is deployed")
+	}
+	if o.image != "" {
+		if err := install.ValidateImage(o.image); err != nil {
+			return err
+		}
 	}
 	if o.hubServer != "" {
 		if u, err := url.Parse(o.hubServer); err != nil || u.Scheme != "https" || u.Host == "" {
@@ -119,6 +136,16 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 		return oneLine(err)
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if o.deploy {
+		if err := deployAgent(cmd.Context(), o, name, reg.Kubeconfig); err != nil {
+			return fmt.Errorf("Pull cluster %q registered, but deploying its agent failed (run register again with --force --deploy): %w", name, err)
+		}
+		fmt.Fprintf(out, "Pull cluster %q registered; its agent runs in the member (Deployment %s/%s, token valid until %s).\n",
+			name, install.AgentNamespace, install.AgentDeployment, reg.Expires.UTC().Format(time.RFC3339))
+		if o.output == "" {
+			return nil
+		}
+	}
 	if o.output == "" {
 		fmt.Fprintf(errOut, "Pull cluster %q registered; the agent's kubeconfig (token valid until %s) follows.\n", name, reg.Expires.UTC().Format(time.RFC3339))
 		_, err := out.Write(reg.Kubeconfig)
@@ -130,6 +157,25 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 	fmt.Fprintf(out, "Pull cluster %q registered; the agent's kubeconfig is in %s (token valid until %s).\n", name, o.output, reg.Expires.UTC().Format(time.RFC3339))
 	fmt.Fprintf(out, "Start the agent in the member:\n  shepherd agent --cluster %s --hub-kubeconfig %s\n", name, o.output)
 	return nil
+}
+
+// deployAgent applies config/agent to the member, with the agent's hub
+// kubeconfig and cluster name.
+func deployAgent(ctx context.Context, o registerOptions, name string, kubeconfig []byte) error {
+	objs, err := install.AgentManifests(name, o.image, kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg, err := memberConfig(o.memberKubeconfig)
+	if err != nil {
+		return fmt.Errorf("--member-kubeconfig: %w", err)
+	}
+	cfg.Timeout = hubRequestTimeout
+	mc, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	return install.Apply(ctx, mc, objs, io.Discard)
 }
 
 // memberIdentity reads the member's identity with its kubeconfig.

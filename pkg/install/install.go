@@ -148,7 +148,7 @@ func Apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 		err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()), client.FieldOwner(FieldManager), client.ForceOwnership)
 		switch {
 		case apierrors.IsForbidden(err):
-			return fmt.Errorf("applying %s: %w: installing needs rights to create CRDs, ClusterRoles and their bindings (e.g. cluster-admin); use such a kubeconfig with --hub-kubeconfig", describe(o), err)
+			return fmt.Errorf("applying %s: %w: installing needs rights to create namespaces, ClusterRoles and their bindings (and CRDs on a hub), e.g. cluster-admin", describe(o), err)
 		case err != nil:
 			return fmt.Errorf("applying %s: %w", describe(o), err)
 		}

@@ -79,19 +79,24 @@ func sameObjects(t *testing.T, want, got []*unstructured.Unstructured) {
 }
 
 // TestRenderIsWhatKustomizeBuilds: `shepherd install` applies what
-// `kubectl apply -k config/default` does, from the embedded copy.
+// `kubectl apply -k config/default` does, and `shepherd register --deploy`
+// what `kubectl apply -k config/agent` does, from the embedded copies.
 func TestRenderIsWhatKustomizeBuilds(t *testing.T) {
-	want := kustomizeBuild(t, filesys.MakeFsOnDisk(), filepath.Join(configDir, "default"))
-	embedded, err := Render(config.Manifests, config.DefaultKustomization)
-	if err != nil {
-		t.Fatal(err)
+	for _, dir := range []string{config.DefaultKustomization, config.AgentKustomization} {
+		t.Run(dir, func(t *testing.T) {
+			want := kustomizeBuild(t, filesys.MakeFsOnDisk(), filepath.Join(configDir, dir))
+			embedded, err := Render(config.Manifests, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameObjects(t, want, embedded)
+			onDisk, err := Render(os.DirFS(configDir), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameObjects(t, onDisk, embedded)
+		})
 	}
-	sameObjects(t, want, embedded)
-	onDisk, err := Render(os.DirFS(configDir), "default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameObjects(t, onDisk, embedded)
 }
 
 // TestImagesAsKustomizeSetsThem compares the images entries with

@@ -110,6 +110,11 @@ func Register(ctx context.Context, hubCfg *rest.Config, hub client.Client, opts 
 	case !opts.Force:
 		return nil, fmt.Errorf("cluster %q is already registered: pick another name, or pass --force to issue new agent credentials for it", opts.Name)
 	}
+	if opts.ID != "" {
+		if err := refuseSecondName(ctx, hub, opts.Name, opts.ID); err != nil {
+			return nil, err
+		}
+	}
 	cluster := existing
 	if cluster == nil {
 		cluster = &clusterv1alpha1.Cluster{
@@ -131,6 +136,21 @@ func Register(ctx context.Context, hubCfg *rest.Config, hub client.Client, opts 
 		}
 	}
 	return reg, err
+}
+
+// refuseSecondName refuses to register a member that is in the fleet
+// under another name: both Clusters' Works would be applied to it.
+func refuseSecondName(ctx context.Context, hub client.Client, name, id string) error {
+	list := &clusterv1alpha1.ClusterList{}
+	if err := hub.List(ctx, list); err != nil {
+		return fmt.Errorf("listing Clusters: %w", err)
+	}
+	for _, c := range list.Items {
+		if c.Name != name && c.Spec.ID == id {
+			return fmt.Errorf("the member (identity %s) is already in the fleet as cluster %q: a second name would send it both clusters' workloads; unjoin %s first, or register it as %s", id, c.Name, c.Name, c.Name)
+		}
+	}
+	return nil
 }
 
 // provisionAgent writes the agent's namespace, ServiceAccount and RBAC,

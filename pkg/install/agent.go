@@ -1,0 +1,62 @@
+package install
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/shepherd-io/shepherd/config"
+)
+
+// Names of what config/agent installs in a member.
+const (
+	AgentNamespace = "shepherd-agent"
+	// AgentDeployment is the agent's Deployment (and ServiceAccount).
+	AgentDeployment = "shepherd-agent"
+	// AgentHubSecret holds the agent's kubeconfig for the hub (key
+	// "kubeconfig"); AgentConfigMap its cluster name (key "cluster").
+	AgentHubSecret = "shepherd-agent-hub"
+	AgentConfigMap = "shepherd-agent"
+)
+
+// AgentManifests are the objects that run the agent of Pull cluster
+// cluster in its member: config/agent (with the image set unless image is
+// empty), the Secret with the agent's hub kubeconfig and the ConfigMap
+// naming the cluster, in apply order.
+func AgentManifests(cluster, image string, hubKubeconfig []byte) ([]*unstructured.Unstructured, error) {
+	objs, err := Render(config.Manifests, config.AgentKustomization)
+	if err != nil {
+		return nil, err
+	}
+	if image != "" {
+		if err := ValidateImage(image); err != nil {
+			return nil, err
+		}
+		d := find(objs, "Deployment", AgentNamespace, AgentDeployment)
+		if d == nil {
+			return nil, fmt.Errorf("config/agent has no Deployment %s/%s to set the image of", AgentNamespace, AgentDeployment)
+		}
+		setImages(d.Object, func(string) string { return image })
+	}
+	labels := map[string]string{"app.kubernetes.io/part-of": "shepherd"}
+	for _, o := range []runtime.Object{
+		&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: AgentNamespace, Name: AgentHubSecret, Labels: labels},
+			Type:       corev1.SecretTypeOpaque, Data: map[string][]byte{"kubeconfig": hubKubeconfig}},
+		&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: AgentNamespace, Name: AgentConfigMap, Labels: labels},
+			Data:       map[string]string{"cluster": cluster}},
+	} {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{Object: m}
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		objs = append(objs, u)
+	}
+	return Ordered(objs), nil
+}
