@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 // floorCRD is the cheapest custom resource a hub stores: a spec and a
@@ -91,13 +93,13 @@ func schedulePatch() []byte {
 }
 
 // scheduleStatusPatch is the scheduler's status patch: the condition, the
-// time and the decisions of the 20 clusters.
+// time and the decisions of the 20 clusters, as many as the scheduler keeps.
 func scheduleStatusPatch() []byte {
 	var b strings.Builder
 	b.WriteString(`{"status":{"lastScheduledTime":"2026-01-01T00:00:00Z","conditions":[{"type":"Scheduled","status":"True",` +
 		`"reason":"Success","message":"Binding has been scheduled successfully.","lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":2}],` +
 		`"schedulingDecisions":[`)
-	for c := range 20 {
+	for c := range min(20, workv1alpha1.MaxSchedulingDecisions) {
 		if c > 0 {
 			b.WriteString(",")
 		}

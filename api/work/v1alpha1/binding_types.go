@@ -27,7 +27,12 @@ const (
 
 // MaxSchedulingDecisions caps status.schedulingDecisions so a binding over a
 // large fleet stays small; the selected clusters are always kept first.
-const MaxSchedulingDecisions = 64
+// Every status write of the binding (the scheduler's, and the aggregation
+// of its members' status after it) stores and re-validates the whole list,
+// so it is kept to what explains a placement: the selected clusters, the
+// best of the others and why they lost. `shepherd plan --explain` explains every
+// cluster.
+const MaxSchedulingDecisions = 16
 
 // TargetState is where a target cluster is in its life cycle (the batch
 // semantics of a fleet scheduler).
@@ -318,8 +323,8 @@ type BindingStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// SchedulingDecisions explain every cluster's fate, selected first,
-	// capped at MaxSchedulingDecisions entries.
+	// SchedulingDecisions explain the clusters' fate, selected first, then
+	// the best of the others, capped at MaxSchedulingDecisions entries.
 	// +kubebuilder:validation:MaxItems=64
 	// +listType=atomic
 	// +optional
