@@ -17,7 +17,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
-	"github.com/shepherd-io/shepherd/test/testenv"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 var (
@@ -49,7 +49,7 @@ func run(m *testing.M) int {
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}
-	env, err := testenv.StartFleet("e2e", localfleet.Options{
+	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
 		Fleet: fleetSpec,
 		Controllers: controllermanager.Options{
 			// Short enough for the tests to see taints quickly, long enough that a

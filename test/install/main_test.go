@@ -21,6 +21,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -52,7 +53,7 @@ func run(m *testing.M) int {
 	}
 	// The clusters only: the controller manager is started by the test,
 	// under its own identity, once the manifests are installed.
-	env, err := testenv.StartFleet("install", localfleet.Options{Fleet: spec, NoControllers: true})
+	env, err := fleetenv.StartFleet("install", localfleet.Options{Fleet: spec, NoControllers: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -62,7 +63,7 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func newClient(cfg *rest.Config) (client.Client, error) { return testenv.NewClient(cfg) }
+func newClient(cfg *rest.Config) (client.Client, error) { return fleetenv.NewClient(cfg) }
 
 // forbidden records every request answered 403.
 type forbidden struct {

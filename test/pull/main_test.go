@@ -21,7 +21,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
-	"github.com/shepherd-io/shepherd/test/testenv"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 const (
@@ -58,7 +58,7 @@ func run(m *testing.M) int {
 	for i := range spec.Members {
 		spec.Members[i].Nodes = 2
 	}
-	env, err := testenv.StartFleet("pull", localfleet.Options{
+	env, err := fleetenv.StartFleet("pull", localfleet.Options{
 		Fleet: spec,
 		Agent: agentOpts,
 		Controllers: controllermanager.Options{
@@ -83,4 +83,4 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func newClient(cfg *rest.Config) (client.Client, error) { return testenv.NewClient(cfg) }
+func newClient(cfg *rest.Config) (client.Client, error) { return fleetenv.NewClient(cfg) }

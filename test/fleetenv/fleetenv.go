@@ -1,4 +1,8 @@
-package testenv
+// Package fleetenv starts a local fleet (the embedded hub, simulated
+// members, the controllers) with clients, for the end-to-end suites'
+// TestMain. It is apart from package testenv, which tests of the packages
+// the fleet is built from import.
+package fleetenv
 
 import (
 	"context"
@@ -7,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,7 +42,7 @@ func StartFleet(suite string, opts localfleet.Options) (*FleetEnv, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := stderrLogger()
+	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
 	controlplane.RedirectKlog(log.WithName("k8s"))
 	opts.DataDir, opts.Logger = dir, log
 	started := time.Now()
