@@ -266,3 +266,26 @@ func TestCacheReadsSecretsOnlyFromItsNamespace(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalCacheServesOneCluster: an agent's cache hands out its own
+// member's clients for its cluster, and nothing for any other.
+func TestLocalCacheServesOneCluster(t *testing.T) {
+	c, err := NewLocal("edge-1", &rest.Config{Host: "https://127.0.0.1:1"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "edge-1"}}
+	got, err := c.ForCluster(context.Background(), own)
+	if err != nil || got == nil || got.Cluster != "edge-1" {
+		t.Fatalf("ForCluster(edge-1) = %v, %v", got, err)
+	}
+	c.Forget("edge-1")
+	again, err := c.ForCluster(context.Background(), own)
+	if err != nil || again != got {
+		t.Errorf("after Forget: %v, %v; want the same clients", again, err)
+	}
+	other := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "edge-2"}}
+	if _, err := c.ForCluster(context.Background(), other); !errors.Is(err, ErrNoCredentials) {
+		t.Errorf("ForCluster(edge-2) = %v, want ErrNoCredentials", err)
+	}
+}
