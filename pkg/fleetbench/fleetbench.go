@@ -100,6 +100,11 @@ type Report struct {
 	// measured part).
 	SimulatedPullClusters int     `json:"simulatedPullClusters,omitempty"`
 	RegisterSeconds       float64 `json:"registerSeconds,omitempty"`
+	// NoOpWrites counts, by kind (ResourceBinding, Work), the writes seen
+	// during the measured part that changed an object's resourceVersion
+	// and nothing else: each cost the hub a write and told nobody
+	// anything.
+	NoOpWrites map[string]int `json:"noOpWrites"`
 	// Memory is the process's memory once every Work was applied: the
 	// hub, the controllers and whatever else runs in it (members, or the
 	// simulator).
@@ -221,6 +226,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.AppliedSeconds = time.Since(begin).Seconds()
 	rep.Scheduler, rep.Execution = progress.stats(begin)
+	rep.NoOpWrites = progress.noOpWrites()
 	after, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err

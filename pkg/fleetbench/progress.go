@@ -3,10 +3,12 @@ package fleetbench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -28,6 +30,9 @@ type progress struct {
 
 	mu              sync.Mutex
 	bindings, works stamps
+	// noOps counts, by kind, updates that changed the resourceVersion
+	// but nothing else: writes that cost the hub and told nobody anything.
+	noOps map[string]int
 }
 
 // stamps are first-seen and first-done times by object key.
@@ -50,7 +55,7 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &progress{Reader: c, bindings: newStamps(), works: newStamps()}
+	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}}
 	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.Work{}} {
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
@@ -58,7 +63,7 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 		}
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 			AddFunc:    p.observe,
-			UpdateFunc: func(_, o any) { p.observe(o) },
+			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o) },
 		}); err != nil {
 			return nil, err
 		}
@@ -80,6 +85,39 @@ func (p *progress) observe(o any) {
 	case *workv1alpha1.Work:
 		p.works.record(obj.Namespace+"/"+obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, workv1alpha1.WorkConditionApplied), now)
 	}
+}
+
+// countNoOp counts an update whose object is the same as before but for
+// its resourceVersion and managed fields.
+func (p *progress) countNoOp(old, new any) {
+	o, ok1 := old.(client.Object)
+	n, ok2 := new.(client.Object)
+	if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() {
+		return
+	}
+	strip := func(obj client.Object) client.Object {
+		c := obj.DeepCopyObject().(client.Object)
+		c.SetResourceVersion("")
+		c.SetManagedFields(nil)
+		return c
+	}
+	if !equality.Semantic.DeepEqual(strip(o), strip(n)) {
+		return
+	}
+	kind := "Work"
+	if _, ok := n.(*workv1alpha1.ResourceBinding); ok {
+		kind = "ResourceBinding"
+	}
+	p.mu.Lock()
+	p.noOps[kind]++
+	p.mu.Unlock()
+}
+
+// noOpWrites returns the counts of writes that changed nothing.
+func (p *progress) noOpWrites() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.noOps)
 }
 
 // StageStats is one stage of the loop, from the watch's clock: an object

@@ -87,3 +87,28 @@ func TestNeedsAck(t *testing.T) {
 		})
 	}
 }
+
+func TestCountNoOp(t *testing.T) {
+	base := func() *workv1alpha1.Work {
+		return &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w", ResourceVersion: "1",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "a"}}}}
+	}
+	rvOnly := base()
+	rvOnly.ResourceVersion, rvOnly.ManagedFields = "2", []metav1.ManagedFieldsEntry{{Manager: "b"}}
+	changed := base()
+	changed.ResourceVersion = "3"
+	changed.Status.Conditions = []metav1.Condition{{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue}}
+	sameRV := base()
+	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "b", ResourceVersion: "1"}}
+	rb2 := rb.DeepCopy()
+	rb2.ResourceVersion = "2"
+
+	p := &progress{noOps: map[string]int{}}
+	p.countNoOp(base(), rvOnly)  // a write that changed nothing
+	p.countNoOp(base(), changed) // a real change
+	p.countNoOp(base(), sameRV)  // a resync, not a write
+	p.countNoOp(rb, rb2)
+	if got := p.noOpWrites(); got["Work"] != 1 || got["ResourceBinding"] != 1 || len(got) != 2 {
+		t.Errorf("no-op writes %v, want one Work and one ResourceBinding", got)
+	}
+}
