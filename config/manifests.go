@@ -11,12 +11,16 @@ import "embed"
 // kustomization lists but this pattern misses makes package install fail
 // with its name (and a test fails first).
 //
-//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml
 var Manifests embed.FS
 
 // DefaultKustomization is the directory of Manifests that installs
 // everything.
 const DefaultKustomization = "default"
+
+// PullKustomization is the directory of Manifests with the hub-side guard
+// of Pull clusters' agents (part of DefaultKustomization too).
+const PullKustomization = "pull"
 
 // AgentKustomization is the directory of Manifests that runs the agent of
 // a Pull cluster in the member (`shepherd register --deploy`).

@@ -1,12 +1,15 @@
 package install
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/config"
 )
@@ -59,4 +62,16 @@ func AgentManifests(cluster, image string, hubKubeconfig []byte) ([]*unstructure
 		objs = append(objs, u)
 	}
 	return Ordered(objs), nil
+}
+
+// ApplyAgentGuard server-side applies config/pull to the hub: the
+// admission policy that keeps the updates Pull clusters' agents make to
+// their Works to the finalizers (`shepherd register` calls it, so a hub
+// installed another way is guarded too).
+func ApplyAgentGuard(ctx context.Context, c client.Client) error {
+	objs, err := Render(config.Manifests, config.PullKustomization)
+	if err != nil {
+		return err
+	}
+	return Apply(ctx, c, objs, io.Discard)
 }

@@ -91,16 +91,21 @@ func TestToDelete(t *testing.T) {
 			if k := del[0].GetKind(); k != "ValidatingWebhookConfiguration" {
 				t.Errorf("first deleted: %s, want the webhook configuration (nothing waits on a webhook that is gone)", k)
 			}
-			var crds int
+			var crds, guards int
 			for i, o := range del {
 				switch o.GetKind() {
 				case "CustomResourceDefinition":
 					crds++
+				case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+					guards++
 				case "Namespace":
 					if i != len(del)-1 {
 						t.Errorf("the namespace is deleted before %s", describe(del[i+1]))
 					}
 				}
+			}
+			if (guards > 0) != tc.wantCRDs {
+				t.Errorf("deleted %d parts of the guard of agents' Works; want them to go with the CRDs (%v)", guards, tc.wantCRDs)
 			}
 			if (crds > 0) != tc.wantCRDs || (del[len(del)-1].GetKind() == "Namespace") != tc.wantNSLast {
 				t.Errorf("deleted %d CRDs, namespace last %v; want CRDs %v, namespace %v", crds, del[len(del)-1].GetKind() == "Namespace", tc.wantCRDs, tc.wantNSLast)

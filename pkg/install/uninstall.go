@@ -77,11 +77,15 @@ func CountBindings(ctx context.Context, c client.Reader) (rbs, crbs int, err err
 // ToDelete returns what Uninstall deletes of objs (as Manifests returns
 // them), in order: the reverse of the install order, so the webhook
 // configuration goes first (nothing is held up by a webhook that is gone)
-// and the CRDs and the namespace, when asked for, last.
+// and the CRDs and the namespace, when asked for, last. The admission
+// policy guarding agents' Works stays with the CRDs: Works and agents
+// outlive the controller manager.
 func ToDelete(objs []*unstructured.Unstructured, o UninstallOptions) (del, kept []*unstructured.Unstructured) {
 	for _, obj := range slices.Backward(objs) {
+		guard := obj.GetKind() == "ValidatingAdmissionPolicy" || obj.GetKind() == "ValidatingAdmissionPolicyBinding"
 		switch {
 		case obj.GetKind() == "CustomResourceDefinition" && !o.DeleteCRDs,
+			guard && !o.DeleteCRDs,
 			obj.GetKind() == "Namespace" && !o.DeleteNamespace:
 			kept = append(kept, obj)
 		default:

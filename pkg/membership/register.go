@@ -22,6 +22,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -180,6 +181,9 @@ func provisionAgent(ctx context.Context, hubCfg *rest.Config, hub client.Client,
 		if err := createOrReplace(ctx, hub, o); err != nil {
 			return nil, fmt.Errorf("writing %T %s: %w", o, o.GetName(), err)
 		}
+	}
+	if err := install.ApplyAgentGuard(ctx, hub); err != nil {
+		return nil, fmt.Errorf("applying the admission policy that guards agents' Works: %w", err)
 	}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(opts.TokenTTL / time.Second))}}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: AgentServiceAccount, Namespace: ns}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -318,7 +319,8 @@ spec:
 }
 
 // testUninstall: refused while bindings exist; forced, it removes all it
-// installed but the CRDs and the namespace (with the members' credentials).
+// installed but what it keeps (the CRDs, the guard of agents' Works, the
+// namespace with the members' credentials).
 func testUninstall(t *testing.T, objs []*unstructured.Unstructured) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -335,11 +337,12 @@ func testUninstall(t *testing.T, objs []*unstructured.Unstructured) {
 	if err := install.Uninstall(ctx, hub, objs, install.UninstallOptions{Force: true, Wait: true, Out: &out}); err != nil {
 		t.Fatal(err)
 	}
+	_, keep := install.ToDelete(objs, install.UninstallOptions{Force: true})
 	for _, o := range objs {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(o.GroupVersionKind())
 		err := hub.Get(ctx, client.ObjectKeyFromObject(o), u)
-		kept := o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "Namespace"
+		kept := slices.Contains(keep, o)
 		switch {
 		case kept && err != nil:
 			t.Errorf("%s %s should be kept: %v", o.GetKind(), o.GetName(), err)

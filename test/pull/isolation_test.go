@@ -180,3 +180,51 @@ func TestRegisterAndAgentBadInput(t *testing.T) {
 		t.Errorf("agent for a push cluster: got %v", err)
 	}
 }
+
+// The agent's Role lets it update its own Works for their finalizer; the
+// admission policy `shepherd register` applies keeps it to that: a stolen
+// agent token cannot rewrite what the hub sends its cluster.
+func TestAgentMayOnlyChangeFinalizersOfItsWorks(t *testing.T) {
+	ctx := context.Background()
+	own := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(pullMember), Name: "guarded"},
+		Spec: workv1alpha1.WorkSpec{SuspendDispatching: true, Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{
+			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"guarded","namespace":"default"}}`)}}}}}}
+	if err := hub.Create(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = hub.Delete(ctx, own) })
+	as, err := newClient(agentCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := func(p string) error {
+		return as.Patch(ctx, &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: own.Namespace, Name: own.Name}}, client.RawPatch("application/merge-patch+json", []byte(p)))
+	}
+	for _, tt := range []struct {
+		name, patch, want string
+	}{
+		{"its manifests", `{"spec":{"workload":{"manifests":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"evil","namespace":"default"}}]}}}`, "spec.workload is the hub's"},
+		{"its dispatching", `{"spec":{"suspendDispatching":false}}`, "spec.workload is the hub's"},
+		{"its labels", `{"metadata":{"labels":{"work.shepherd.io/cluster":"elsewhere"}}}`, "labels and annotations are the hub's"},
+	} {
+		t.Run("refused: "+tt.name, func(t *testing.T) {
+			err := patch(tt.patch)
+			if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want Forbidden naming %q", err, tt.want)
+			}
+		})
+	}
+	if err := patch(`{"metadata":{"finalizers":["work.shepherd.io/test"]}}`); err != nil {
+		t.Fatalf("adding a finalizer, as the agent does: %v", err)
+	}
+	if err := patch(`{"metadata":{"finalizers":null}}`); err != nil {
+		t.Fatalf("removing the finalizer: %v", err)
+	}
+	got := &workv1alpha1.Work{}
+	if err := hub.Get(ctx, client.ObjectKeyFromObject(own), got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Spec.SuspendDispatching || len(got.Labels) != 0 {
+		t.Errorf("the Work changed: %+v", got.Spec)
+	}
+}
