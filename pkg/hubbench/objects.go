@@ -148,3 +148,51 @@ func workStatusPatch() []byte {
 		`"version":"v1","kind":"Deployment","resource":"deployments","namespace":"default","name":"app"},"health":"Healthy","generation":1,` +
 		`"status":{"replicas":1,"readyReplicas":1,"availableReplicas":1,"updatedReplicas":1,"observedGeneration":1}}]}}`)
 }
+
+// schemalessBinding is binding's content (the same metadata, spec and,
+// once patched, status) stored as a Floor: a custom resource with no schema
+// to coerce or validate. Against the real binding it says what the
+// binding's schema costs, apart from its size.
+func schemalessBinding(ns string, i int) *unstructured.Unstructured {
+	u := binding(ns, i)
+	u.SetAPIVersion("bench.example.com/v1")
+	u.SetKind("Floor")
+	u.SetName(fmt.Sprintf("binding-%05d", i))
+	u.SetOwnerReferences(nil)
+	u.SetFinalizers(nil)
+	return u
+}
+
+// slimBindingCRD is the ResourceBinding CRD under the bench group, with
+// the copies of the policy's placement and failover (which only
+// controllers write, from a policy the API server validated) stored
+// without a schema: against the real binding it says what those two
+// schemas cost.
+func slimBindingCRD(real *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+	c := real.DeepCopy()
+	c.Name = "slimbindings.bench.example.com"
+	c.Spec.Group = "bench.example.com"
+	c.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Kind: "SlimBinding", ListKind: "SlimBindingList", Plural: "slimbindings", Singular: "slimbinding"}
+	c.Spec.Names.ShortNames, c.Spec.Names.Categories = nil, nil
+	for i := range c.Spec.Versions {
+		v := &c.Spec.Versions[i]
+		v.Name = "v1"
+		spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
+		for _, f := range []string{"placement", "failover"} {
+			if _, ok := spec.Properties[f]; ok {
+				spec.Properties[f] = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}
+			}
+		}
+		v.Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	}
+	return c
+}
+
+// slimBinding is binding as a SlimBinding.
+func slimBinding(ns string, i int) *unstructured.Unstructured {
+	u := binding(ns, i)
+	u.SetAPIVersion("bench.example.com/v1")
+	u.SetKind("SlimBinding")
+	u.SetOwnerReferences(nil)
+	return u
+}
