@@ -65,10 +65,11 @@ type Report struct {
 }
 
 var (
-	floorGVR       = schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "floors"}
-	bindingGVR     = schema.GroupVersionResource{Group: "work.shepherd.io", Version: "v1alpha1", Resource: "resourcebindings"}
-	slimBindingGVR = schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "slimbindings"}
-	workGVR        = schema.GroupVersionResource{Group: "work.shepherd.io", Version: "v1alpha1", Resource: "works"}
+	floorGVR             = schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "floors"}
+	bindingGVR           = schema.GroupVersionResource{Group: "work.shepherd.io", Version: "v1alpha1", Resource: "resourcebindings"}
+	slimBindingGVR       = schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "slimbindings"}
+	statuslessBindingGVR = schema.GroupVersionResource{Group: "bench.example.com", Version: "v1", Resource: "statuslessbindings"}
+	workGVR              = schema.GroupVersionResource{Group: "work.shepherd.io", Version: "v1alpha1", Resource: "works"}
 )
 
 // Run starts an embedded hub with Shepherd's CRDs and the floor's, and
@@ -82,7 +83,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	crds = append(crds, floorCRD())
 	for _, c := range crds {
 		if c.Name == "resourcebindings.work.shepherd.io" {
-			crds = append(crds, slimBindingCRD(c))
+			crds = append(crds, slimBindingCRD(c, "SlimBinding", false), slimBindingCRD(c, "StatuslessBinding", true))
 			break
 		}
 	}
@@ -115,8 +116,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		{"binding create (detector, apply)", "floor create (apply)", b.apply(bindingGVR, "bench", binding, "shepherd"), b.get(bindingGVR, "bench", "app-00000-deployment")},
 		{"binding spec patch (scheduler)", "floor spec merge patch", b.patch(bindingGVR, "bench", "app-%05d-deployment", "", schedulePatch()), b.get(bindingGVR, "bench", "app-00000-deployment")},
 		{"binding status patch (scheduler)", "floor status merge patch", b.patch(bindingGVR, "bench", "app-%05d-deployment", "status", scheduleStatusPatch()), b.get(bindingGVR, "bench", "app-00000-deployment")},
-		{"binding create, placement without schema (apply)", "floor create (apply)", b.apply(slimBindingGVR, "bench", slimBinding, "shepherd"), b.get(slimBindingGVR, "bench", "app-00000-deployment")},
+		{"binding create, placement without schema (apply)", "floor create (apply)", b.apply(slimBindingGVR, "bench", slimBinding("SlimBinding"), "shepherd"), b.get(slimBindingGVR, "bench", "app-00000-deployment")},
 		{"binding status patch, placement without schema", "floor status merge patch", b.patch(slimBindingGVR, "bench", "app-%05d-deployment", "status", scheduleStatusPatch()), b.get(slimBindingGVR, "bench", "app-00000-deployment")},
+		{"binding create, placement and status without schema", "floor create (apply)", b.apply(statuslessBindingGVR, "bench", slimBinding("StatuslessBinding"), "shepherd"), b.get(statuslessBindingGVR, "bench", "app-00000-deployment")},
+		{"binding status patch, placement and status without schema", "floor status merge patch", b.patch(statuslessBindingGVR, "bench", "app-%05d-deployment", "status", scheduleStatusPatch()), b.get(statuslessBindingGVR, "bench", "app-00000-deployment")},
 		{"binding content, no schema (apply)", "floor create (apply)", b.apply(floorGVR, "bench", schemalessBinding, "shepherd"), b.get(floorGVR, "bench", "binding-00000")},
 		{"binding status patch, no schema", "floor status merge patch", b.patch(floorGVR, "bench", "binding-%05d", "status", scheduleStatusPatch()), b.get(floorGVR, "bench", "binding-00000")},
 		{"work create (binding controller, apply)", "floor create (apply)", b.apply(workGVR, "shepherd-es-member-03", work, "shepherd"), b.get(workGVR, "shepherd-es-member-03", "default-app-00000-deployment")},

@@ -17,8 +17,8 @@ func TestRunMeasuresEveryCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Cases) != 13 {
-		t.Fatalf("%d cases, want 13", len(rep.Cases))
+	if len(rep.Cases) != 15 {
+		t.Fatalf("%d cases, want 15", len(rep.Cases))
 	}
 	for _, c := range rep.Cases {
 		if c.Writes != 20 || c.Seconds <= 0 || c.Bytes == 0 || c.ManagedFields == 0 {

@@ -163,36 +163,42 @@ func schemalessBinding(ns string, i int) *unstructured.Unstructured {
 	return u
 }
 
-// slimBindingCRD is the ResourceBinding CRD under the bench group, with
-// the copies of the policy's placement and failover (which only
+// slimBindingCRD is the ResourceBinding CRD under the bench group as kind,
+// with the copies of the policy's placement and failover (which only
 // controllers write, from a policy the API server validated) stored
-// without a schema: against the real binding it says what those two
-// schemas cost.
-func slimBindingCRD(real *apiextensionsv1.CustomResourceDefinition) *apiextensionsv1.CustomResourceDefinition {
+// without a schema, and with noStatusSchema the status too: against the
+// real binding it says what those schemas cost.
+func slimBindingCRD(real *apiextensionsv1.CustomResourceDefinition, kind string, noStatusSchema bool) *apiextensionsv1.CustomResourceDefinition {
 	c := real.DeepCopy()
-	c.Name = "slimbindings.bench.example.com"
+	plural := strings.ToLower(kind) + "s"
+	c.Name = plural + ".bench.example.com"
 	c.Spec.Group = "bench.example.com"
-	c.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Kind: "SlimBinding", ListKind: "SlimBindingList", Plural: "slimbindings", Singular: "slimbinding"}
-	c.Spec.Names.ShortNames, c.Spec.Names.Categories = nil, nil
+	c.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)}
+	anything := apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}
 	for i := range c.Spec.Versions {
 		v := &c.Spec.Versions[i]
 		v.Name = "v1"
 		spec := v.Schema.OpenAPIV3Schema.Properties["spec"]
 		for _, f := range []string{"placement", "failover"} {
 			if _, ok := spec.Properties[f]; ok {
-				spec.Properties[f] = apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}
+				spec.Properties[f] = anything
 			}
 		}
 		v.Schema.OpenAPIV3Schema.Properties["spec"] = spec
+		if noStatusSchema {
+			v.Schema.OpenAPIV3Schema.Properties["status"] = anything
+		}
 	}
 	return c
 }
 
-// slimBinding is binding as a SlimBinding.
-func slimBinding(ns string, i int) *unstructured.Unstructured {
-	u := binding(ns, i)
-	u.SetAPIVersion("bench.example.com/v1")
-	u.SetKind("SlimBinding")
-	u.SetOwnerReferences(nil)
-	return u
+// slimBinding returns binding as the given kind of the bench group.
+func slimBinding(kind string) func(ns string, i int) *unstructured.Unstructured {
+	return func(ns string, i int) *unstructured.Unstructured {
+		u := binding(ns, i)
+		u.SetAPIVersion("bench.example.com/v1")
+		u.SetKind(kind)
+		u.SetOwnerReferences(nil)
+		return u
+	}
 }
