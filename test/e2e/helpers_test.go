@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -30,26 +29,9 @@ func eventually(t *testing.T, what string, check func() error) {
 }
 
 // applyYAML server-side applies a YAML stream to the hub.
-func applyYAML(t *testing.T, yaml string) {
-	t.Helper()
-	objs, err := testenv.DecodeYAML([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, obj := range objs {
-		if err := hub.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("e2e"), client.ForceOwnership); err != nil {
-			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
-		}
-	}
-}
+func applyYAML(t *testing.T, yaml string) { t.Helper(); fleetenv.ApplyYAML(t, hub, "e2e", yaml) }
 
-func createNamespace(t *testing.T, name string) {
-	t.Helper()
-	err := hub.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
+func createNamespace(t *testing.T, name string) { t.Helper(); fleetenv.CreateNamespace(t, hub, name) }
 
 // binding returns the ResourceBinding of a namespaced template.
 func binding(ns, name, kind string) (*workv1alpha1.ResourceBinding, error) {

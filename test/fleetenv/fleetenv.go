@@ -8,16 +8,21 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // FleetEnv is a local fleet (the embedded hub, simulated members, and the
@@ -80,4 +85,28 @@ func NewClient(cfg *rest.Config) (client.Client, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 200, 400
 	return client.New(cfg, client.Options{Scheme: scheme.Scheme})
+}
+
+// ApplyYAML server-side applies a YAML stream with c as fieldManager,
+// failing the test on the first error.
+func ApplyYAML(t testing.TB, c client.Client, fieldManager, yaml string) {
+	t.Helper()
+	objs, err := testenv.DecodeYAML([]byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range objs {
+		if err := c.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(fieldManager), client.ForceOwnership); err != nil {
+			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+}
+
+// CreateNamespace creates namespace name unless it exists.
+func CreateNamespace(t testing.TB, c client.Client, name string) {
+	t.Helper()
+	err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 }

@@ -15,8 +15,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -29,6 +27,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/install"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // identity is the replica's name, as the Deployment's pod name would be.
@@ -244,10 +243,4 @@ func apply(t *testing.T, yaml string) {
 	}
 }
 
-func createNamespace(t *testing.T, name string) {
-	t.Helper()
-	err := hub.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
+func createNamespace(t *testing.T, name string) { t.Helper(); fleetenv.CreateNamespace(t, hub, name) }

@@ -10,12 +10,10 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -27,26 +25,10 @@ func eventually(t *testing.T, what string, check func() error) {
 	testenv.Eventually(t, waitTimeout, what, check)
 }
 
-func applyYAML(t *testing.T, yaml string) {
-	t.Helper()
-	objs, err := testenv.DecodeYAML([]byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, obj := range objs {
-		if err := hub.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("pull-tests"), client.ForceOwnership); err != nil {
-			t.Fatalf("applying %s %s: %v", obj.GetKind(), obj.GetName(), err)
-		}
-	}
-}
+// applyYAML server-side applies a YAML stream to the hub.
+func applyYAML(t *testing.T, yaml string) { t.Helper(); fleetenv.ApplyYAML(t, hub, "pull-tests", yaml) }
 
-func createNamespace(t *testing.T, name string) {
-	t.Helper()
-	err := hub.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-}
+func createNamespace(t *testing.T, name string) { t.Helper(); fleetenv.CreateNamespace(t, hub, name) }
 
 // workload is a Deployment and a PropagationPolicy placing it on clusters
 // (Divided by static equal weights).
