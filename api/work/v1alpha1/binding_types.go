@@ -351,14 +351,6 @@ type ResourceBinding struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec BindingSpec `json:"spec"`
-	// Status is written by Shepherd's controllers alone, with merge patches.
-	// The API server keeps it without a schema to check: checking it cost
-	// two fifths of every status write (`shepherd bench hub`), and
-	// nobody but the controllers writes it. Its fields are those of
-	// BindingStatus.
-	// +kubebuilder:validation:Schemaless
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Type=object
 	// +optional
 	Status BindingStatus `json:"status,omitempty"`
 }
@@ -387,14 +379,6 @@ type ClusterResourceBinding struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec BindingSpec `json:"spec"`
-	// Status is written by Shepherd's controllers alone, with merge patches.
-	// The API server keeps it without a schema to check: checking it cost
-	// two fifths of every status write (`shepherd bench hub`), and
-	// nobody but the controllers writes it. Its fields are those of
-	// BindingStatus.
-	// +kubebuilder:validation:Schemaless
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Type=object
 	// +optional
 	Status BindingStatus `json:"status,omitempty"`
 }
