@@ -82,6 +82,9 @@ process's memory and goroutines once every Work was applied.`,
 			if o.Members < 0 || o.SimulatedPullClusters < 0 || o.Members+o.SimulatedPullClusters == 0 {
 				return fmt.Errorf("--members %d and --simulated-pull-clusters %d: neither may be negative, and together they must be at least 1", o.Members, o.SimulatedPullClusters)
 			}
+			if o.Timeout <= 0 {
+				return fmt.Errorf("--timeout %s must be positive", o.Timeout)
+			}
 			if o.Deployments < 1 || o.Policies < 1 {
 				return fmt.Errorf("--deployments %d and --policies %d must each be at least 1", o.Deployments, o.Policies)
 			}

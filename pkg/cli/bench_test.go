@@ -65,6 +65,19 @@ func TestBenchErrors(t *testing.T) {
 	if _, err := execute(t, newBenchCommand(), "--scenario", "x.json", "-o", "table"); err == nil || !strings.Contains(err.Error(), `--output "table" is not supported`) {
 		t.Errorf("bad output: %v", err)
 	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--simulated-pull-clusters", "-1"}, "neither may be negative"},
+		{[]string{"--members", "0"}, "together they must be at least 1"},
+		{[]string{"--timeout", "0s"}, "--timeout 0s must be positive"},
+		{[]string{"--deployments", "0"}, "--deployments 0 and --policies 10 must each be at least 1"},
+	} {
+		if _, err := execute(t, newBenchE2ECommand(), tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("bench e2e %v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
 	for _, args := range [][]string{{"--objects", "0"}, {"--workers", "-1"}} {
 		if _, err := execute(t, newBenchHubCommand(), args...); err == nil || !strings.Contains(err.Error(), "must be positive") {
 			t.Errorf("bench hub %v: %v", args, err)

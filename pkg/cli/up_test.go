@@ -97,6 +97,8 @@ func TestUpRejectsBadFlags(t *testing.T) {
 	}{
 		{[]string{"--port", "70000"}, "--port 70000 is out of range"},
 		{[]string{"--members", "-1"}, "--members -1 is out of range"},
+		{[]string{"--pull-members", "-1"}, "--pull-members -1 is out of range"},
+		{[]string{"--members", "15", "--pull-members", "6"}, "--pull-members 6 is out of range: use 0..5"},
 		{[]string{"--fleet", badFleet}, "members[0].nodes"},
 		{[]string{"--fleet", "/does/not/exist.yaml"}, "exist.yaml"},
 	} {
