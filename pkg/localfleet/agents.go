@@ -27,7 +27,7 @@ func AgentKubeconfigPath(dataDir, name string) string {
 
 // registerPull registers a Pull member (new credentials on every start of
 // the fleet) and returns the agent's hub configuration.
-func registerPull(ctx context.Context, hubCfg *rest.Config, hub client.Client, spec member.MemberSpec, m *member.Member) (*rest.Config, error) {
+func registerPull(ctx context.Context, hubCfg *rest.Config, hub client.Client, dataDir string, spec member.MemberSpec, m *member.Member) (*rest.Config, error) {
 	kc, err := kubernetes.NewForConfig(m.RestConfig())
 	if err != nil {
 		return nil, err
@@ -43,8 +43,7 @@ func registerPull(ctx context.Context, hubCfg *rest.Config, hub client.Client, s
 	if err != nil {
 		return nil, err
 	}
-	path := AgentKubeconfigPath(filepath.Dir(filepath.Dir(m.KubeconfigPath())), spec.Name)
-	if err := os.WriteFile(path, reg.Kubeconfig, 0o600); err != nil {
+	if err := os.WriteFile(AgentKubeconfigPath(dataDir, spec.Name), reg.Kubeconfig, 0o600); err != nil {
 		return nil, err
 	}
 	return clientcmd.RESTConfigFromKubeConfig(reg.Kubeconfig)

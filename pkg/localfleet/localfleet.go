@@ -212,7 +212,7 @@ func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members
 	for i, m := range members {
 		spec := opts.Fleet.Members[i]
 		if spec.Pull {
-			cfg, err := registerPull(ctx, hubCfg, hub, spec, m)
+			cfg, err := registerPull(ctx, hubCfg, hub, opts.DataDir, spec, m)
 			if err != nil {
 				return nil, fmt.Errorf("registering Pull member %s: %w", spec.Name, err)
 			}
