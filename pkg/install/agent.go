@@ -2,7 +2,6 @@ package install
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,19 +29,9 @@ const (
 // empty), the Secret with the agent's hub kubeconfig and the ConfigMap
 // naming the cluster, in apply order.
 func AgentManifests(cluster, image string, hubKubeconfig []byte) ([]*unstructured.Unstructured, error) {
-	objs, err := Render(config.Manifests, config.AgentKustomization)
+	objs, err := renderWithImage(config.AgentKustomization, AgentNamespace, AgentDeployment, image)
 	if err != nil {
 		return nil, err
-	}
-	if image != "" {
-		if err := ValidateImage(image); err != nil {
-			return nil, err
-		}
-		d := find(objs, "Deployment", AgentNamespace, AgentDeployment)
-		if d == nil {
-			return nil, fmt.Errorf("config/agent has no Deployment %s/%s to set the image of", AgentNamespace, AgentDeployment)
-		}
-		setImages(d.Object, func(string) string { return image })
 	}
 	labels := map[string]string{"app.kubernetes.io/part-of": "shepherd"}
 	for _, o := range []runtime.Object{

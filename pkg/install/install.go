@@ -42,21 +42,32 @@ const (
 // applied (see Ordered), with the controller manager's image set to image
 // unless it is empty.
 func Manifests(image string) ([]*unstructured.Unstructured, error) {
-	objs, err := Render(config.Manifests, config.DefaultKustomization)
+	objs, err := renderWithImage(config.DefaultKustomization, Namespace, Deployment, image)
 	if err != nil {
 		return nil, err
 	}
-	if image != "" {
-		if err := ValidateImage(image); err != nil {
-			return nil, err
-		}
-		d := find(objs, "Deployment", Namespace, Deployment)
-		if d == nil {
-			return nil, fmt.Errorf("config/default has no Deployment %s/%s to set the image of", Namespace, Deployment)
-		}
-		setImages(d.Object, func(string) string { return image })
-	}
 	return Ordered(objs), nil
+}
+
+// renderWithImage renders the kustomization dir of config.Manifests and,
+// unless image is empty, sets it on the Deployment ns/name.
+func renderWithImage(dir, ns, name, image string) ([]*unstructured.Unstructured, error) {
+	objs, err := Render(config.Manifests, dir)
+	if err != nil {
+		return nil, err
+	}
+	if image == "" {
+		return objs, nil
+	}
+	if err := ValidateImage(image); err != nil {
+		return nil, err
+	}
+	d := find(objs, "Deployment", ns, name)
+	if d == nil {
+		return nil, fmt.Errorf("config/%s has no Deployment %s/%s to set the image of", dir, ns, name)
+	}
+	setImages(d.Object, func(string) string { return image })
+	return objs, nil
 }
 
 // ValidateImage checks that image is an image reference, e.g.
