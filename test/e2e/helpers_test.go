@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,19 +13,12 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
-	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
-// waitTimeout bounds every wait: generous, because the whole fleet shares two
-// cores with the other test packages. Waits return as soon as they succeed.
-const waitTimeout = 3 * time.Minute
+// waitTimeout and eventually: the suites' one wait (fleetenv).
+const waitTimeout = fleetenv.WaitTimeout
 
-// eventually polls check until it returns nil, failing the test with the
-// last error after waitTimeout.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testenv.Eventually(t, waitTimeout, what, check)
-}
+var eventually = fleetenv.Eventually
 
 // applyYAML server-side applies a YAML stream to the hub.
 func applyYAML(t *testing.T, yaml string) { t.Helper(); fleetenv.ApplyYAML(t, hub, "e2e", yaml) }
@@ -42,13 +34,7 @@ func binding(ns, name, kind string) (*workv1alpha1.ResourceBinding, error) {
 
 // targets returns the binding's active targets: cluster -> replicas.
 func targets(b *workv1alpha1.ResourceBinding) map[string]int32 {
-	out := map[string]int32{}
-	for _, t := range b.Spec.Clusters {
-		if t.State != workv1alpha1.TargetUnscheduled {
-			out[t.Name] = t.Replicas
-		}
-	}
-	return out
+	return fleetenv.ActiveTargets(b.Spec.Clusters)
 }
 
 func sum(m map[string]int32) int32 {

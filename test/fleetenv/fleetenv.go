@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -109,4 +110,28 @@ func CreateNamespace(t testing.TB, c client.Client, name string) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
+}
+
+// WaitTimeout bounds every wait of the end-to-end suites: generous, since
+// a fleet shares two cores with the other test packages. Waits return as
+// soon as they succeed.
+const WaitTimeout = 3 * time.Minute
+
+// Eventually polls check until it returns nil, failing the test with its
+// last error after WaitTimeout.
+func Eventually(t testing.TB, what string, check func() error) {
+	t.Helper()
+	testenv.Eventually(t, WaitTimeout, what, check)
+}
+
+// ActiveTargets are a binding's targets but those being removed (state
+// Unscheduled): cluster -> replicas.
+func ActiveTargets(clusters []workv1alpha1.TargetCluster) map[string]int32 {
+	out := map[string]int32{}
+	for _, t := range clusters {
+		if t.State != workv1alpha1.TargetUnscheduled {
+			out[t.Name] = t.Replicas
+		}
+	}
+	return out
 }

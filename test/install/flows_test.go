@@ -25,6 +25,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/membership"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // ns holds the workload of the test.
@@ -59,13 +60,7 @@ func binding() (*workv1alpha1.ResourceBinding, error) {
 
 // targets are the binding's active targets: cluster -> replicas.
 func targets(rb *workv1alpha1.ResourceBinding) map[string]int32 {
-	out := map[string]int32{}
-	for _, t := range rb.Spec.Clusters {
-		if t.State != workv1alpha1.TargetUnscheduled {
-			out[t.Name] = t.Replicas
-		}
-	}
-	return out
+	return fleetenv.ActiveTargets(rb.Spec.Clusters)
 }
 
 // memberDeployment checks member runs web with want replicas, all available.

@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,7 +21,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
-	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 var (
@@ -104,12 +102,5 @@ type roundTripper func(*http.Request) (*http.Response, error)
 
 func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return r(req) }
 
-// waitTimeout bounds every wait; waits end as soon as they succeed.
-const waitTimeout = 3 * time.Minute
-
-// eventually polls check until it returns nil, failing the test with its
-// last error after waitTimeout.
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testenv.Eventually(t, waitTimeout, what, check)
-}
+// eventually is the suites' one wait (fleetenv).
+var eventually = fleetenv.Eventually

@@ -8,22 +8,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
-	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
-// waitTimeout bounds every wait; waits return as soon as they succeed.
-const waitTimeout = 3 * time.Minute
-
-func eventually(t *testing.T, what string, check func() error) {
-	t.Helper()
-	testenv.Eventually(t, waitTimeout, what, check)
-}
+// eventually is the suites' one wait (fleetenv).
+var eventually = fleetenv.Eventually
 
 // applyYAML server-side applies a YAML stream to the hub.
 func applyYAML(t *testing.T, yaml string) { t.Helper(); fleetenv.ApplyYAML(t, hub, "pull-tests", yaml) }
@@ -63,13 +56,7 @@ func placement(ns, name string) (map[string]int32, *workv1alpha1.ResourceBinding
 	if err := hub.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name + "-deployment"}, rb); err != nil {
 		return nil, nil, err
 	}
-	out := map[string]int32{}
-	for _, tc := range rb.Spec.Clusters {
-		if tc.State != workv1alpha1.TargetUnscheduled {
-			out[tc.Name] = tc.Replicas
-		}
-	}
-	return out, rb, nil
+	return fleetenv.ActiveTargets(rb.Spec.Clusters), rb, nil
 }
 
 // proxy forwards TCP connections to target until cut; restore listens
