@@ -133,7 +133,6 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	shutdown := opts.GracefulShutdownTimeout
 	mgr, err := ctrl.NewManager(hubCfg, ctrl.Options{
 		Scheme: scheme.Scheme,
 		// The agent sees its own execution namespace and its own Cluster:
@@ -163,7 +162,7 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		LeaseDuration:                       &opts.LeaseDuration,
 		RenewDeadline:                       &opts.RenewDeadline,
 		RetryPeriod:                         &opts.RetryPeriod,
-		GracefulShutdownTimeout:             positive(shutdown),
+		GracefulShutdownTimeout:             positive(opts.GracefulShutdownTimeout),
 		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:              opts.HealthProbeBindAddress,
 	})
