@@ -106,7 +106,7 @@ func printClusters(ctx context.Context, c client.Client, w io.Writer) error {
 	if err := c.List(ctx, &list); err != nil {
 		return fmt.Errorf("listing clusters: %w", err)
 	}
-	fmt.Fprintln(w, "NAME\tREADY\tVERSION\tPROVIDER\tREGION\tZONE\tNODES\tTAINTS\tAGE")
+	fmt.Fprintln(w, "NAME\tMODE\tREADY\tVERSION\tPROVIDER\tREGION\tZONE\tNODES\tTAINTS\tAGE")
 	for _, cl := range list.Items {
 		ready := "Unknown"
 		if cond := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond != nil {
@@ -120,7 +120,7 @@ func printClusters(ctx context.Context, c client.Client, w io.Writer) error {
 		for _, t := range cl.Spec.Taints {
 			taints = append(taints, t.ToString())
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.Name, ready, dash(cl.Status.KubernetesVersion),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", cl.Name, dash(string(cl.Spec.SyncMode)), ready, dash(cl.Status.KubernetesVersion),
 			dash(cl.Spec.Provider), dash(cl.Spec.Region), dash(cl.Spec.Zone), nodes, dash(strings.Join(taints, ",")), age(cl.CreationTimestamp.Time))
 	}
 	return nil

@@ -71,3 +71,20 @@ func TestRegisterDeploysTheAgent(t *testing.T) {
 		t.Fatalf("registering %s again as second-name: %v\n%s", pushMember, err, out)
 	}
 }
+
+// `shepherd get clusters` says which clusters are Pull.
+func TestGetClustersShowsTheMode(t *testing.T) {
+	out, err := shepherd("get", "clusters")
+	if err != nil {
+		t.Fatalf("get clusters: %v\n%s", err, out)
+	}
+	modes := map[string]string{}
+	for _, line := range strings.Split(out, "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 1 {
+			modes[f[0]] = f[1]
+		}
+	}
+	if modes[pushMember] != "Push" || modes[pullMember] != "Pull" {
+		t.Errorf("modes %v, want %s Push and %s Pull:\n%s", modes, pushMember, pullMember, out)
+	}
+}
