@@ -11,7 +11,7 @@ import "embed"
 // kustomization lists but this pattern misses makes package install fail
 // with its name (and a test fails first).
 //
-//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml flowcontrol/*.yaml
 var Manifests embed.FS
 
 // DefaultKustomization is the directory of Manifests that installs
@@ -21,6 +21,12 @@ const DefaultKustomization = "default"
 // PullKustomization is the directory of Manifests with the hub-side guard
 // of Pull clusters' agents (part of DefaultKustomization too).
 const PullKustomization = "pull"
+
+// IdentityKustomizations are the directories of Manifests (all part of
+// DefaultKustomization) that give the controller manager its identity on
+// the hub, its rights, and the priority levels of its requests: what
+// `shepherd up` applies to run it as it runs installed.
+var IdentityKustomizations = []string{"rbac", "flowcontrol"}
 
 // AgentKustomization is the directory of Manifests that runs the agent of
 // a Pull cluster in the member (`shepherd register --deploy`).

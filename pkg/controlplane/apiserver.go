@@ -36,6 +36,8 @@ type apiserverParams struct {
 	advertise net.IP
 	etcdURL   string
 	pki       *pki
+	// priorityAndFairness is Options.PriorityAndFairness.
+	priorityAndFairness bool
 }
 
 // newAPIServerOptions fills kube-apiserver's options the way flags would,
@@ -100,9 +102,10 @@ func newAPIServerOptions(ctx context.Context, p apiserverParams) (options.Comple
 	s.ServiceClusterIPRanges = serviceCIDR
 
 	// Priority & fairness adds config objects and controllers that only
-	// matter under contention from many clients; max-in-flight suffices for
-	// a local hub and startup is faster without it.
-	s.Features.EnablePriorityAndFairness = false
+	// matter under contention from many clients; max-in-flight suffices
+	// for members and test hubs, which start faster without it. A hub
+	// asks for it (Options.PriorityAndFairness).
+	s.Features.EnablePriorityAndFairness = p.priorityAndFairness
 	s.Features.EnableProfiling = false
 
 	completed, err := s.Complete(ctx)

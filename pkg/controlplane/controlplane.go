@@ -112,7 +112,7 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		done:            make(chan struct{}),
 	}
 
-	apiErr, err := startAPIServer(runCtx, log, ln, net.ParseIP(opts.clientHost()), etcd.clientURL, p)
+	apiErr, err := startAPIServer(runCtx, log, apiserverParams{listener: ln, advertise: net.ParseIP(opts.clientHost()), etcdURL: etcd.clientURL, pki: p, priorityAndFairness: opts.PriorityAndFairness})
 	if err != nil {
 		ln.Close()
 		cancel(err)
@@ -129,8 +129,8 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 	return cp, nil
 }
 
-func startAPIServer(ctx context.Context, log logr.Logger, ln net.Listener, advertise net.IP, etcdURL string, p *pki) (<-chan error, error) {
-	completed, err := newAPIServerOptions(ctx, apiserverParams{listener: ln, advertise: advertise, etcdURL: etcdURL, pki: p})
+func startAPIServer(ctx context.Context, log logr.Logger, p apiserverParams) (<-chan error, error) {
+	completed, err := newAPIServerOptions(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,13 @@ type Options struct {
 	// ShutdownTimeout bounds how long shutdown waits for the apiserver to
 	// return before closing etcd anyway (default 3s).
 	ShutdownTimeout time.Duration
+
+	// PriorityAndFairness turns on API Priority and Fairness, as on a real
+	// cluster: requests are classified by FlowSchemas into priority levels
+	// (the built-in ones, and any applied) and queue there, instead of
+	// sharing max-in-flight alone. A hub under load from many clients
+	// needs it; members and test hubs start faster without it.
+	PriorityAndFairness bool
 }
 
 // complete validates o and returns a copy with defaults applied.

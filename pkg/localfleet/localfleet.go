@@ -25,6 +25,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
@@ -69,6 +70,9 @@ type Fleet struct {
 	podReschedulers []*podrescheduler.Rescheduler
 	// webhook validates HealthInterpreters for the hub.
 	webhook *webhookserver.Server
+	// controllersCfg is the controller manager's: its ServiceAccount's
+	// token.
+	controllersCfg *rest.Config
 
 	// agents run the Pull members' agents, by member name.
 	agents   map[string]*runningAgent
@@ -89,6 +93,12 @@ func MemberKubeconfigPath(dataDir, name string) string {
 
 // Start starts the hub, the members (in parallel), joins the members to the
 // hub and starts the controller manager. Cancelling ctx stops everything.
+//
+// The hub runs API Priority and Fairness with config/flowcontrol's
+// priority levels, and the controller manager runs as it does installed:
+// under its ServiceAccount (config/rbac), with a token and nothing else,
+// so its requests meet its RBAC and are classified by those FlowSchemas
+// (an admin's are exempt from both).
 //
 // A fleet without members starts the hub and the controllers alone.
 func Start(ctx context.Context, opts Options) (*Fleet, error) {
@@ -124,6 +134,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	labelled(clusterCtx, "hub", func(ctx context.Context) {
 		f.Hub, err = controlplane.Start(ctx, controlplane.Options{
 			DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
+			PriorityAndFairness: true,
 		})
 	})
 	if err != nil {
@@ -134,6 +145,9 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		return fail(err)
 	}
 	hubCfg := f.Hub.RestConfig()
+	if err := applyIdentity(ctx, hubCfg); err != nil {
+		return fail(err)
+	}
 	pulls, err := joinMembers(ctx, hubCfg, opts, f.Members)
 	if err != nil {
 		return fail(err)
@@ -147,8 +161,12 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		if err != nil {
 			return fail(err)
 		}
+		f.controllersCfg, err = install.ServiceAccountConfig(ctx, hubCfg, controllersTokenTTL)
+		if err != nil {
+			return fail(err)
+		}
 		labelled(ctx, "controllers", func(ctx context.Context) {
-			mgrErr, err = startControllers(ctx, hubCfg, opts.Controllers, log)
+			mgrErr, err = startControllers(ctx, f.controllersCfg, opts.Controllers, log)
 		})
 		if err != nil {
 			return fail(err)
@@ -232,6 +250,37 @@ func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members
 		}
 	}
 	return pulls, nil
+}
+
+// controllersTokenTTL is how long the controller manager's token is
+// valid: as long as an agent's (membership.DefaultAgentTokenTTL); every
+// start issues a new one.
+const controllersTokenTTL = membership.DefaultAgentTokenTTL
+
+// applyIdentity applies, as the admin, the controller manager's
+// namespace, ServiceAccount and RBAC and the priority levels of the hub's
+// pipeline (install.IdentityManifests), so that `shepherd up
+// --no-controllers` users can run `shepherd controller-manager` as it runs
+// installed too.
+func applyIdentity(ctx context.Context, hubCfg *rest.Config) error {
+	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	if err := install.ApplyIdentity(ctx, hub); err != nil {
+		return fmt.Errorf("applying the controller manager's identity and priority levels: %w", err)
+	}
+	return nil
+}
+
+// ControllersConfig is a copy of the configuration the controller manager
+// talks to the hub with (its ServiceAccount's token); nil without
+// controllers.
+func (f *Fleet) ControllersConfig() *rest.Config {
+	if f.controllersCfg == nil {
+		return nil
+	}
+	return rest.CopyConfig(f.controllersCfg)
 }
 
 // controllersShutdownTimeout bounds how long the controllers may take to

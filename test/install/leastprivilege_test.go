@@ -141,20 +141,9 @@ func pointWebhooksAt(t *testing.T, port int) {
 // no client certificate.
 func serviceAccountConfig(t *testing.T) *rest.Config {
 	t.Helper()
-	admin := fleet.Hub.RestConfig()
-	kc, err := kubernetes.NewForConfig(admin)
+	cfg, err := install.ServiceAccountConfig(context.Background(), fleet.Hub.RestConfig(), time.Hour)
 	if err != nil {
 		t.Fatal(err)
-	}
-	tr, err := kc.CoreV1().ServiceAccounts(install.Namespace).CreateToken(context.Background(), install.Deployment,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &rest.Config{
-		Host:            admin.Host,
-		BearerToken:     tr.Status.Token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: admin.CAData, CAFile: admin.CAFile},
 	}
 	sa, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -164,7 +153,7 @@ func serviceAccountConfig(t *testing.T) *rest.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "system:serviceaccount:" + install.Namespace + ":" + install.Deployment; review.Status.UserInfo.Username != want {
+	if want := install.ServiceAccountUser; review.Status.UserInfo.Username != want {
 		t.Fatalf("the token authenticates as %s, want %s", review.Status.UserInfo.Username, want)
 	}
 	return cfg
