@@ -8,8 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
-	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/actions"
 )
 
 type failoverConfirmOptions struct {
@@ -65,31 +64,11 @@ controller then drops the task and the copy is deleted.`,
 	return cmd
 }
 
-// confirm sets the task's confirmed flag under an optimistic lock, so a
-// concurrent change of the tasks is not overwritten.
+// confirm confirms the eviction of the binding name from --cluster.
 func (o *failoverConfirmOptions) confirm(ctx context.Context, c client.Client, name string) error {
-	var b workv1alpha1.BindingObject = &workv1alpha1.ResourceBinding{}
-	key := client.ObjectKey{Namespace: o.namespace, Name: name}
+	key := actions.BindingKey{Cluster: o.clusterRB, Namespace: o.namespace, Name: name}
 	if o.clusterRB {
-		b, key = &workv1alpha1.ClusterResourceBinding{}, client.ObjectKey{Name: name}
+		key.Namespace = ""
 	}
-	if err := c.Get(ctx, key, b); err != nil {
-		return err
-	}
-	orig := b.DeepCopyObject().(client.Object)
-	tasks := b.GetBindingSpec().GracefulEvictionTasks
-	for i := range tasks {
-		if tasks[i].FromCluster != o.cluster {
-			continue
-		}
-		if tasks[i].PurgeMode != policyv1alpha1.PurgeNever {
-			return fmt.Errorf("the eviction from %s has purge mode %s: it needs no confirmation", o.cluster, tasks[i].PurgeMode)
-		}
-		if tasks[i].Confirmed {
-			return nil
-		}
-		tasks[i].Confirmed = true
-		return c.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner("shepherd-cli"))
-	}
-	return fmt.Errorf("%s has no pending eviction from cluster %s", name, o.cluster)
+	return actions.ConfirmEviction(ctx, c, key, o.cluster, "shepherd-cli")
 }

@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/actions"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
@@ -142,9 +142,9 @@ func parseTarget(arg, namespace string) (taskv1alpha1.ResourceSelector, error) {
 
 // run creates the task and, with --wait, follows it.
 func (o *rescheduleOptions) run(ctx context.Context, c client.Client, spec taskv1alpha1.RescheduleTaskSpec, out io.Writer) error {
-	task := &taskv1alpha1.RescheduleTask{ObjectMeta: metav1.ObjectMeta{GenerateName: "reschedule-"}, Spec: spec}
-	if err := c.Create(ctx, task); err != nil {
-		return fmt.Errorf("creating the RescheduleTask: %w", err)
+	task, err := actions.Reschedule(ctx, c, spec, "shepherd-cli")
+	if err != nil {
+		return err
 	}
 	if !o.wait {
 		fmt.Fprintf(out, "rescheduletask/%s created; follow it with: kubectl get rescheduletask %s -o yaml\n", task.Name, task.Name)
@@ -153,7 +153,7 @@ func (o *rescheduleOptions) run(ctx context.Context, c client.Client, spec taskv
 	fmt.Fprintf(out, "rescheduletask/%s created\n", task.Name)
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	task, err := follow(ctx, c, task.Name, progressBar(out))
+	task, err = follow(ctx, c, task.Name, progressBar(out))
 	if err != nil {
 		return err
 	}

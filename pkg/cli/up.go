@@ -2,15 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 )
@@ -25,6 +29,7 @@ type upOptions struct {
 	pullMembers   int
 	fleetFile     string
 	noControllers bool
+	dashboard     string
 	verbose       int
 }
 
@@ -58,7 +63,9 @@ func newUpCommand() *cobra.Command {
     fleet file): registered like "shepherd register" (no endpoint on the hub)
     and served by an agent in this process, with the credentials written to
     DATA_DIR/members/NAME.agent.kubeconfig;
-  - the controller manager that propagates templates to the members.
+  - the controller manager that propagates templates to the members;
+  - the web dashboard (--dashboard-listen, default 127.0.0.1:8080), whose URL
+    is printed.
 
 Everything is kept in DATA_DIR: running "shepherd up" again with the same
 --data-dir brings the whole fleet back with its state. Stop it with Ctrl-C or
@@ -104,6 +111,7 @@ A fleet file sets each member's topology and capacity:
 	cmd.Flags().IntVar(&o.pullMembers, "pull-members", 0, "number of Pull members besides them, named pull1..pullN, each registered like `shepherd register` and served by an agent in this process (ignored with --fleet: set pull: true there)")
 	cmd.Flags().StringVar(&o.fleetFile, "fleet", "", "YAML file describing the members: names, provider/region/zone, labels, nodes and their capacity")
 	cmd.Flags().BoolVar(&o.noControllers, "no-controllers", false, "run the clusters only, without Shepherd's controllers (to run `shepherd controller-manager` yourself)")
+	cmd.Flags().StringVar(&o.dashboard, "dashboard-listen", defaultDashboardListen, "address of the web dashboard (see `shepherd dashboard`); a busy port falls back to a free one; empty turns the dashboard off")
 	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0 quiet; 2 shows the components' own logs)")
 	return cmd
 }
@@ -169,6 +177,13 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 		}
 		fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes   # member %s%s\n", m.KubeconfigPath(), m.Name(), mode)
 	}
+	if o.dashboard != "" {
+		url, err := startUpDashboard(ctx, f, o.dashboard, log)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n  Dashboard: %s\n", url)
+	}
 	fmt.Fprintln(out, "\nPress Ctrl-C to stop.")
 
 	select {
@@ -178,6 +193,27 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	}
 	fmt.Fprintln(out, "Stopping...")
 	return waitStopped(f, shutdownBudget)
+}
+
+// startUpDashboard serves the dashboard of the fleet's hub on listen, or on
+// a free port of the same host when listen's port is taken (a second fleet
+// on the same machine).
+func startUpDashboard(ctx context.Context, f *localfleet.Fleet, listen string, log logr.Logger) (string, error) {
+	cfg := dashboard.Config{Hub: f.Hub.RestConfig(), Listen: listen, Logger: log}
+	url, _, err := dashboard.Start(ctx, cfg)
+	if err == nil {
+		return url, nil
+	}
+	host, _, splitErr := net.SplitHostPort(listen)
+	if splitErr != nil || !errors.Is(err, syscall.EADDRINUSE) {
+		return "", fmt.Errorf("starting the dashboard: %w", err)
+	}
+	cfg.Listen = net.JoinHostPort(host, "0")
+	url, _, err = dashboard.Start(ctx, cfg)
+	if err != nil {
+		return "", fmt.Errorf("starting the dashboard: %w", err)
+	}
+	return url, nil
 }
 
 // waitStopped waits for the fleet to finish shutting down, but no longer

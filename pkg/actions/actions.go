@@ -1,0 +1,69 @@
+// Package actions holds the changes a person asks of the hub, for every
+// front end that offers them (the CLI and the dashboard): each is one
+// request made with the caller's client, so the caller's identity and the
+// hub's RBAC decide.
+package actions
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// BindingKey names a binding: an empty namespace with Cluster set names a
+// ClusterResourceBinding.
+type BindingKey struct {
+	Cluster   bool
+	Namespace string
+	Name      string
+}
+
+// ConfirmEviction lets the old copy of a workload evicted from cluster go:
+// it sets confirmed on the binding's purge mode Never eviction task, under
+// an optimistic lock so a concurrent change of the tasks is not
+// overwritten. The failover controller then drops the task and the copy is
+// deleted. Confirming an already confirmed task changes nothing.
+func ConfirmEviction(ctx context.Context, c client.Client, key BindingKey, cluster, fieldOwner string) error {
+	var b workv1alpha1.BindingObject = &workv1alpha1.ResourceBinding{}
+	objKey := client.ObjectKey{Namespace: key.Namespace, Name: key.Name}
+	if key.Cluster {
+		b, objKey = &workv1alpha1.ClusterResourceBinding{}, client.ObjectKey{Name: key.Name}
+	}
+	if err := c.Get(ctx, objKey, b); err != nil {
+		return err
+	}
+	orig := b.DeepCopyObject().(client.Object)
+	tasks := b.GetBindingSpec().GracefulEvictionTasks
+	for i := range tasks {
+		if tasks[i].FromCluster != cluster {
+			continue
+		}
+		if tasks[i].PurgeMode != policyv1alpha1.PurgeNever {
+			return fmt.Errorf("the eviction from %s has purge mode %s: it needs no confirmation", cluster, tasks[i].PurgeMode)
+		}
+		if tasks[i].Confirmed {
+			return nil
+		}
+		tasks[i].Confirmed = true
+		return c.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(fieldOwner))
+	}
+	return fmt.Errorf("%s has no pending eviction from cluster %s", key.Name, cluster)
+}
+
+// Reschedule creates a RescheduleTask with spec and returns it as created.
+func Reschedule(ctx context.Context, c client.Client, spec taskv1alpha1.RescheduleTaskSpec, fieldOwner string) (*taskv1alpha1.RescheduleTask, error) {
+	if len(spec.TargetRefResource)+len(spec.TargetRefPolicy) == 0 {
+		return nil, fmt.Errorf("nothing to reschedule: name a workload or a policy")
+	}
+	task := &taskv1alpha1.RescheduleTask{ObjectMeta: metav1.ObjectMeta{GenerateName: "reschedule-"}, Spec: spec}
+	if err := c.Create(ctx, task, client.FieldOwner(fieldOwner)); err != nil {
+		return nil, fmt.Errorf("creating the RescheduleTask: %w", err)
+	}
+	return task, nil
+}

@@ -1,0 +1,26 @@
+// Package dashboard serves Shepherd's web dashboard: the fleet as a
+// picture, every workload and why it is where it is, failover and
+// rescheduling with their actions, and a what-if planner.
+//
+// Guarantees, each enforced by a test:
+//
+//   - One watch for all browser tabs. The server reads the hub through one
+//     informer cache (Clusters, bindings, Works, RescheduleTasks, policies,
+//     events); every page renders from it. A change in the cache is pushed
+//     to open tabs as a server-sent event, and a tab then reloads its page
+//     from this server, never from the hub: no tab polls the hub.
+//   - Actions use the user's identity. Confirm and Reschedule are sent to
+//     the hub with the user's bearer token when one was given, else with
+//     the kubeconfig the dashboard was started with (which, on loopback, is
+//     the user's own). Beyond loopback a token is required for every page,
+//     and it is checked against the hub (a SelfSubjectAccessReview) before
+//     anything is shown; the hub's RBAC decides what it may do.
+//   - Every action is a POST carrying a CSRF token that matches the
+//     browser's cookie; a POST from another origin is refused. With
+//     read-only mode there are no actions at all.
+//   - No Secret's content is ever rendered: Works are cached without their
+//     manifests, and only conditions and names are shown.
+//
+// The pages are Go templates and one small script, embedded in the binary:
+// no frontend build is needed to run or test it.
+package dashboard

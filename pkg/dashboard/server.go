@@ -1,0 +1,310 @@
+package dashboard
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Options configure a Server.
+type Options struct {
+	// Hub is the configuration the dashboard was started with: its address
+	// and CA serve every request; its credentials only requests without a
+	// token, and only when RequireToken is false.
+	Hub *rest.Config
+	// Source gives the pages their data.
+	Source Source
+	// ReadOnly removes every action.
+	ReadOnly bool
+	// RequireToken asks every request for a bearer token, checked against
+	// the hub; set it when the dashboard listens beyond loopback.
+	RequireToken bool
+	Logger       logr.Logger
+}
+
+// Server serves the dashboard.
+type Server struct {
+	opts  Options
+	users *users
+	pages *pages
+	mux   *http.ServeMux
+}
+
+// New builds a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Hub == nil || opts.Source == nil {
+		return nil, errors.New("dashboard: Hub and Source are required")
+	}
+	p, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, users: newUsers(opts.Hub, opts.RequireToken), pages: p, mux: http.NewServeMux()}
+	static, _ := fs.Sub(assets, "assets/static")
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	s.mux.HandleFunc("GET /login", s.login)
+	s.mux.HandleFunc("POST /login", s.signIn)
+	s.mux.HandleFunc("POST /logout", s.signOut)
+	s.mux.HandleFunc("GET /{$}", s.read(s.fleet))
+	s.mux.HandleFunc("GET /workloads", s.read(s.workloads))
+	s.mux.HandleFunc("GET /workloads/ns/{namespace}/{name}", s.read(s.workload))
+	s.mux.HandleFunc("GET /workloads/cluster/{name}", s.read(s.workload))
+	s.mux.HandleFunc("GET /failover", s.read(s.failover))
+	s.mux.HandleFunc("GET /whatif", s.read(s.whatIfForm))
+	s.mux.HandleFunc("POST /whatif", s.post(s.whatIf))
+	s.mux.HandleFunc("GET /events", s.events)
+	s.mux.HandleFunc("POST /actions/confirm", s.action(s.confirm))
+	s.mux.HandleFunc("POST /actions/reschedule", s.action(s.reschedule))
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler, with headers that keep the pages out
+// of frames and other origins' scripts.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+	s.mux.ServeHTTP(w, r)
+}
+
+// view is what a page handler returns: the page to render and its data.
+type view struct {
+	page  string
+	title string
+	data  any
+	// status is the HTTP status (200 when zero).
+	status int
+	err    string
+}
+
+// read wraps a page handler: it checks the request's identity, reads a
+// snapshot and renders the page or, for a live reload, its live region.
+func (s *Server) read(fn func(*http.Request, *Snapshot) view) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := identity{token: tokenOf(r)}
+		if err := s.users.check(r.Context(), id); err != nil {
+			s.denied(w, r, err)
+			return
+		}
+		snap, err := s.opts.Source.Snapshot(r.Context())
+		if err != nil {
+			s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
+			return
+		}
+		s.render(w, r, fn(r, snap))
+	}
+}
+
+// post wraps a form handler that reads (the what-if): CSRF, identity.
+func (s *Server) post(fn func(*http.Request, *Snapshot, identity) view) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := checkCSRF(r); err != nil {
+			s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: err.Error()})
+			return
+		}
+		id := identity{token: tokenOf(r)}
+		if err := s.users.check(r.Context(), id); err != nil {
+			s.denied(w, r, err)
+			return
+		}
+		snap, err := s.opts.Source.Snapshot(r.Context())
+		if err != nil {
+			s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
+			return
+		}
+		s.render(w, r, fn(r, snap, id))
+	}
+}
+
+func (s *Server) denied(w http.ResponseWriter, r *http.Request, err error) {
+	s.render(w, r, view{page: "login", title: "Sign in", status: http.StatusUnauthorized, err: err.Error()})
+}
+
+func (s *Server) fleet(_ *http.Request, snap *Snapshot) view {
+	return view{page: "fleet", title: "Fleet", data: BuildFleet(snap, nil)}
+}
+
+func (s *Server) workloads(r *http.Request, snap *Snapshot) view {
+	q := r.URL.Query()
+	f := Filter{Namespace: q.Get("namespace"), Policy: q.Get("policy"), Cluster: q.Get("cluster"), Health: q.Get("health"), Query: q.Get("q")}
+	page, _ := strconv.Atoi(q.Get("page"))
+	return view{page: "workloads", title: "Workloads", data: BuildWorkloads(snap, f, page)}
+}
+
+func (s *Server) workload(r *http.Request, snap *Snapshot) view {
+	ref := refOf(r)
+	b, ok := snap.Find(ref)
+	if !ok {
+		return view{page: "error", title: "No such workload", status: http.StatusNotFound,
+			err: fmt.Sprintf("%s %s does not exist (any more): see the workloads page", ref.Kind(), ref)}
+	}
+	v := BuildWorkload(snap, b)
+	if r.URL.Query().Get("explain") == "all" {
+		pv, err := Explain(r.Context(), snap, b)
+		if err != nil {
+			return view{page: "workload", title: v.Row.Name, data: v, err: "explaining every cluster failed: " + err.Error()}
+		}
+		if len(pv.Workloads) == 1 {
+			v.Decisions, v.Live = pv.Workloads[0].Decisions, true
+		}
+	}
+	return view{page: "workload", title: v.Row.Name, data: v}
+}
+
+func (s *Server) failover(_ *http.Request, snap *Snapshot) view {
+	return view{page: "failover", title: "Failover and rescheduling", data: BuildFailover(snap)}
+}
+
+// whatIfData is the what-if page.
+type whatIfData struct {
+	Text string
+	Plan *PlanView
+}
+
+// examplePolicy fills an empty what-if form.
+const examplePolicy = `apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: what-if
+  namespace: default
+spec:
+  resourceSelectors:
+  - apiVersion: apps/v1
+    kind: Deployment
+  placement:
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        dynamicWeight: AvailableReplicas
+`
+
+func (s *Server) whatIfForm(_ *http.Request, _ *Snapshot) view {
+	return view{page: "whatif", title: "What-if", data: whatIfData{Text: examplePolicy}}
+}
+
+func (s *Server) whatIf(r *http.Request, snap *Snapshot, id identity) view {
+	text := r.PostFormValue("policy")
+	data := whatIfData{Text: text}
+	policy, err := ParsePolicy(text)
+	if err != nil {
+		return view{page: "whatif", title: "What-if", data: data, status: http.StatusBadRequest, err: err.Error()}
+	}
+	c, err := s.users.client(id)
+	if err != nil {
+		return view{page: "whatif", title: "What-if", data: data, status: http.StatusUnauthorized, err: err.Error()}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	pv, err := WhatIf(ctx, c, snap, policy)
+	if err != nil {
+		return view{page: "whatif", title: "What-if", data: data, status: hubStatus(err), err: err.Error()}
+	}
+	data.Plan = &pv
+	return view{page: "whatif", title: "What-if", data: data}
+}
+
+// refOf reads the binding a workload URL names.
+func refOf(r *http.Request) Ref {
+	if ns := r.PathValue("namespace"); ns != "" {
+		return Ref{Namespace: ns, Name: r.PathValue("name")}
+	}
+	return Ref{Cluster: true, Name: r.PathValue("name")}
+}
+
+// hubStatus is the HTTP status to answer for a hub error: the hub's own
+// (403 when its RBAC refused) or 502.
+func hubStatus(err error) int {
+	var fe formError
+	if errors.As(err, &fe) {
+		return http.StatusBadRequest
+	}
+	var se apierrors.APIStatus
+	if errors.As(err, &se) && se.Status().Code >= 400 {
+		return int(se.Status().Code)
+	}
+	return http.StatusBadGateway
+}
+
+// events streams a "changed" event to the tab after each coalesced change
+// of the hub's objects, and a comment every 25 s to keep proxies open.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	if err := s.users.check(r.Context(), identity{token: tokenOf(r)}); err != nil {
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	ch, cancel := s.opts.Source.Subscribe()
+	defer cancel()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
+	flusher.Flush()
+	keepAlive := time.NewTicker(25 * time.Second)
+	defer keepAlive.Stop()
+	for n := 1; ; {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keepAlive.C:
+			_, _ = fmt.Fprint(w, ": keep-alive\n\n")
+		case <-ch:
+			_, _ = fmt.Fprintf(w, "event: changed\nid: %d\ndata: {}\n\n", n)
+			n++
+		}
+		flusher.Flush()
+	}
+}
+
+// Serve listens on listen and serves h until ctx ends; it returns the
+// address it listens on once listening, and the serving error through
+// errc.
+func Serve(ctx context.Context, listen string, h http.Handler, certFile, keyFile string) (net.Addr, <-chan error, error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	errc := make(chan error, 1)
+	go func() {
+		var err error
+		if certFile != "" {
+			err = srv.ServeTLS(ln, certFile, keyFile)
+		} else {
+			err = srv.Serve(ln)
+		}
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+		_ = srv.Close()
+	}()
+	return ln.Addr(), errc, nil
+}

@@ -1,0 +1,47 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+)
+
+// Config starts a dashboard against a hub.
+type Config struct {
+	// Hub is the hub's client configuration (a kubeconfig).
+	Hub *rest.Config
+	// Listen is host:port; beyond loopback every request needs a token.
+	Listen   string
+	ReadOnly bool
+	// CertFile and KeyFile serve HTTPS; both or neither.
+	CertFile, KeyFile string
+	Logger            logr.Logger
+}
+
+// Start watches the hub, serves the dashboard until ctx ends and returns
+// its URL; done receives the server's error when it stops.
+func Start(ctx context.Context, c Config) (url string, done <-chan error, err error) {
+	if (c.CertFile == "") != (c.KeyFile == "") {
+		return "", nil, errors.New("--tls-cert-file and --tls-key-file go together: give both or neither")
+	}
+	src, err := NewHubSource(ctx, c.Hub)
+	if err != nil {
+		return "", nil, err
+	}
+	srv, err := New(Options{Hub: c.Hub, Source: src, ReadOnly: c.ReadOnly, RequireToken: !IsLoopback(c.Listen), Logger: c.Logger})
+	if err != nil {
+		return "", nil, err
+	}
+	addr, done, err := Serve(ctx, c.Listen, srv, c.CertFile, c.KeyFile)
+	if err != nil {
+		return "", nil, fmt.Errorf("--listen %s: %w", c.Listen, err)
+	}
+	scheme := "http"
+	if c.CertFile != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + addr.String(), done, nil
+}

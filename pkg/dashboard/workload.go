@@ -1,0 +1,186 @@
+package dashboard
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// WorkloadView is a workload's page.
+type WorkloadView struct {
+	Row        WorkloadRow
+	Fleet      FleetView
+	Conditions []metav1.Condition
+	// Decisions explain the clusters' fate: as the scheduler stored them
+	// (selected first, then the best of the others), or every cluster when
+	// the page asked the scheduler to explain them all (Live).
+	Decisions []Decision
+	Live      bool
+	Works     []WorkView
+	Evictions []EvictionView
+	Timeline  []TimelineEntry
+}
+
+// Decision is one cluster's fate in a scheduling.
+type Decision struct {
+	Cluster    string
+	Selected   bool
+	Replicas   int32
+	Scores     []workv1alpha1.PluginScore
+	Total      int64
+	FilteredBy string
+	Reason     string
+}
+
+// WorkView is one of the workload's Works.
+type WorkView struct {
+	Name       string
+	Cluster    string
+	Conditions []metav1.Condition
+}
+
+// TimelineEntry is one thing that happened to a workload.
+type TimelineEntry struct {
+	Time time.Time
+	// Kind: Scheduled, Event, Eviction, Evicting or Reschedule.
+	Kind    string
+	Reason  string
+	Message string
+	// Warning marks entries that report a failure.
+	Warning bool
+}
+
+// BuildWorkload builds the page of binding b.
+func BuildWorkload(s *Snapshot, b Binding) WorkloadView {
+	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
+	v := WorkloadView{Row: Row(b), Fleet: BuildFleet(s, &b), Conditions: status.Conditions}
+	replicas := map[string]int32{}
+	for _, t := range spec.Clusters {
+		replicas[t.Name] = t.Replicas
+	}
+	for _, d := range status.SchedulingDecisions {
+		dec := Decision{Cluster: d.ClusterName, Selected: d.Selected, Scores: d.Scores, Total: d.TotalScore, Reason: d.Reason}
+		if d.Selected {
+			dec.Replicas = replicas[d.ClusterName]
+		}
+		v.Decisions = append(v.Decisions, dec)
+	}
+	v.Works = worksOf(s, b.Ref())
+	v.Evictions = evictionsOf(b)
+	v.Timeline = timeline(s, b)
+	return v
+}
+
+// worksOf lists the binding's Works, by cluster.
+func worksOf(s *Snapshot, r Ref) []WorkView {
+	var out []WorkView
+	for _, w := range s.Works {
+		l := w.Labels
+		if l[workv1alpha1.LabelBindingName] != r.Name || l[workv1alpha1.LabelBindingNamespace] != r.Namespace ||
+			l[workv1alpha1.LabelBindingKind] != r.Kind() {
+			continue
+		}
+		out = append(out, WorkView{Name: w.Name, Cluster: l[workv1alpha1.LabelCluster], Conditions: w.Status.Conditions})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Cluster != out[j].Cluster {
+			return out[i].Cluster < out[j].Cluster
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// timeline gathers, newest first, the binding's scheduling, its events and
+// its template's, its evictions and the reschedule tasks that named it.
+// Entries at the same time keep a fixed order: by kind, then message.
+func timeline(s *Snapshot, b Binding) []TimelineEntry {
+	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
+	ref := b.Ref()
+	var out []TimelineEntry
+	if t := status.LastScheduledTime; t != nil {
+		var targets []string
+		for _, c := range spec.Clusters {
+			if c.State != workv1alpha1.TargetUnscheduled {
+				targets = append(targets, fmt.Sprintf("%s:%d", c.Name, c.Replicas))
+			}
+		}
+		out = append(out, TimelineEntry{Time: t.Time, Kind: "Scheduled", Reason: "Scheduled",
+			Message: "placed on " + orNone(strings.Join(targets, ", "))})
+	}
+	res := spec.Resource
+	for _, e := range s.Events {
+		r := e.Regarding
+		binding := r.Kind == ref.Kind() && r.Namespace == ref.Namespace && r.Name == ref.Name
+		template := r.Kind == res.Kind && r.Namespace == res.Namespace && r.Name == res.Name
+		if !binding && !template {
+			continue
+		}
+		out = append(out, TimelineEntry{Time: eventTime(e), Kind: "Event", Reason: e.Reason, Message: e.Note, Warning: e.Type == "Warning"})
+	}
+	for _, h := range spec.EvictionHistory {
+		out = append(out, TimelineEntry{Time: h.EvictedAt.Time, Kind: "Eviction", Reason: h.Reason, Warning: true,
+			Message: "evicted from " + h.ClusterName + messageSuffix(h.Message)})
+	}
+	for _, task := range spec.GracefulEvictionTasks {
+		out = append(out, TimelineEntry{Time: task.CreationTimestamp.Time, Kind: "Evicting", Reason: task.Reason, Warning: true,
+			Message: fmt.Sprintf("old copy on %s kept until it may go (purge mode %s)%s", task.FromCluster, task.PurgeMode, messageSuffix(task.Message))})
+	}
+	for _, task := range s.Tasks {
+		for _, t := range task.Status.Targets {
+			if t.Binding != ref.String() {
+				continue
+			}
+			when := task.CreationTimestamp.Time
+			if t.FinishedAt != nil {
+				when = t.FinishedAt.Time
+			}
+			out = append(out, TimelineEntry{Time: when, Kind: "Reschedule", Reason: string(t.Phase), Warning: t.Phase == "Failed",
+				Message: "RescheduleTask " + task.Name + messageSuffix(t.Reason)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.After(b.Time)
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Message < b.Message
+	})
+	return out
+}
+
+// eventTime is when an event last happened.
+func eventTime(e *eventsv1.Event) time.Time {
+	switch {
+	case e.Series != nil:
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case !e.DeprecatedLastTimestamp.IsZero():
+		return e.DeprecatedLastTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+func messageSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return ": " + m
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no cluster"
+	}
+	return s
+}

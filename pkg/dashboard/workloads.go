@@ -1,0 +1,271 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// Health of a workload as the workloads page filters it.
+const (
+	HealthHealthy       = "Healthy"
+	HealthUnhealthy     = "Unhealthy"
+	HealthProgressing   = "Progressing"
+	HealthUnschedulable = "Unschedulable"
+)
+
+// Healths are the values of the health filter, in the order offered.
+var Healths = []string{HealthHealthy, HealthProgressing, HealthUnhealthy, HealthUnschedulable}
+
+// WorkloadRow is one template and its placement.
+type WorkloadRow struct {
+	Ref       Ref
+	Kind      string
+	Namespace string
+	Name      string
+	// Policy is namespace/name of a PropagationPolicy, the name of a
+	// ClusterPropagationPolicy, or empty for a binding no policy governs.
+	Policy   string
+	Strategy string
+	Desired  int32
+	Ready    int32
+	// HasReady is false for kinds whose status reports no ready replicas.
+	HasReady bool
+	Health   string
+	// Message says why an Unschedulable workload is not placed.
+	Message string
+	Targets []TargetBar
+}
+
+// TargetBar is one cluster's share of a workload.
+type TargetBar struct {
+	Cluster  string
+	Replicas int32
+	// Share is Replicas over the workload's largest target, 0..1, for the
+	// length of its bar.
+	Share  float64
+	Health string
+}
+
+// Row builds a binding's row.
+func Row(b Binding) WorkloadRow {
+	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
+	r := WorkloadRow{
+		Ref: b.Ref(), Kind: spec.Resource.Kind, Namespace: spec.Resource.Namespace, Name: spec.Resource.Name,
+		Strategy: Strategy(spec.Placement), Desired: spec.Replicas,
+	}
+	if p := spec.PolicyRef; p != nil {
+		r.Policy = p.Name
+		if p.Namespace != "" {
+			r.Policy = p.Namespace + "/" + p.Name
+		}
+	}
+	health := map[string]policyv1alpha1.ResourceHealth{}
+	for _, item := range status.AggregatedStatus {
+		health[item.ClusterName] = item.Health
+		if n, ok := readyReplicas(item.Status); ok {
+			r.Ready += n
+			r.HasReady = true
+		}
+	}
+	var largest int32
+	for _, t := range spec.Clusters {
+		if t.State == workv1alpha1.TargetUnscheduled {
+			continue
+		}
+		h := string(health[t.Name])
+		if h == "" {
+			h = string(policyv1alpha1.ResourceUnknown)
+		}
+		r.Targets = append(r.Targets, TargetBar{Cluster: t.Name, Replicas: t.Replicas, Health: h})
+		largest = max(largest, t.Replicas)
+	}
+	for i := range r.Targets {
+		r.Targets[i].Share = 1
+		if largest > 0 {
+			r.Targets[i].Share = float64(r.Targets[i].Replicas) / float64(largest)
+		}
+	}
+	r.Health, r.Message = workloadHealth(status, r.Targets)
+	return r
+}
+
+// workloadHealth is Unschedulable when the scheduler could not place the
+// workload, Unhealthy when a target is, Healthy when every target is,
+// Progressing otherwise.
+func workloadHealth(status *workv1alpha1.BindingStatus, targets []TargetBar) (string, string) {
+	if c := meta.FindStatusCondition(status.Conditions, workv1alpha1.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
+		return HealthUnschedulable, c.Message
+	}
+	if len(targets) == 0 {
+		return HealthProgressing, ""
+	}
+	healthy := 0
+	for _, t := range targets {
+		switch policyv1alpha1.ResourceHealth(t.Health) {
+		case policyv1alpha1.ResourceUnhealthy:
+			return HealthUnhealthy, ""
+		case policyv1alpha1.ResourceHealthy:
+			healthy++
+		}
+	}
+	if healthy == len(targets) {
+		return HealthHealthy, ""
+	}
+	return HealthProgressing, ""
+}
+
+// readyReplicas reads status.readyReplicas of a member copy's status.
+func readyReplicas(raw *runtime.RawExtension) (int32, bool) {
+	if raw == nil || len(raw.Raw) == 0 {
+		return 0, false
+	}
+	var s struct {
+		ReadyReplicas *int32 `json:"readyReplicas"`
+	}
+	if json.Unmarshal(raw.Raw, &s) != nil || s.ReadyReplicas == nil {
+		return 0, false
+	}
+	return *s.ReadyReplicas, true
+}
+
+// Strategy names how a placement divides replicas, as the docs do:
+// Duplicated, Divided (Aggregated), Divided (static weights), Divided
+// (dynamic weights) or Divided (equal weights).
+func Strategy(p *policyv1alpha1.Placement) string {
+	if p == nil || p.ReplicaScheduling == nil || p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated ||
+		p.ReplicaScheduling.ReplicaSchedulingType == "" {
+		return string(policyv1alpha1.ReplicaSchedulingTypeDuplicated)
+	}
+	rs := p.ReplicaScheduling
+	switch {
+	case rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated:
+		return "Divided (Aggregated)"
+	case rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != "":
+		return "Divided (dynamic weights)"
+	case rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0:
+		return "Divided (static weights)"
+	}
+	return "Divided (equal weights)"
+}
+
+// Filter selects rows on the workloads page. Empty fields match all.
+type Filter struct {
+	Namespace string
+	Policy    string
+	Cluster   string
+	Health    string
+	// Query matches a substring of kind, namespace or name, ignoring case.
+	Query string
+}
+
+// Matches reports whether r passes every filter.
+func (f Filter) Matches(r *WorkloadRow) bool {
+	if f.Namespace != "" && r.Namespace != f.Namespace {
+		return false
+	}
+	if f.Policy != "" && r.Policy != f.Policy {
+		return false
+	}
+	if f.Health != "" && r.Health != f.Health {
+		return false
+	}
+	if f.Cluster != "" && !r.targets(f.Cluster) {
+		return false
+	}
+	if q := strings.ToLower(strings.TrimSpace(f.Query)); q != "" {
+		hay := strings.ToLower(r.Kind + " " + r.Namespace + "/" + r.Name)
+		if !strings.Contains(hay, q) {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *WorkloadRow) targets(cluster string) bool {
+	for _, t := range r.Targets {
+		if t.Cluster == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+// PageSize is the number of rows on one workloads page.
+const PageSize = 100
+
+// WorkloadsView is the workloads page.
+type WorkloadsView struct {
+	Filter Filter
+	Rows   []WorkloadRow
+	// Matched counts the rows passing the filter, Total all rows.
+	Matched, Total int
+	// Page is 1-based; Pages is at least 1.
+	Page, Pages int
+	// Options of the filters' drop-downs, sorted.
+	Namespaces, Policies, Clusters []string
+	// Counts of rows per health, for the summary.
+	Counts map[string]int
+}
+
+// BuildWorkloads filters and pages the snapshot's workloads, sorted by
+// namespace, name and kind.
+func BuildWorkloads(s *Snapshot, f Filter, page int) WorkloadsView {
+	v := WorkloadsView{Filter: f, Total: len(s.Bindings), Counts: map[string]int{}}
+	namespaces, policies := map[string]bool{}, map[string]bool{}
+	matched := make([]WorkloadRow, 0, len(s.Bindings))
+	for _, b := range s.Bindings {
+		r := Row(b)
+		if r.Namespace != "" {
+			namespaces[r.Namespace] = true
+		}
+		if r.Policy != "" {
+			policies[r.Policy] = true
+		}
+		v.Counts[r.Health]++
+		if f.Matches(&r) {
+			matched = append(matched, r)
+		}
+	}
+	sort.Slice(matched, func(i, j int) bool { return lessRow(&matched[i], &matched[j]) })
+	v.Matched = len(matched)
+	v.Pages = max(1, (len(matched)+PageSize-1)/PageSize)
+	v.Page = min(max(page, 1), v.Pages)
+	lo := (v.Page - 1) * PageSize
+	v.Rows = matched[lo:min(lo+PageSize, len(matched))]
+	v.Namespaces, v.Policies = sortedKeys(namespaces), sortedKeys(policies)
+	for _, c := range s.Clusters {
+		v.Clusters = append(v.Clusters, c.Name)
+	}
+	sort.Strings(v.Clusters)
+	return v
+}
+
+func lessRow(a, b *WorkloadRow) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	return a.Ref.String() < b.Ref.String()
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
