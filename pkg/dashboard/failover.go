@@ -151,4 +151,3 @@ func workloadName(b Binding) string {
 	}
 	return r.Kind + " " + r.Namespace + "/" + r.Name
 }
-
