@@ -44,7 +44,7 @@ func NewHubSource(ctx context.Context, cfg *rest.Config) (*HubSource, error) {
 		// Works are kept without their manifests: the pages show only their
 		// conditions, and a Secret's content must never reach them.
 		ByObject: map[client.Object]cache.ByObject{
-			&workv1alpha1.Work{}: {Transform: stripWork},
+			&workv1alpha1.Work{}: {Transform: StripWork},
 		},
 		DefaultTransform: cache.TransformStripManagedFields(),
 	})
@@ -83,7 +83,9 @@ func watched() []client.Object {
 	}
 }
 
-func stripWork(obj any) (any, error) {
+// StripWork drops a Work's manifests and its manifests' statuses: the
+// dashboard shows conditions only, and a Secret's data must never reach it.
+func StripWork(obj any) (any, error) {
 	if w, ok := obj.(*workv1alpha1.Work); ok {
 		w.Spec.Workload.Manifests = nil
 		w.ManagedFields = nil

@@ -1,0 +1,118 @@
+// Package dashboardtest builds dashboard snapshots without a hub: a static
+// Source for pure tests, and a synthetic fleet of any size for benchmarks.
+// Everything it builds is deterministic.
+package dashboardtest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/dashboard"
+)
+
+// Source serves one snapshot; Changed tells its subscribers it changed.
+type Source struct {
+	Snap *dashboard.Snapshot
+	subs []chan struct{}
+}
+
+// Snapshot implements dashboard.Source.
+func (s *Source) Snapshot(context.Context) (*dashboard.Snapshot, error) { return s.Snap, nil }
+
+// Subscribe implements dashboard.Source.
+func (s *Source) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	s.subs = append(s.subs, ch)
+	return ch, func() {}
+}
+
+// Epoch is the clock of synthetic snapshots.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Cluster builds a Ready cluster with 32 cores and 128 GiB allocatable.
+func Cluster(name, provider, region, zone string) *clusterv1alpha1.Cluster {
+	return &clusterv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       clusterv1alpha1.ClusterSpec{Provider: provider, Region: region, Zone: zone},
+		Status: clusterv1alpha1.ClusterStatus{
+			Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue, Reason: "ClusterReady"}},
+			ResourceSummary: &clusterv1alpha1.ResourceSummary{
+				Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("32"), corev1.ResourceMemory: resource.MustParse("128Gi")},
+				Allocated:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi")},
+			},
+		},
+	}
+}
+
+// Binding builds a scheduled ResourceBinding of a Deployment with its
+// targets (cluster name to replicas), each Healthy with all replicas ready.
+func Binding(ns, name, policy string, targets ...workv1alpha1.TargetCluster) dashboard.Binding {
+	rb := &workv1alpha1.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-deployment"},
+		Spec: workv1alpha1.BindingSpec{
+			Resource:  workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name},
+			PolicyRef: &workv1alpha1.PolicyReference{Kind: "PropagationPolicy", Namespace: ns, Name: policy},
+			Placement: &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
+				ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+			}},
+			Clusters: targets,
+		},
+		Status: workv1alpha1.BindingStatus{
+			LastScheduledTime: &metav1.Time{Time: Epoch},
+			Conditions:        []metav1.Condition{{Type: workv1alpha1.ConditionScheduled, Status: metav1.ConditionTrue, Reason: "Success"}},
+		},
+	}
+	for _, t := range targets {
+		rb.Spec.Replicas += t.Replicas
+		rb.Status.SchedulingDecisions = append(rb.Status.SchedulingDecisions, workv1alpha1.ClusterDecision{
+			ClusterName: t.Name, Selected: true, TotalScore: 100, Reason: "selected",
+			Scores: []workv1alpha1.PluginScore{{Plugin: "Capacity", Score: 100}},
+		})
+		rb.Status.AggregatedStatus = append(rb.Status.AggregatedStatus, workv1alpha1.AggregatedStatusItem{
+			ClusterName: t.Name, Applied: true, Health: policyv1alpha1.ResourceHealthy,
+			Status: &runtime.RawExtension{Raw: []byte(fmt.Sprintf(`{"readyReplicas":%d}`, t.Replicas))},
+		})
+	}
+	return dashboard.Binding{Obj: rb}
+}
+
+// Fleet builds a fleet of clusters over 3 providers, 4 regions each and 3
+// zones per region, and workloads Deployments of 4 replicas over two
+// clusters each, in 20 namespaces under 10 policies: the shape of a large
+// fleet, for benchmarks. Every 50th cluster is NotReady and every 40th
+// tainted.
+func Fleet(clusters, workloads int) *dashboard.Snapshot {
+	s := &dashboard.Snapshot{Now: Epoch}
+	providers := []string{"aws", "azure", "gcp"}
+	for i := 0; i < clusters; i++ {
+		p := providers[i%3]
+		region := fmt.Sprintf("%s-region-%d", p, (i/3)%4)
+		c := Cluster(fmt.Sprintf("cluster-%04d", i), p, region, fmt.Sprintf("%s-%c", region, 'a'+(i/12)%3))
+		if i%50 == 49 {
+			c.Status.Conditions[0].Status, c.Status.Conditions[0].Reason = metav1.ConditionFalse, "ClusterNotReachable"
+		}
+		if i%40 == 39 {
+			c.Spec.Taints = []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoSchedule}}
+		}
+		s.Clusters = append(s.Clusters, c)
+	}
+	for i := 0; i < workloads && clusters > 0; i++ {
+		ns := fmt.Sprintf("team-%02d", i%20)
+		a, b := i%clusters, (i*7+1)%clusters
+		targets := []workv1alpha1.TargetCluster{{Name: s.Clusters[a].Name, Replicas: 2, State: workv1alpha1.TargetBound}}
+		if b != a {
+			targets = append(targets, workv1alpha1.TargetCluster{Name: s.Clusters[b].Name, Replicas: 2, State: workv1alpha1.TargetBound})
+		}
+		s.Bindings = append(s.Bindings, Binding(ns, fmt.Sprintf("app-%05d", i), fmt.Sprintf("policy-%d", i%10), targets...))
+	}
+	return s
+}

@@ -1,0 +1,292 @@
+package dashboard_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/dashboard"
+	"github.com/shepherd-io/shepherd/pkg/dashboard/dashboardtest"
+)
+
+// serve starts a dashboard over a static snapshot. Its hub address is not
+// reachable: these tests cover what is decided before the hub is asked.
+func serve(t *testing.T, opts dashboard.Options) (*httptest.Server, *http.Client) {
+	t.Helper()
+	if opts.Source == nil {
+		opts.Source = &dashboardtest.Source{Snap: dashboardtest.Fleet(12, 30)}
+	}
+	opts.Hub, opts.Logger = &rest.Config{Host: "https://127.0.0.1:1"}, logr.Discard()
+	s, err := dashboard.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	jar, _ := cookiejar.New(nil)
+	return ts, &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func get(t *testing.T, c *http.Client, u string, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// csrf reads the CSRF cookie the server set in the jar.
+func csrf(t *testing.T, c *http.Client, base string) string {
+	t.Helper()
+	u, _ := url.Parse(base)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == "shepherd_csrf" {
+			return ck.Value
+		}
+	}
+	t.Fatal("no CSRF cookie")
+	return ""
+}
+
+func TestPagesRender(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{})
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"/", []string{"12</strong> clusters", `<svg class="fleet"`, "cluster-0011"}},
+		{"/workloads", []string{"30</strong> of 30 workloads", "Deployment team-00/app-00000", `aria-label="2 replicas on cluster-0000, Healthy"`}},
+		{"/workloads?namespace=team-01&q=app-00021", []string{"1</strong> of 30 workloads", "team-01/app-00021"}},
+		{"/workloads/ns/team-00/app-00000-deployment", []string{"Deployment team-00/app-00000", "Why these clusters", "Reschedule this workload"}},
+		{"/failover", []string{"No eviction in progress.", "Reschedule a policy"}},
+		{"/whatif", []string{"kind: PropagationPolicy", `name="csrf"`}},
+		{"/login", []string{"Paste a bearer token"}},
+	} {
+		code, body := get(t, c, ts.URL+tc.path)
+		if code != http.StatusOK {
+			t.Errorf("%s: status %d", tc.path, code)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s lacks %q", tc.path, w)
+			}
+		}
+	}
+	if code, body := get(t, c, ts.URL+"/workloads/ns/team-00/nope"); code != http.StatusNotFound || !strings.Contains(body, "does not exist") {
+		t.Errorf("missing workload: %d", code)
+	}
+}
+
+// A live reload gets the live region alone, not the layout.
+func TestFragment(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{})
+	_, body := get(t, c, ts.URL+"/workloads", "X-Shepherd-Fragment", "1")
+	if strings.Contains(body, "<html") || strings.Contains(body, "<nav") || !strings.Contains(body, "app-00000") {
+		t.Errorf("fragment is not the live region alone:\n%.300s", body)
+	}
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values, header ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Actions are refused before the hub is asked: in read-only mode, without
+// the CSRF token, from another origin, without a token where one is
+// required, and with a form naming nothing.
+func TestActionsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   dashboard.Options
+		path   string
+		form   func(token string) url.Values
+		header []string
+		code   int
+		want   string
+	}{
+		{"read-only", dashboard.Options{ReadOnly: true}, "/actions/reschedule",
+			func(tok string) url.Values { return url.Values{"csrf": {tok}, "policy": {"ns/p"}} }, nil, http.StatusForbidden, "read-only"},
+		{"no CSRF token", dashboard.Options{}, "/actions/reschedule",
+			func(string) url.Values { return url.Values{"policy": {"ns/p"}} }, nil, http.StatusForbidden, "CSRF token does not match"},
+		{"wrong CSRF token", dashboard.Options{}, "/actions/confirm",
+			func(string) url.Values { return url.Values{"csrf": {strings.Repeat("0", 64)}} }, nil, http.StatusForbidden, "CSRF token does not match"},
+		{"other origin", dashboard.Options{}, "/actions/reschedule",
+			func(tok string) url.Values { return url.Values{"csrf": {tok}, "policy": {"ns/p"}} }, []string{"Origin", "https://evil.example"}, http.StatusForbidden, "cross-origin"},
+		{"cross-site", dashboard.Options{}, "/actions/reschedule",
+			func(tok string) url.Values { return url.Values{"csrf": {tok}, "policy": {"ns/p"}} }, []string{"Sec-Fetch-Site", "cross-site"}, http.StatusForbidden, "cross-site"},
+		{"token required", dashboard.Options{RequireToken: true}, "/actions/reschedule",
+			func(tok string) url.Values { return url.Values{"csrf": {tok}, "policy": {"ns/p"}} }, nil, http.StatusUnauthorized, "bearer token is needed"},
+		{"what-if needs CSRF too", dashboard.Options{}, "/whatif",
+			func(string) url.Values { return url.Values{"policy": {"x"}} }, nil, http.StatusForbidden, "CSRF"},
+		{"sign-in needs CSRF too", dashboard.Options{}, "/login",
+			func(string) url.Values { return url.Values{"token": {"x"}} }, nil, http.StatusForbidden, "CSRF"},
+		{"empty token", dashboard.Options{}, "/login",
+			func(tok string) url.Values { return url.Values{"csrf": {tok}, "token": {"  "}} }, nil, http.StatusBadRequest, "paste a bearer token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, c := serve(t, tc.opts)
+			get(t, c, ts.URL+"/login")
+			code, body := post(t, c, ts.URL+tc.path, tc.form(csrf(t, c, ts.URL)), tc.header...)
+			if code != tc.code || !strings.Contains(body, tc.want) {
+				t.Errorf("status %d, want %d; body lacks %q:\n%.400s", code, tc.code, tc.want, body)
+			}
+		})
+	}
+}
+
+// Bad forms get 400 and a message naming the field.
+func TestActionFormErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		path string
+		form url.Values
+		want string
+	}{
+		{"reschedule names nothing", "/actions/reschedule", url.Values{}, "names no workload (binding) and no policy"},
+		{"reschedule bad binding path", "/actions/reschedule", url.Values{"binding": {"/elsewhere"}}, "want /workloads/ns/NAMESPACE/NAME"},
+		{"reschedule unknown binding", "/actions/reschedule", url.Values{"binding": {"/workloads/ns/a/b"}}, "does not exist"},
+		{"reschedule bad policy", "/actions/reschedule", url.Values{"policy": {"a/b/c"}}, "give NAMESPACE/NAME"},
+		{"confirm without cluster", "/actions/confirm", url.Values{"binding": {"/workloads/ns/a/b"}}, "cluster: name the cluster"},
+		{"confirm bad binding", "/actions/confirm", url.Values{"binding": {"/workloads/cluster/"}, "cluster": {"x"}}, "want /workloads/ns/NAMESPACE/NAME"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, c := serve(t, dashboard.Options{})
+			get(t, c, ts.URL+"/")
+			tc.form.Set("csrf", csrf(t, c, ts.URL))
+			code, body := post(t, c, ts.URL+tc.path, tc.form)
+			if code != http.StatusBadRequest || !strings.Contains(body, tc.want) {
+				t.Errorf("status %d, want 400; body lacks %q:\n%.400s", code, tc.want, body)
+			}
+		})
+	}
+}
+
+// Without a token where one is required, every page asks for one and no
+// fleet data is shown.
+func TestTokenRequiredForPages(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{RequireToken: true})
+	for _, p := range []string{"/", "/workloads", "/failover", "/whatif", "/workloads/ns/team-00/app-00000-deployment"} {
+		code, body := get(t, c, ts.URL+p)
+		if code != http.StatusUnauthorized || strings.Contains(body, "cluster-0000") {
+			t.Errorf("%s: status %d, want 401 without fleet data", p, code)
+		}
+	}
+	if code, _ := get(t, c, ts.URL+"/events"); code != http.StatusUnauthorized {
+		t.Errorf("/events: status %d, want 401", code)
+	}
+}
+
+// Read-only mode shows no action.
+func TestReadOnlyHidesActions(t *testing.T) {
+	snap := dashboardtest.Fleet(3, 1)
+	spec := snap.Bindings[0].Obj.GetBindingSpec()
+	spec.GracefulEvictionTasks = []workv1alpha1.GracefulEvictionTask{{FromCluster: "cluster-0002", PurgeMode: "Never", CreationTimestamp: metav1.Now()}}
+	for _, ro := range []bool{false, true} {
+		ts, c := serve(t, dashboard.Options{ReadOnly: ro, Source: &dashboardtest.Source{Snap: snap}})
+		for _, p := range []string{"/failover", "/workloads/ns/team-00/app-00000-deployment"} {
+			_, body := get(t, c, ts.URL+p)
+			if has := strings.Contains(body, `action="/actions/`); has == ro {
+				t.Errorf("read-only %t: %s has actions %t", ro, p, has)
+			}
+			if !strings.Contains(body, "awaiting confirmation") {
+				t.Errorf("%s does not show the eviction awaiting confirmation", p)
+			}
+		}
+	}
+}
+
+func TestIsLoopback(t *testing.T) {
+	for listen, want := range map[string]bool{
+		"127.0.0.1:8080": true, "localhost:80": true, "[::1]:8080": true, "127.0.0.2:1": true,
+		"0.0.0.0:8080": false, ":8080": false, "10.0.0.1:80": false, "example.com:80": false, "nonsense": false,
+	} {
+		if got := dashboard.IsLoopback(listen); got != want {
+			t.Errorf("IsLoopback(%q) = %t, want %t", listen, got, want)
+		}
+	}
+}
+
+func TestParsePolicyRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "  ", "paste a PropagationPolicy"},
+		{"not yaml", "a: [", "not YAML"},
+		{"other kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}", `kind "ConfigMap"`},
+		{"old group", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: x}", "use policy.shepherd.io/v1alpha1"},
+		{"unknown field", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: x}\nspec: {placment: {}}", "placment"},
+		{"no name", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\nspec: {}", "metadata.name is empty"},
+		{"too large", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\n#" + strings.Repeat("x", 300<<10), "more than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := dashboard.ParsePolicy(tc.text)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+	obj, err := dashboard.ParsePolicy("apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: x}\nspec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]}")
+	if err != nil || obj.GetNamespace() != "default" {
+		t.Errorf("a valid policy: %v, namespace %q (want default)", err, obj.GetNamespace())
+	}
+}
+
+func TestParseRefPath(t *testing.T) {
+	for p, want := range map[string]string{
+		"/workloads/ns/a/b": "ResourceBinding a/b", "/workloads/cluster/c": "ClusterResourceBinding c",
+		"/workloads/ns/a": "", "/workloads/ns//b": "", "/workloads/cluster/": "", "/workloads/ns/a/b/c": "", "/x": "",
+	} {
+		r, err := dashboard.ParseRefPath(p)
+		got := ""
+		if err == nil {
+			got = r.Kind() + " " + r.String()
+		}
+		if got != want {
+			t.Errorf("ParseRefPath(%q) = %q (%v), want %q", p, got, err, want)
+		}
+	}
+}
+
+// Works reach the pages without their manifests: a Secret's data is never
+// in the cache the pages read.
+func TestWorksCachedWithoutManifests(t *testing.T) {
+	w := &workv1alpha1.Work{Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{
+		{RawExtension: runtime.RawExtension{Raw: []byte(`{"kind":"Secret","data":{"password":"c2VjcmV0"}}`)}},
+	}}}, Status: workv1alpha1.WorkStatus{ManifestStatuses: []workv1alpha1.ManifestStatus{{Status: &runtime.RawExtension{Raw: []byte(`{}`)}}}}}
+	out, err := dashboard.StripWork(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*workv1alpha1.Work)
+	if len(got.Spec.Workload.Manifests) != 0 || got.Status.ManifestStatuses[0].Status != nil {
+		t.Errorf("manifests kept: %+v", got)
+	}
+}
