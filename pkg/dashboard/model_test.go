@@ -216,7 +216,9 @@ func TestBuildWorkloadsFiltersAndPages(t *testing.T) {
 func TestTimelineNewestFirst(t *testing.T) {
 	b := dashboardtest.Binding("ns", "web", "p", target("a", 2))
 	spec := b.Obj.GetBindingSpec()
-	at := func(min int) metav1.Time { return metav1.Time{Time: dashboardtest.Epoch.Add(time.Duration(min) * time.Minute)} }
+	at := func(min int) metav1.Time {
+		return metav1.Time{Time: dashboardtest.Epoch.Add(time.Duration(min) * time.Minute)}
+	}
 	spec.EvictionHistory = []workv1alpha1.EvictionHistoryEntry{{ClusterName: "old", EvictedAt: at(-5), Reason: "ApplicationFailure"}}
 	spec.GracefulEvictionTasks = []workv1alpha1.GracefulEvictionTask{{FromCluster: "old", Reason: "ApplicationFailure", PurgeMode: policyv1alpha1.PurgeNever, CreationTimestamp: at(-4)}}
 	s := &dashboard.Snapshot{
