@@ -50,7 +50,7 @@ those of scheduling alone. The file formats are those of "shepherd plan".`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the scheduling to this file")
 	_ = cmd.MarkFlagRequired("scenario")
-	cmd.AddCommand(newBenchE2ECommand(), newBenchHubCommand())
+	cmd.AddCommand(newBenchE2ECommand(), newBenchHubCommand(), newBenchStormCommand())
 	return cmd
 }
 

@@ -38,6 +38,8 @@ type apiserverParams struct {
 	pki       *pki
 	// priorityAndFairness is Options.PriorityAndFairness.
 	priorityAndFairness bool
+	// maxRequestsInFlight is Options.MaxRequestsInFlight.
+	maxRequestsInFlight int
 }
 
 // newAPIServerOptions fills kube-apiserver's options the way flags would,
@@ -106,6 +108,10 @@ func newAPIServerOptions(ctx context.Context, p apiserverParams) (options.Comple
 	// for members and test hubs, which start faster without it. A hub
 	// asks for it (Options.PriorityAndFairness).
 	s.Features.EnablePriorityAndFairness = p.priorityAndFairness
+	if n := p.maxRequestsInFlight; n > 0 {
+		s.GenericServerRunOptions.MaxMutatingRequestsInFlight = n / 3
+		s.GenericServerRunOptions.MaxRequestsInFlight = n - n/3
+	}
 	s.Features.EnableProfiling = false
 
 	completed, err := s.Complete(ctx)

@@ -112,7 +112,7 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		done:            make(chan struct{}),
 	}
 
-	apiErr, err := startAPIServer(runCtx, log, apiserverParams{listener: ln, advertise: net.ParseIP(opts.clientHost()), etcdURL: etcd.clientURL, pki: p, priorityAndFairness: opts.PriorityAndFairness})
+	apiErr, err := startAPIServer(runCtx, log, apiserverParams{listener: ln, advertise: net.ParseIP(opts.clientHost()), etcdURL: etcd.clientURL, pki: p, priorityAndFairness: opts.PriorityAndFairness, maxRequestsInFlight: opts.MaxRequestsInFlight})
 	if err != nil {
 		ln.Close()
 		cancel(err)

@@ -69,6 +69,12 @@ type Options struct {
 	// sharing max-in-flight alone. A hub under load from many clients
 	// needs it; members and test hubs start faster without it.
 	PriorityAndFairness bool
+
+	// MaxRequestsInFlight is the API server's limit of requests served at
+	// once (read-only and mutating together, a third of it mutating; with
+	// PriorityAndFairness the seats its priority levels divide). 0 keeps
+	// kube-apiserver's default, 600.
+	MaxRequestsInFlight int
 }
 
 // complete validates o and returns a copy with defaults applied.
@@ -89,6 +95,9 @@ func (o Options) complete() (Options, error) {
 	}
 	if net.ParseIP(o.BindAddress) == nil {
 		return o, fmt.Errorf("controlplane: BindAddress %q is not an IP address", o.BindAddress)
+	}
+	if o.MaxRequestsInFlight != 0 && o.MaxRequestsInFlight < 3 {
+		return o, fmt.Errorf("controlplane: MaxRequestsInFlight %d: at least 3 (a third of it for mutating requests), or 0 for the default", o.MaxRequestsInFlight)
 	}
 	for _, p := range []int{o.APIServerPort, o.EtcdClientPort, o.EtcdPeerPort} {
 		if p < 0 || p > 65535 {

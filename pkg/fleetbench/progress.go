@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,6 +142,22 @@ func (p *progress) stats(begin time.Time) (scheduler, execution StageStats) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.bindings.stats(begin), p.works.stats(begin)
+}
+
+// statsIn summarizes the stamps of the bindings in namespace ns.
+func (p *progress) statsIn(ns string, begin time.Time) StageStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	in := newStamps()
+	for key, at := range p.bindings.seen {
+		if strings.HasPrefix(key, ns+"/") {
+			in.seen[key] = at
+			if done, ok := p.bindings.done[key]; ok {
+				in.done[key] = done
+			}
+		}
+	}
+	return in.stats(begin)
 }
 
 func (s stamps) stats(begin time.Time) StageStats {

@@ -45,6 +45,10 @@ type Options struct {
 	Fleet member.FleetSpec
 	// HubPort fixes the hub's API server port (0 picks a free one).
 	HubPort int
+	// HubMaxRequestsInFlight limits the requests the hub's API server
+	// serves at once (controlplane.Options.MaxRequestsInFlight; 0: the
+	// default 600).
+	HubMaxRequestsInFlight int
 	// Controllers configure the controller manager. Without it (NoControllers)
 	// only the clusters run.
 	Controllers controllermanager.Options
@@ -134,7 +138,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	labelled(clusterCtx, "hub", func(ctx context.Context) {
 		f.Hub, err = controlplane.Start(ctx, controlplane.Options{
 			DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
-			PriorityAndFairness: true,
+			PriorityAndFairness: true, MaxRequestsInFlight: opts.HubMaxRequestsInFlight,
 		})
 	})
 	if err != nil {
