@@ -16,8 +16,10 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -73,13 +75,25 @@ func tokenOf(r *http.Request) string {
 type users struct {
 	hub          *rest.Config
 	requireToken bool
+	// mapper maps kinds to resources for every user's client: discovery is
+	// the same for all, and asking it once per request would double the
+	// requests.
+	mapper meta.RESTMapper
 
 	mu      sync.Mutex
 	checked map[[32]byte]time.Time
 }
 
-func newUsers(hub *rest.Config, requireToken bool) *users {
-	return &users{hub: hub, requireToken: requireToken, checked: map[[32]byte]time.Time{}}
+func newUsers(hub *rest.Config, requireToken bool) (*users, error) {
+	httpClient, err := rest.HTTPClientFor(hub)
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(hub, httpClient)
+	if err != nil {
+		return nil, err
+	}
+	return &users{hub: hub, requireToken: requireToken, mapper: mapper, checked: map[[32]byte]time.Time{}}, nil
 }
 
 // config is the hub configuration acting as id: the user's token with the
@@ -102,7 +116,7 @@ func (u *users) client(id identity) (client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	return client.New(cfg, client.Options{Scheme: scheme.Scheme, Mapper: u.mapper})
 }
 
 // check makes sure, where tokens are required, that the request's token is

@@ -52,7 +52,11 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, users: newUsers(opts.Hub, opts.RequireToken), pages: p, mux: http.NewServeMux()}
+	u, err := newUsers(opts.Hub, opts.RequireToken)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, users: u, pages: p, mux: http.NewServeMux()}
 	static, _ := fs.Sub(assets, "assets/static")
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
