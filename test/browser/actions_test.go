@@ -38,13 +38,14 @@ func tasksFor(t *testing.T, ns, name string) int {
 }
 
 // Reschedule on a workload's page creates a RescheduleTask with the
-// user's identity: a viewer is refused by the hub, and nothing is created.
+// user's identity: a viewer is refused by the hub, and nothing is created;
+// an operator (examples/dashboard/operator.yaml) may.
 func TestRescheduleAction(t *testing.T) {
 	shop(t)
 	before := tasksFor(t, shopNS, "web")
 
 	viewer := open(t, base+"/login", 1280, 900)
-	signIn(t, viewer, base, viewerToken(t))
+	signIn(t, viewer, base, tokenFor(t, "viewer"))
 	navigate(t, viewer, base+"/workloads/ns/shop/web-deployment")
 	submit(t, viewer, `form[action="/actions/reschedule"] button`)
 	waitJS(t, viewer, "the hub's refusal", `document.querySelector('p.error') !== null && document.querySelector('p.error').textContent.includes('forbidden') && document.querySelector('p.error').textContent.includes('dashboard-viewer')`)
@@ -52,7 +53,9 @@ func TestRescheduleAction(t *testing.T) {
 		t.Fatalf("the viewer's refused Reschedule created a task (%d, was %d)", n, before)
 	}
 
-	ctx := open(t, base+"/workloads/ns/shop/web-deployment", 1280, 900)
+	ctx := open(t, base+"/login", 1280, 900)
+	signIn(t, ctx, base, tokenFor(t, "operator"))
+	navigate(t, ctx, base+"/workloads/ns/shop/web-deployment")
 	submit(t, ctx, `form[action="/actions/reschedule"] button`)
 	waitJS(t, ctx, "the task created", `document.querySelector('p.flash') !== null && document.querySelector('p.flash').textContent.includes('RescheduleTask reschedule-')`)
 	if n := tasksFor(t, shopNS, "web"); n != before+1 {
@@ -112,10 +115,10 @@ func TestConfirmAction(t *testing.T) {
 	defer starve(t, "member1", ns, "api")()
 	confirm := `form[action="/actions/confirm"] button[aria-label*="failover-never/api"]`
 	waitJS(t, ctx, "the eviction awaiting confirmation, without a reload", `window.__notReloaded === true && document.querySelector(`+jsString(confirm)+`) !== null`)
-	shot(t, ctx, "failover")
+	shot(t, ctx, "failover-confirm")
 
 	viewer := open(t, base+"/login", 1280, 900)
-	signIn(t, viewer, base, viewerToken(t))
+	signIn(t, viewer, base, tokenFor(t, "viewer"))
 	navigate(t, viewer, base+"/failover")
 	submit(t, viewer, confirm)
 	waitJS(t, viewer, "the hub's refusal", `document.querySelector('p.error') !== null && document.querySelector('p.error').textContent.includes('forbidden')`)
@@ -153,6 +156,6 @@ func TestTokenRequired(t *testing.T) {
 	}
 	signIn(t, ctx, tokenBase, "not-a-token")
 	waitJS(t, ctx, "the hub's rejection", `document.querySelector('p.error') !== null && document.querySelector('p.error').textContent.includes('did not accept the token')`)
-	signIn(t, ctx, tokenBase, viewerToken(t))
+	signIn(t, ctx, tokenBase, tokenFor(t, "viewer"))
 	waitJS(t, ctx, "the fleet", `document.querySelectorAll('svg.fleet a[data-cluster]').length >= 3`)
 }

@@ -11,9 +11,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -149,35 +146,20 @@ func waitBound(t *testing.T, ns, bindingName string, want ...string) *workv1alph
 	return rb
 }
 
-// viewerToken returns a token of a ServiceAccount that may read Shepherd's
-// objects and nothing else: it may not create RescheduleTasks nor patch
-// bindings.
-func viewerToken(t *testing.T) string {
+// tokenFor applies examples/dashboard/FILE.yaml, the RBAC docs/dashboard.md
+// gives, and returns a token of its ServiceAccount, dashboard-FILE.
+func tokenFor(t *testing.T, file string) string {
 	t.Helper()
-	ctx := context.Background()
-	const ns, name = "default", "dashboard-viewer"
-	objs := []client.Object{
-		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
-		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{{
-			APIGroups: []string{"work.shepherd.io", "cluster.shepherd.io", "task.shepherd.io", "policy.shepherd.io"},
-			Resources: []string{"*"}, Verbs: []string{"get", "list", "watch"},
-		}}},
-		&rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
-			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Namespace: ns, Name: name}},
-		},
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "dashboard", file+".yaml"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, o := range objs {
-		if err := hub.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
+	applyYAML(t, string(data))
 	cs, err := kubernetes.NewForConfig(env.Fleet.Hub.RestConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	tr, err := cs.CoreV1().ServiceAccounts("default").CreateToken(context.Background(), "dashboard-"+file, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

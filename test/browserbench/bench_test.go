@@ -5,6 +5,8 @@
 // fleet costs on top of moving and drawing the bytes).
 //
 //	go test ./test/browserbench -run '^$' -bench . -benchtime 5x
+//
+// With SHEPHERD_SCREENSHOTS=DIR it saves the fleet page as DIR/fleet-1000.png.
 package browserbench
 
 import (
@@ -14,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +129,20 @@ func BenchmarkFirstRender(b *testing.B) {
 		paths = append(paths, p.path)
 	}
 	base := fleetServer(b, 1000, 10000, paths)
+	if dir := os.Getenv("SHEPHERD_SCREENSHOTS"); dir != "" {
+		ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/")); err != nil {
+			b.Fatal(err)
+		}
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()) // the first screen only: the table below holds 1,000 rows
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "fleet-1000.png"), png, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+	}
 	for _, p := range pages {
 		b.Run(p.name, func(b *testing.B) {
 			var load, floor float64
