@@ -25,7 +25,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 // accepted it.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	if err := checkCSRF(r); err != nil {
-		s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: err.Error()})
+		s.refuse(w, r, http.StatusForbidden, err)
 		return
 	}
 	token := strings.TrimSpace(r.PostFormValue("token"))
@@ -43,7 +43,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 	if err := checkCSRF(r); err != nil {
-		s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: err.Error()})
+		s.refuse(w, r, http.StatusForbidden, err)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
@@ -56,27 +56,13 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 // bad form) is shown with the hub's status code.
 func (s *Server) action(fn func(ctx context.Context, c client.Client, r *http.Request, snap *Snapshot) (string, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.ReadOnly {
-			s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: "the dashboard is read-only: actions are off"})
-			return
-		}
-		if err := checkCSRF(r); err != nil {
-			s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: err.Error()})
-			return
-		}
-		id := identity{token: tokenOf(r)}
-		if err := s.users.check(r.Context(), id); err != nil {
-			s.denied(w, r, err)
+		id, snap, ok := s.admit(w, r, gate{post: true, action: true})
+		if !ok {
 			return
 		}
 		c, err := s.users.client(id)
 		if err != nil {
 			s.denied(w, r, err)
-			return
-		}
-		snap, err := s.opts.Source.Snapshot(r.Context())
-		if err != nil {
-			s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
 			return
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)

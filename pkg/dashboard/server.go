@@ -97,42 +97,62 @@ type view struct {
 	err    string
 }
 
-// read wraps a page handler: it checks the request's identity, reads a
-// snapshot and renders the page or, for a live reload, its live region.
+// gate says which checks a request passes before its handler runs.
+type gate struct {
+	// post: a form, which must carry the CSRF token.
+	post bool
+	// action: a change, refused in read-only mode.
+	action bool
+}
+
+// admit runs a request's checks in order (read-only mode for actions, the
+// CSRF token for forms, the identity), then reads the snapshot. When one
+// fails it answers the request itself and returns false.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, g gate) (identity, *Snapshot, bool) {
+	id := identity{token: tokenOf(r)}
+	if g.action && s.opts.ReadOnly {
+		s.refuse(w, r, http.StatusForbidden, errors.New("the dashboard is read-only: actions are off"))
+		return id, nil, false
+	}
+	if g.post {
+		if err := checkCSRF(r); err != nil {
+			s.refuse(w, r, http.StatusForbidden, err)
+			return id, nil, false
+		}
+	}
+	if err := s.users.check(r.Context(), id); err != nil {
+		s.denied(w, r, err)
+		return id, nil, false
+	}
+	snap, err := s.opts.Source.Snapshot(r.Context())
+	if err != nil {
+		s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
+		return id, nil, false
+	}
+	return id, snap, true
+}
+
+// refuse answers with an error page.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, err error) {
+	s.render(w, r, view{page: "error", title: "Refused", status: status, err: err.Error()})
+}
+
+// read wraps a page handler: it renders the page or, for a live reload,
+// its live region.
 func (s *Server) read(fn func(*http.Request, *Snapshot) view) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id := identity{token: tokenOf(r)}
-		if err := s.users.check(r.Context(), id); err != nil {
-			s.denied(w, r, err)
-			return
+		if _, snap, ok := s.admit(w, r, gate{}); ok {
+			s.render(w, r, fn(r, snap))
 		}
-		snap, err := s.opts.Source.Snapshot(r.Context())
-		if err != nil {
-			s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
-			return
-		}
-		s.render(w, r, fn(r, snap))
 	}
 }
 
-// post wraps a form handler that reads (the what-if): CSRF, identity.
+// post wraps a form handler that only reads (the what-if).
 func (s *Server) post(fn func(*http.Request, *Snapshot, identity) view) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := checkCSRF(r); err != nil {
-			s.render(w, r, view{page: "error", title: "Refused", status: http.StatusForbidden, err: err.Error()})
-			return
+		if id, snap, ok := s.admit(w, r, gate{post: true}); ok {
+			s.render(w, r, fn(r, snap, id))
 		}
-		id := identity{token: tokenOf(r)}
-		if err := s.users.check(r.Context(), id); err != nil {
-			s.denied(w, r, err)
-			return
-		}
-		snap, err := s.opts.Source.Snapshot(r.Context())
-		if err != nil {
-			s.render(w, r, view{page: "error", title: "The hub's objects could not be read", status: http.StatusBadGateway, err: err.Error()})
-			return
-		}
-		s.render(w, r, fn(r, snap, id))
 	}
 }
 

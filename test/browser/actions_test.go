@@ -8,10 +8,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
@@ -63,28 +60,6 @@ func TestRescheduleAction(t *testing.T) {
 	}
 }
 
-// starve makes new pods of app in namespace ns of cluster impossible (a
-// LimitRange below their request) and deletes its pods: the copy there
-// turns Unhealthy. It returns the undo.
-func starve(t *testing.T, cluster, ns, app string) func() {
-	t.Helper()
-	ctx := context.Background()
-	c := env.Members[cluster]
-	lr := &corev1.LimitRange{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "starve"},
-		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
-			Type: corev1.LimitTypeContainer, Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
-		}}},
-	}
-	if err := c.Create(ctx, lr); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if err := c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
-		t.Fatal(err)
-	}
-	return func() { _ = c.Delete(context.Background(), lr) }
-}
-
 // A purge mode Never failover appears live on the failover page with a
 // Confirm action; a viewer's Confirm is refused by the hub, the admin's
 // lets the old copy go.
@@ -112,7 +87,7 @@ func TestConfirmAction(t *testing.T) {
 	ctx := open(t, base+"/failover", 1280, 900)
 	waitJS(t, ctx, "the page", `document.querySelector('table.tasks') !== null`)
 	eval[bool](t, ctx, "window.__notReloaded = true")
-	defer starve(t, "member1", ns, "api")()
+	defer fleetenv.Starve(t, env.Members["member1"], ns, "api")()
 	confirm := `form[action="/actions/confirm"] button[aria-label*="failover-never/api"]`
 	waitJS(t, ctx, "the eviction awaiting confirmation, without a reload", `window.__notReloaded === true && document.querySelector(`+jsString(confirm)+`) !== null`)
 	shot(t, ctx, "failover-confirm")

@@ -97,23 +97,6 @@ func jsString(s string) string {
 
 func applyYAML(t *testing.T, yaml string) { t.Helper(); fleetenv.ApplyYAML(t, hub, "browser", yaml) }
 
-func deploymentYAML(ns, name string, replicas int) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: %[2]s, namespace: %[1]s}
-spec:
-  replicas: %[3]d
-  selector: {matchLabels: {app: %[2]s}}
-  template:
-    metadata: {labels: {app: %[2]s}}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-        resources: {requests: {cpu: 100m, memory: 64Mi}}
-`, ns, name, replicas)
-}
-
 // policyYAML propagates kind NAME of namespace ns with placement.
 func policyYAML(ns, name, apiVersion, kind, target, placement string) string {
 	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1

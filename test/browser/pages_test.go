@@ -24,7 +24,7 @@ func shop(t *testing.T) {
 	t.Helper()
 	shopOnce.Do(func() {
 		fleetenv.CreateNamespace(t, hub, shopNS)
-		applyYAML(t, deploymentYAML(shopNS, "web", 4))
+		applyYAML(t, fleetenv.DeploymentYAML(shopNS, "web", 4))
 		applyYAML(t, policyYAML(shopNS, "web", "apps/v1", "Deployment", "web", `    clusterAffinity: {clusterNames: [member1, member2]}
     replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Weighted}
 `))

@@ -1,21 +1,17 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // applyExample applies a file of examples/failover, the YAML
@@ -29,28 +25,11 @@ func applyExample(t *testing.T, name string) {
 	applyYAML(t, string(data))
 }
 
-// starve makes new pods of namespace ns in cluster impossible: a
-// LimitRange caps containers at 10m CPU, so the API server refuses the
-// ReplicaSet's pods (they request 100m). Deleting the running pods then
-// leaves the Deployment without available replicas: Unhealthy. Only this
-// namespace of this member is affected. It returns the undo.
+// starve makes the copy of app in namespace ns of cluster Unhealthy (see
+// fleetenv.Starve) and returns the undo.
 func starve(t *testing.T, cluster, ns, app string) func() {
 	t.Helper()
-	ctx := context.Background()
-	c := memberCl[cluster]
-	lr := &corev1.LimitRange{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "starve"},
-		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
-			Type: corev1.LimitTypeContainer, Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
-		}}},
-	}
-	if err := c.Create(ctx, lr); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	if err := c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
-		t.Fatal(err)
-	}
-	return func() { _ = c.Delete(context.Background(), lr) }
+	return fleetenv.Starve(t, memberCl[cluster], ns, app)
 }
 
 // aggregated returns the binding's aggregated status item of cluster.

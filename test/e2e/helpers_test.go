@@ -90,25 +90,7 @@ func goneFromMember(cluster string, key client.ObjectKey, obj client.Object) err
 }
 
 func deploymentYAML(ns, name string, replicas int) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: %[2]s
-  namespace: %[1]s
-spec:
-  replicas: %[3]d
-  selector:
-    matchLabels: {app: %[2]s}
-  template:
-    metadata:
-      labels: {app: %[2]s}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-        resources:
-          requests: {cpu: 100m, memory: 64Mi}
-`, ns, name, replicas)
+	return fleetenv.DeploymentYAML(ns, name, replicas)
 }
 
 // policyYAML renders a PropagationPolicy for one Deployment with the given

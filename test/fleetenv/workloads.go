@@ -1,0 +1,60 @@
+package fleetenv
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// DeploymentYAML is a Deployment of replicas nginx pods labelled app: name,
+// each requesting 100m CPU and 64Mi.
+func DeploymentYAML(ns, name string, replicas int) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %[2]s
+  namespace: %[1]s
+spec:
+  replicas: %[3]d
+  selector:
+    matchLabels: {app: %[2]s}
+  template:
+    metadata:
+      labels: {app: %[2]s}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources:
+          requests: {cpu: 100m, memory: 64Mi}
+`, ns, name, replicas)
+}
+
+// Starve makes new pods of app in namespace ns of the member c reaches
+// impossible: a LimitRange caps containers at 10m CPU, so the API server
+// refuses the ReplicaSet's pods (they request 100m). Deleting the running
+// pods then leaves the Deployment without available replicas: Unhealthy.
+// Only this namespace of this member is affected. It returns the undo.
+func Starve(t testing.TB, c client.Client, ns, app string) func() {
+	t.Helper()
+	ctx := context.Background()
+	lr := &corev1.LimitRange{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "starve"},
+		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
+			Type: corev1.LimitTypeContainer, Max: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m")},
+		}}},
+	}
+	if err := c.Create(ctx, lr); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	if err := c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns), client.MatchingLabels{"app": app}); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = c.Delete(context.Background(), lr) }
+}
