@@ -114,6 +114,9 @@ process's memory and goroutines once every Work was applied.`,
 			fmt.Fprintf(w, "Works applied/s\t%.0f (from the first Work created)\n", rep.Execution.PerSecond)
 			fmt.Fprintf(w, "apply latency\tp50 %.2f s, p99 %.2f s\n", rep.Execution.LatencyP50Seconds, rep.Execution.LatencyP99Seconds)
 			fmt.Fprintf(w, "process CPU per 1,000 workloads\t%.1f s (hub, controllers and members)\n", rep.ProcessCPUSecondsPer1000Workloads)
+			for _, c := range rep.CPUByComponent {
+				fmt.Fprintf(w, "  %s\t%.1f s (%.0f%%)\n", c.Component, c.SecondsPer1000Workloads, 100*c.Share)
+			}
 			var writes float64
 			for _, r := range rep.WritesPerWorkload {
 				writes += r.PerWorkload

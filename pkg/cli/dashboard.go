@@ -56,6 +56,12 @@ actions are sent with that token: the hub's RBAC decides. Use TLS then.`,
   shepherd dashboard --listen 0.0.0.0:8443 --tls-cert-file tls.crt --tls-key-file tls.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := dashboard.ValidateListen(o.listen); err != nil {
+				return fmt.Errorf("--listen %q: %w", o.listen, err)
+			}
+			if (o.certFile == "") != (o.keyFile == "") {
+				return fmt.Errorf("--tls-cert-file and --tls-key-file go together: give both or neither")
+			}
 			cfg, err := o.hub.restConfig()
 			if err != nil {
 				return err
@@ -68,7 +74,7 @@ actions are sent with that token: the hub's RBAC decides. Use TLS then.`,
 				Hub: cfg, Listen: o.listen, ReadOnly: o.readOnly, CertFile: o.certFile, KeyFile: o.keyFile, Logger: log,
 			})
 			if err != nil {
-				return err
+				return fmt.Errorf("--listen %s: %w", o.listen, err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "Shepherd dashboard: %s\n", url)

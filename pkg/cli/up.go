@@ -142,6 +142,11 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.dashboard != "" {
+		if err := dashboard.ValidateListen(o.dashboard); err != nil {
+			return fmt.Errorf("--dashboard-listen %q: %w", o.dashboard, err)
+		}
+	}
 	dataDir, err := filepath.Abs(o.dataDir)
 	if err != nil {
 		return fmt.Errorf("--data-dir %q: %w", o.dataDir, err)
@@ -206,12 +211,12 @@ func startUpDashboard(ctx context.Context, f *localfleet.Fleet, listen string, l
 	}
 	host, _, splitErr := net.SplitHostPort(listen)
 	if splitErr != nil || !errors.Is(err, syscall.EADDRINUSE) {
-		return "", fmt.Errorf("starting the dashboard: %w", err)
+		return "", fmt.Errorf("--dashboard-listen %s: %w", listen, err)
 	}
 	cfg.Listen = net.JoinHostPort(host, "0")
 	url, _, err = dashboard.Start(ctx, cfg)
 	if err != nil {
-		return "", fmt.Errorf("starting the dashboard: %w", err)
+		return "", fmt.Errorf("--dashboard-listen %s: %w", cfg.Listen, err)
 	}
 	return url, nil
 }

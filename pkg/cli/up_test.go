@@ -3,9 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -38,10 +42,24 @@ func (s *syncBuffer) String() string {
 // TestUpServesTheHubAndStopsQuickly runs `shepherd up` as a user would: it
 // must print how to use kubectl, serve Shepherd's kinds through the written
 // kubeconfig, join its member, and stop within five seconds of being told to.
+//
+// Its dashboard's port is taken: up serves the dashboard on a free one and
+// prints it.
 func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
 	dir := t.TempDir()
-	out, ctx, cancel, errc := startUp(t, dir, "--members", "1")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	out, ctx, cancel, errc := startUp(t, dir, "--members", "1", "--dashboard-listen", busy.Addr().String())
 	defer cancel()
+	dashboardURL := regexp.MustCompile(`Dashboard: (http://127\.0\.0\.1:\d+)`).FindStringSubmatch(out.String())
+	if dashboardURL == nil || strings.HasSuffix(dashboardURL[1], busy.Addr().String()) {
+		t.Errorf("up did not print the dashboard's URL on a free port (%s is taken):\n%s", busy.Addr(), out.String())
+	} else if body := httpGet(t, dashboardURL[1]+"/"); !strings.Contains(body, `data-cluster="member1"`) {
+		t.Errorf("the dashboard does not show member1:\n%.500s", body)
+	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if !strings.Contains(out.String(), "export KUBECONFIG="+kubeconfig) {
 		t.Errorf("up did not print how to use kubectl:\n%s", out.String())
@@ -101,6 +119,8 @@ func TestUpRejectsBadFlags(t *testing.T) {
 		{[]string{"--members", "15", "--pull-members", "6"}, "--pull-members 6 is out of range: use 0..5"},
 		{[]string{"--fleet", badFleet}, "members[0].nodes"},
 		{[]string{"--fleet", "/does/not/exist.yaml"}, "exist.yaml"},
+		{[]string{"--dashboard-listen", "8080"}, `--dashboard-listen "8080": want HOST:PORT`},
+		{[]string{"--dashboard-listen", "127.0.0.1:99999"}, `port "99999"`},
 	} {
 		cmd := NewRootCommand()
 		cmd.SetArgs(append([]string{"up", "--data-dir", t.TempDir()}, tc.args...))
@@ -164,6 +184,21 @@ func tailOf(s string, n int) string {
 
 // startUp runs `shepherd up --data-dir dir ARGS...` until it says it is
 // ready, and returns its output, its context's cancel and its result.
+// httpGet returns the body of a GET of url.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %d", url, resp.StatusCode)
+	}
+	return string(b)
+}
+
 func startUp(t *testing.T, dir string, args ...string) (*syncBuffer, context.Context, context.CancelFunc, chan error) {
 	t.Helper()
 	out := &syncBuffer{}

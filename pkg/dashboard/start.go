@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
@@ -21,9 +23,25 @@ type Config struct {
 	Logger            logr.Logger
 }
 
+// ValidateListen checks a listen address: HOST:PORT, the port a number
+// from 0 to 65535 (0 picks a free one).
+func ValidateListen(listen string) error {
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("want HOST:PORT, e.g. 127.0.0.1:8080 (%v)", err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	return nil
+}
+
 // Start watches the hub, serves the dashboard until ctx ends and returns
 // its URL; done receives the server's error when it stops.
 func Start(ctx context.Context, c Config) (url string, done <-chan error, err error) {
+	if err := ValidateListen(c.Listen); err != nil {
+		return "", nil, err
+	}
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		return "", nil, errors.New("--tls-cert-file and --tls-key-file go together: give both or neither")
 	}
@@ -37,7 +55,7 @@ func Start(ctx context.Context, c Config) (url string, done <-chan error, err er
 	}
 	addr, done, err := Serve(ctx, c.Listen, srv, c.CertFile, c.KeyFile)
 	if err != nil {
-		return "", nil, fmt.Errorf("--listen %s: %w", c.Listen, err)
+		return "", nil, fmt.Errorf("listening on %s: %w", c.Listen, err)
 	}
 	scheme := "http"
 	if c.CertFile != "" {
