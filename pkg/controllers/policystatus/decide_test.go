@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 const (
@@ -118,5 +120,45 @@ func TestRequestOf(t *testing.T) {
 		if got != want {
 			t.Errorf("requestOf(%q) = %q, want %q", ref, got, want)
 		}
+	}
+}
+
+// Only a change of what the status reads from a binding wakes its policy:
+// the bindings' many status and target writes do not.
+func TestFactsChanged(t *testing.T) {
+	base := func() *workv1alpha1.ResourceBinding {
+		return &workv1alpha1.ResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web-deployment"},
+			Spec: workv1alpha1.BindingSpec{
+				Resource:  workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web"},
+				PolicyRef: &workv1alpha1.PolicyReference{Kind: kindPP, Namespace: "ns", Name: "p"},
+			},
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(b *workv1alpha1.ResourceBinding)
+		want   bool
+	}{
+		{"status only", func(b *workv1alpha1.ResourceBinding) {
+			b.Status.Conditions = []metav1.Condition{{Type: "Scheduled", Status: metav1.ConditionTrue}}
+		}, false},
+		{"targets only", func(b *workv1alpha1.ResourceBinding) {
+			b.Spec.Clusters = []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 2}}
+		}, false},
+		{"another policy", func(b *workv1alpha1.ResourceBinding) { b.Spec.PolicyRef.Name = "q" }, true},
+		{"policy gone", func(b *workv1alpha1.ResourceBinding) { b.Spec.PolicyRef = nil }, true},
+		{"another template", func(b *workv1alpha1.ResourceBinding) { b.Spec.Resource.Name = "api" }, true},
+		{"tied policies", func(b *workv1alpha1.ResourceBinding) {
+			b.Annotations = map[string]string{names.AnnotationTiedPolicies: "PropagationPolicy ns/q"}
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := base()
+			tc.change(n)
+			if got := factsChanged(base(), n); got != tc.want {
+				t.Errorf("factsChanged = %t, want %t", got, tc.want)
+			}
+		})
 	}
 }
