@@ -130,6 +130,10 @@ process's memory and goroutines once every Work was applied.`,
 				}
 				fmt.Fprintf(w, "  %s %s\t%d\n", r.Verb, res, r.Count)
 			}
+			fmt.Fprintf(w, "binding updates per workload, by what they changed\t\n")
+			for _, r := range rep.BindingWritesByPart {
+				fmt.Fprintf(w, "  %s\t%.2f\n", r.Parts, r.PerWorkload)
+			}
 			fmt.Fprintf(w, "writes that changed nothing\t%d to bindings, %d to Works\n", rep.NoOpWrites["ResourceBinding"], rep.NoOpWrites["Work"])
 			fmt.Fprintf(w, "memory at the end\tRSS %.0f MiB (peak %.0f MiB), Go heap %.0f MiB, %d goroutines\n",
 				mib(rep.Memory.RSSBytes), mib(rep.Memory.PeakRSSBytes), mib(rep.Memory.HeapInuseBytes), rep.Memory.Goroutines)

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 // cpuProfile builds a CPU profile with one sample per entry: its
@@ -55,5 +58,34 @@ func TestComponentCPURefusesBadProfiles(t *testing.T) {
 	}
 	if _, err := componentCPU(b.Bytes(), 1); err == nil || !strings.Contains(err.Error(), "no cpu/nanoseconds") {
 		t.Errorf("a heap profile: %v", err)
+	}
+}
+
+func TestChangedParts(t *testing.T) {
+	base := func() *workv1alpha1.ResourceBinding {
+		return &workv1alpha1.ResourceBinding{Spec: workv1alpha1.BindingSpec{Replicas: 2}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(b *workv1alpha1.ResourceBinding)
+		want   string
+	}{
+		{"nothing but metadata", func(b *workv1alpha1.ResourceBinding) { b.Labels = map[string]string{"a": "b"} }, "metadata"},
+		{"targets", func(b *workv1alpha1.ResourceBinding) { b.Spec.Clusters = []workv1alpha1.TargetCluster{{Name: "m1"}} }, "spec"},
+		{"the scheduler's status", func(b *workv1alpha1.ResourceBinding) {
+			b.Status.Conditions = []metav1.Condition{{Type: "Scheduled"}}
+			b.Status.SchedulingDecisions = []workv1alpha1.ClusterDecision{{ClusterName: "m1"}}
+		}, "status.conditions+status.scheduling"},
+		{"aggregation", func(b *workv1alpha1.ResourceBinding) {
+			b.Status.AggregatedStatus = []workv1alpha1.AggregatedStatusItem{{ClusterName: "m1"}}
+		}, "status.aggregatedStatus"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := base()
+			tc.change(n)
+			if got := changedParts(base(), n); got != tc.want {
+				t.Errorf("changedParts = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -111,6 +111,10 @@ type Report struct {
 	// and nothing else: each cost the hub a write and told nobody
 	// anything.
 	NoOpWrites map[string]int `json:"noOpWrites"`
+	// BindingWritesByPart are the bindings' updates per workload by the
+	// parts they changed, as the watch saw them: which writer wrote how
+	// often (creates not counted).
+	BindingWritesByPart []PartRate `json:"bindingWritesByPart"`
 	// Memory is the process's memory once every Work was applied: the
 	// hub, the controllers and whatever else runs in it (members, or the
 	// simulator).
@@ -239,6 +243,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.AppliedSeconds = time.Since(begin).Seconds()
 	rep.Scheduler, rep.Execution = progress.stats(begin)
 	rep.NoOpWrites = progress.noOpWrites()
+	rep.BindingWritesByPart = progress.bindingWrites(o.Deployments)
 	after, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err

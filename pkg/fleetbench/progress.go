@@ -34,6 +34,9 @@ type progress struct {
 	// noOps counts, by kind, updates that changed the resourceVersion
 	// but nothing else: writes that cost the hub and told nobody anything.
 	noOps map[string]int
+	// bindingChanges counts binding updates by the parts they changed
+	// (see changedParts): which writer wrote how often.
+	bindingChanges map[string]int
 }
 
 // stamps are first-seen and first-done times by object key.
@@ -56,7 +59,7 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}}
+	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}, bindingChanges: map[string]int{}}
 	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.Work{}} {
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
@@ -64,7 +67,7 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 		}
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 			AddFunc:    p.observe,
-			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o) },
+			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o); p.countBindingChange(old, o) },
 		}); err != nil {
 			return nil, err
 		}
@@ -112,6 +115,74 @@ func (p *progress) countNoOp(old, new any) {
 	p.mu.Lock()
 	p.noOps[kind]++
 	p.mu.Unlock()
+}
+
+// changedParts names the parts of a binding an update changed, joined by
+// "+": spec, status.conditions, status.aggregatedStatus and
+// status.scheduling (decisions, last scheduled time, observed generation,
+// affinity term). Each writer changes its own parts: the scheduler spec
+// and status.scheduling with the Scheduled condition, the binding
+// controller spec (target states) or the FullyApplied condition, the
+// status aggregation status.aggregatedStatus.
+func changedParts(o, n *workv1alpha1.ResourceBinding) string {
+	var parts []string
+	if !equality.Semantic.DeepEqual(o.Spec, n.Spec) {
+		parts = append(parts, "spec")
+	}
+	if !equality.Semantic.DeepEqual(o.Status.Conditions, n.Status.Conditions) {
+		parts = append(parts, "status.conditions")
+	}
+	if !equality.Semantic.DeepEqual(o.Status.AggregatedStatus, n.Status.AggregatedStatus) {
+		parts = append(parts, "status.aggregatedStatus")
+	}
+	os, ns := o.Status, n.Status
+	os.Conditions, ns.Conditions, os.AggregatedStatus, ns.AggregatedStatus = nil, nil, nil, nil
+	if !equality.Semantic.DeepEqual(os, ns) {
+		parts = append(parts, "status.scheduling")
+	}
+	if len(parts) == 0 {
+		return "metadata"
+	}
+	return strings.Join(parts, "+")
+}
+
+func (p *progress) countBindingChange(old, new any) {
+	o, ok1 := old.(*workv1alpha1.ResourceBinding)
+	n, ok2 := new.(*workv1alpha1.ResourceBinding)
+	if !ok1 || !ok2 || o.ResourceVersion == n.ResourceVersion {
+		return
+	}
+	parts := changedParts(o, n)
+	p.mu.Lock()
+	p.bindingChanges[parts]++
+	p.mu.Unlock()
+}
+
+// bindingWrites returns the binding updates by the parts they changed,
+// per workload, most first.
+func (p *progress) bindingWrites(workloads int) []PartRate {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]PartRate, 0, len(p.bindingChanges))
+	for parts, n := range p.bindingChanges {
+		out = append(out, PartRate{Parts: parts, PerWorkload: float64(n) / float64(max(workloads, 1))})
+	}
+	slices.SortFunc(out, func(a, b PartRate) int {
+		if a.PerWorkload != b.PerWorkload {
+			if a.PerWorkload > b.PerWorkload {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Parts, b.Parts)
+	})
+	return out
+}
+
+// PartRate is how often per workload a binding update changed these parts.
+type PartRate struct {
+	Parts       string  `json:"parts"`
+	PerWorkload float64 `json:"perWorkload"`
 }
 
 // noOpWrites returns the counts of writes that changed nothing.
