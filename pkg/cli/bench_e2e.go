@@ -2,8 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -130,6 +132,11 @@ process's memory and goroutines once every Work was applied.`,
 				}
 				fmt.Fprintf(w, "  %s %s\t%d\n", r.Verb, res, r.Count)
 			}
+			fmt.Fprintf(w, "bytes the hub stored per workload\t%.0f (JSON, without managed fields:", rep.StoredBytesTotal)
+			for _, kind := range slices.Sorted(maps.Keys(rep.StoredBytesPerWorkload)) {
+				fmt.Fprintf(w, " %s %.0f", kind, rep.StoredBytesPerWorkload[kind])
+			}
+			fmt.Fprintf(w, ")\n")
 			fmt.Fprintf(w, "binding updates per workload, by what they changed\t\n")
 			for _, r := range rep.BindingWritesByPart {
 				fmt.Fprintf(w, "  %s\t%.2f\n", r.Parts, r.PerWorkload)

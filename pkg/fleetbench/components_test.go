@@ -2,6 +2,7 @@ package fleetbench
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -87,5 +88,17 @@ func TestChangedParts(t *testing.T) {
 				t.Errorf("changedParts = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestCountStored(t *testing.T) {
+	p := &progress{stored: map[string]int64{}}
+	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
+	p.countStored(rb)
+	p.countStored(rb)
+	p.countStored("not an object")
+	b, _ := json.Marshal(rb)
+	if got := p.storedBytes(); len(got) != 1 || got["ResourceBinding"] != 2*int64(len(b)) {
+		t.Errorf("stored %v, want ResourceBinding %d", got, 2*len(b))
 	}
 }

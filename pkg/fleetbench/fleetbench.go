@@ -115,6 +115,12 @@ type Report struct {
 	// parts they changed, as the watch saw them: which writer wrote how
 	// often (creates not counted).
 	BindingWritesByPart []PartRate `json:"bindingWritesByPart"`
+	// StoredBytesPerWorkload is what the hub stored per workload during the
+	// measured part, by kind: the JSON size of every version of its
+	// bindings, Works, events and Deployments (the templates) the watch
+	// saw, without managed fields. StoredBytesTotal sums them.
+	StoredBytesPerWorkload map[string]float64 `json:"storedBytesPerWorkload"`
+	StoredBytesTotal       float64            `json:"storedBytesPerWorkloadTotal"`
 	// Memory is the process's memory once every Work was applied: the
 	// hub, the controllers and whatever else runs in it (members, or the
 	// simulator).
@@ -202,6 +208,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			pprof.StopCPUProfile()
 		}
 	}()
+	storedBefore := progress.storedBytes()
 	begin, cpuBegin := time.Now(), hubbench.ProcessCPU()
 	for p := 0; p < o.Policies; p++ {
 		if err := hub.Create(ctx, policy(ns, p)); err != nil {
@@ -244,6 +251,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Scheduler, rep.Execution = progress.stats(begin)
 	rep.NoOpWrites = progress.noOpWrites()
 	rep.BindingWritesByPart = progress.bindingWrites(o.Deployments)
+	rep.StoredBytesPerWorkload = map[string]float64{}
+	for kind, n := range progress.storedBytes() {
+		per := float64(n-storedBefore[kind]) / float64(max(o.Deployments, 1))
+		rep.StoredBytesPerWorkload[kind] = per
+		rep.StoredBytesTotal += per
+	}
 	after, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err

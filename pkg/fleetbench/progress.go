@@ -2,6 +2,7 @@ package fleetbench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
@@ -37,6 +40,9 @@ type progress struct {
 	// bindingChanges counts binding updates by the parts they changed
 	// (see changedParts): which writer wrote how often.
 	bindingChanges map[string]int
+	// stored sums, by kind, the JSON size of every version of the hub's
+	// objects the watch saw: what the hub wrote to its storage.
+	stored map[string]int64
 }
 
 // stamps are first-seen and first-done times by object key.
@@ -59,15 +65,28 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}, bindingChanges: map[string]int{}}
+	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}, bindingChanges: map[string]int{}, stored: map[string]int64{}}
 	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.Work{}} {
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
 			return nil, err
 		}
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    p.observe,
-			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o); p.countBindingChange(old, o) },
+			AddFunc:    func(o any) { p.observe(o); p.countStored(o) },
+			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o); p.countBindingChange(old, o); p.countStored(o) },
+		}); err != nil {
+			return nil, err
+		}
+	}
+	// The hub's other writes of a workload: its events and its template.
+	for _, obj := range []client.Object{&eventsv1.Event{}, &appsv1.Deployment{}} {
+		inf, err := c.GetInformer(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+			AddFunc:    p.countStored,
+			UpdateFunc: func(_, o any) { p.countStored(o) },
 		}); err != nil {
 			return nil, err
 		}
@@ -183,6 +202,31 @@ func (p *progress) bindingWrites(workloads int) []PartRate {
 type PartRate struct {
 	Parts       string  `json:"parts"`
 	PerWorkload float64 `json:"perWorkload"`
+}
+
+// countStored adds the size of one version of an object, as JSON without
+// its managed fields (which the storage holds too, so this is a floor).
+func (p *progress) countStored(o any) {
+	obj, ok := o.(client.Object)
+	if !ok {
+		return
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return
+	}
+	kind := fmt.Sprintf("%T", obj)
+	kind = kind[strings.LastIndex(kind, ".")+1:]
+	p.mu.Lock()
+	p.stored[kind] += int64(len(b))
+	p.mu.Unlock()
+}
+
+// storedBytes returns the bytes stored so far, by kind.
+func (p *progress) storedBytes() map[string]int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.stored)
 }
 
 // noOpWrites returns the counts of writes that changed nothing.
