@@ -11,15 +11,12 @@ import (
 	"net/http"
 	"os"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/browserenv"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
@@ -55,15 +52,9 @@ func run(m *testing.M) int {
 	defer stopBrowser()
 	browser = b
 
-	fleetSpec := member.DefaultFleet(3)
-	for i := range fleetSpec.Members {
-		fleetSpec.Members[i].Nodes = 2
-	}
 	env, err = fleetenv.StartFleet("browser", localfleet.Options{
-		Fleet: fleetSpec,
-		Controllers: controllermanager.Options{
-			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second, NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second},
-		},
+		Fleet:       fleetenv.SmallFleet(3),
+		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

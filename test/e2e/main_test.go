@@ -9,14 +9,11 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -45,17 +42,9 @@ func run(m *testing.M) int {
 		fmt.Println("skipping end-to-end tests in -short mode")
 		return 0
 	}
-	fleetSpec := member.DefaultFleet(5)
-	for i := range fleetSpec.Members {
-		fleetSpec.Members[i].Nodes = 2
-	}
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
-		Fleet: fleetSpec,
-		Controllers: controllermanager.Options{
-			// Short enough for the tests to see taints quickly, long enough that a
-			// probe slowed down by two busy cores does not taint a healthy member.
-			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second, NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second},
-		},
+		Fleet:       fleetenv.SmallFleet(5),
+		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

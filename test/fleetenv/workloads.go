@@ -4,12 +4,16 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/member"
 )
 
 // DeploymentYAML is a Deployment of replicas nginx pods labelled app: name,
@@ -57,4 +61,21 @@ func Starve(t testing.TB, c client.Client, ns, app string) func() {
 		t.Fatal(err)
 	}
 	return func() { _ = c.Delete(context.Background(), lr) }
+}
+
+// FastProbes are the cluster status options of the end-to-end suites:
+// short enough for the tests to see taints quickly, long enough that a
+// probe slowed down by two busy cores does not taint a healthy member.
+func FastProbes() clusterstatus.Options {
+	return clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second, NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second}
+}
+
+// SmallFleet is member.DefaultFleet(n) with two nodes per member: what the
+// suites' workloads need, and cheaper to run.
+func SmallFleet(n int) member.FleetSpec {
+	f := member.DefaultFleet(n)
+	for i := range f.Members {
+		f.Members[i].Nodes = 2
+	}
+	return f
 }
