@@ -132,6 +132,8 @@ process's memory and goroutines once every Work was applied.`,
 				}
 				fmt.Fprintf(w, "  %s %s\t%d\n", r.Verb, res, r.Count)
 			}
+			fmt.Fprintf(w, "hub CPU against the floor\t%.2fx (%.1f ms per workload for %.1f writes; a floor write costs it %.2f ms)\n",
+				rep.HubCPURatioToFloor, rep.HubCPUSecondsPer1000Workloads, rep.HubWritesPerWorkload, rep.FloorMillisPerWrite)
 			fmt.Fprintf(w, "bytes the hub stored per workload\t%.0f (JSON, without managed fields:", rep.StoredBytesTotal)
 			for _, kind := range slices.Sorted(maps.Keys(rep.StoredBytesPerWorkload)) {
 				fmt.Fprintf(w, " %s %.0f", kind, rep.StoredBytesPerWorkload[kind])

@@ -157,7 +157,7 @@ func (c *ControlPlane) finishStart(ctx context.Context, opts Options) error {
 	if err := writeKubeconfig(c.kubeconfigPath, c.restConfig); err != nil {
 		return err
 	}
-	return installCRDs(waitCtx, opts.Logger.WithName("crds"), c.restConfig, opts.CRDs)
+	return InstallCRDs(waitCtx, opts.Logger.WithName("crds"), c.restConfig, opts.CRDs)
 }
 
 // supervise ties the two components' lifetimes together: whichever ends

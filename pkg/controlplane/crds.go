@@ -20,9 +20,9 @@ import (
 // latency down.
 const crdPollInterval = 100 * time.Millisecond
 
-// installCRDs creates or updates every CRD, then waits until all of them are
+// InstallCRDs creates or updates every CRD, then waits until all of them are
 // Established so callers can immediately create custom objects.
-func installCRDs(ctx context.Context, log logr.Logger, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
+func InstallCRDs(ctx context.Context, log logr.Logger, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
 	if len(crds) == 0 {
 		return nil
 	}

@@ -2,10 +2,16 @@ package fleetbench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"runtime/pprof"
 	"sort"
+	"time"
 
 	"github.com/google/pprof/profile"
+	"k8s.io/client-go/rest"
+
+	"github.com/shepherd-io/shepherd/pkg/hubbench"
 )
 
 // unlabelled names CPU spent in goroutines without a component label: the
@@ -28,28 +34,9 @@ type ComponentCPU struct {
 // componentCPU sums a CPU profile's samples by their component label,
 // per 1,000 of workloads, most first (then by name).
 func componentCPU(raw []byte, workloads int) ([]ComponentCPU, error) {
-	p, err := profile.Parse(bytes.NewReader(raw))
+	byComponent, total, err := cpuByLabel(raw)
 	if err != nil {
-		return nil, fmt.Errorf("reading the CPU profile: %w", err)
-	}
-	idx := -1
-	for i, st := range p.SampleType {
-		if st.Type == "cpu" && st.Unit == "nanoseconds" {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		return nil, fmt.Errorf("the CPU profile has no cpu/nanoseconds samples")
-	}
-	byComponent := map[string]int64{}
-	var total int64
-	for _, s := range p.Sample {
-		c := unlabelled
-		if v := s.Label["component"]; len(v) > 0 {
-			c = v[0]
-		}
-		byComponent[c] += s.Value[idx]
-		total += s.Value[idx]
+		return nil, err
 	}
 	out := make([]ComponentCPU, 0, len(byComponent))
 	for c, ns := range byComponent {
@@ -66,4 +53,58 @@ func componentCPU(raw []byte, workloads int) ([]ComponentCPU, error) {
 		return out[i].Component < out[j].Component
 	})
 	return out, nil
+}
+
+// cpuByLabel sums a CPU profile's nanoseconds by component label, and in
+// all.
+func cpuByLabel(raw []byte) (map[string]int64, int64, error) {
+	p, err := profile.Parse(bytes.NewReader(raw))
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading the CPU profile: %w", err)
+	}
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return nil, 0, fmt.Errorf("the CPU profile has no cpu/nanoseconds samples")
+	}
+	byComponent := map[string]int64{}
+	var total int64
+	for _, s := range p.Sample {
+		c := unlabelled
+		if v := s.Label["component"]; len(v) > 0 {
+			c = v[0]
+		}
+		byComponent[c] += s.Value[idx]
+		total += s.Value[idx]
+	}
+	return byComponent, total, nil
+}
+
+// floorWrites is how many floor objects the run writes (three times each)
+// to measure the floor.
+const floorWrites = 300
+
+// floorCost measures, in this run's hub, the CPU the hub spends on one
+// write of the floor (hubbench's cheapest custom resource), from the
+// profile's hub label as the workloads' hub CPU is: the baseline the hub's
+// cost per workload is compared with.
+func floorCost(ctx context.Context, cfg *rest.Config) (time.Duration, error) {
+	var prof bytes.Buffer
+	if err := pprof.StartCPUProfile(&prof); err != nil {
+		return 0, fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	writes, err := hubbench.FloorWrites(ctx, cfg, floorWrites, 8)
+	pprof.StopCPUProfile()
+	if err != nil {
+		return 0, fmt.Errorf("measuring the floor: %w", err)
+	}
+	byComponent, _, err := cpuByLabel(prof.Bytes())
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(byComponent["hub"] / int64(max(writes, 1))), nil
 }

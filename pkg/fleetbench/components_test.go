@@ -92,7 +92,7 @@ func TestChangedParts(t *testing.T) {
 }
 
 func TestCountStored(t *testing.T) {
-	p := &progress{stored: map[string]int64{}}
+	p := &progress{stored: map[string]int64{}, versions: map[string]int{}}
 	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "web"}}
 	p.countStored(rb)
 	p.countStored(rb)
@@ -100,5 +100,8 @@ func TestCountStored(t *testing.T) {
 	b, _ := json.Marshal(rb)
 	if got := p.storedBytes(); len(got) != 1 || got["ResourceBinding"] != 2*int64(len(b)) {
 		t.Errorf("stored %v, want ResourceBinding %d", got, 2*len(b))
+	}
+	if got := p.versionCount(); got != 2 {
+		t.Errorf("versions %d, want 2", got)
 	}
 }

@@ -121,6 +121,18 @@ type Report struct {
 	// saw, without managed fields. StoredBytesTotal sums them.
 	StoredBytesPerWorkload map[string]float64 `json:"storedBytesPerWorkload"`
 	StoredBytesTotal       float64            `json:"storedBytesPerWorkloadTotal"`
+	// HubWritesPerWorkload counts those versions: the hub's writes of
+	// bindings, Works, events and templates per workload (its other
+	// writes, such as policies' status and Leases, are few).
+	HubWritesPerWorkload float64 `json:"hubWritesPerWorkload"`
+	// FloorMillisPerWrite is the hub's CPU per write of the floor (the
+	// cheapest custom resource, see `shepherd bench hub`), measured in this
+	// run's hub before the load, from the same profile label.
+	FloorMillisPerWrite float64 `json:"floorMillisPerWrite"`
+	// HubCPURatioToFloor is the hub's CPU per workload over what its writes
+	// would cost at the floor's price: HubCPUSecondsPer1000Workloads /
+	// (HubWritesPerWorkload x FloorMillisPerWrite).
+	HubCPURatioToFloor float64 `json:"hubCPURatioToFloor"`
 	// Memory is the process's memory once every Work was applied: the
 	// hub, the controllers and whatever else runs in it (members, or the
 	// simulator).
@@ -188,6 +200,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The floor first, in this hub, before the load and its counters.
+	floor, err := floorCost(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep.FloorMillisPerWrite = float64(floor.Microseconds()) / 1000
 	before, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -208,7 +226,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			pprof.StopCPUProfile()
 		}
 	}()
-	storedBefore := progress.storedBytes()
+	storedBefore, versionsBefore := progress.storedBytes(), progress.versionCount()
 	begin, cpuBegin := time.Now(), hubbench.ProcessCPU()
 	for p := 0; p < o.Policies; p++ {
 		if err := hub.Create(ctx, policy(ns, p)); err != nil {
@@ -278,6 +296,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if c.Component == "hub" {
 			rep.HubCPUSecondsPer1000Workloads = c.SecondsPer1000Workloads
 		}
+	}
+	rep.HubWritesPerWorkload = float64(progress.versionCount()-versionsBefore) / float64(max(o.Deployments, 1))
+	if floorPerWorkload := rep.HubWritesPerWorkload * rep.FloorMillisPerWrite; floorPerWorkload > 0 {
+		// seconds per 1,000 workloads are milliseconds per workload
+		rep.HubCPURatioToFloor = rep.HubCPUSecondsPer1000Workloads / floorPerWorkload
 	}
 	reconcilesAfter, err := reconciles()
 	if err != nil {

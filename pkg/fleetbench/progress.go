@@ -43,6 +43,8 @@ type progress struct {
 	// stored sums, by kind, the JSON size of every version of the hub's
 	// objects the watch saw: what the hub wrote to its storage.
 	stored map[string]int64
+	// versions counts them: the hub's writes of those kinds.
+	versions map[string]int
 }
 
 // stamps are first-seen and first-done times by object key.
@@ -65,7 +67,7 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}, bindingChanges: map[string]int{}, stored: map[string]int64{}}
+	p := &progress{Reader: c, bindings: newStamps(), works: newStamps(), noOps: map[string]int{}, bindingChanges: map[string]int{}, stored: map[string]int64{}, versions: map[string]int{}}
 	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.Work{}} {
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil {
@@ -219,7 +221,19 @@ func (p *progress) countStored(o any) {
 	kind = kind[strings.LastIndex(kind, ".")+1:]
 	p.mu.Lock()
 	p.stored[kind] += int64(len(b))
+	p.versions[kind]++
 	p.mu.Unlock()
+}
+
+// versionCount returns the versions seen so far, in all.
+func (p *progress) versionCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, v := range p.versions {
+		n += v
+	}
+	return n
 }
 
 // storedBytes returns the bytes stored so far, by kind.

@@ -257,20 +257,26 @@ func (b *bench) get(gvr schema.GroupVersionResource, ns, name string) func() (*u
 
 // namespaces creates the namespaces the cases write to.
 func namespaces(ctx context.Context, cfg *rest.Config) error {
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
 	for _, ns := range []string{"bench", "shepherd-es-member-03"} {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("Namespace")
-		u.SetName(ns)
-		if _, err := dc.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		if err := namespace(ctx, cfg, ns); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// namespace creates one namespace.
+func namespace(ctx context.Context, cfg *rest.Config, name string) error {
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Namespace")
+	u.SetName(name)
+	_, err = dc.Resource(corev1.SchemeGroupVersion.WithResource("namespaces")).Create(ctx, u, metav1.CreateOptions{})
+	return err
 }
 
 // ProcessCPU is the process's user and system CPU so far.
