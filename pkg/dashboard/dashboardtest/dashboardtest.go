@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -87,8 +88,8 @@ func Binding(ns, name, policy string, targets ...workv1alpha1.TargetCluster) das
 
 // Fleet builds a fleet of clusters over 3 providers, 4 regions each and 3
 // zones per region, and workloads Deployments of 4 replicas over two
-// clusters each, in 20 namespaces under 10 policies: the shape of a large
-// fleet, for benchmarks. Every 50th cluster is NotReady and every 40th
+// clusters each, in 20 namespaces under 10 policies, each with its Works
+// and five events: the shape of a large fleet, for benchmarks. Every 50th cluster is NotReady and every 40th
 // tainted.
 func Fleet(clusters, workloads int) *dashboard.Snapshot {
 	s := &dashboard.Snapshot{Now: Epoch}
@@ -112,7 +113,41 @@ func Fleet(clusters, workloads int) *dashboard.Snapshot {
 		if b != a {
 			targets = append(targets, workv1alpha1.TargetCluster{Name: s.Clusters[b].Name, Replicas: 2, State: workv1alpha1.TargetBound})
 		}
-		s.Bindings = append(s.Bindings, Binding(ns, fmt.Sprintf("app-%05d", i), fmt.Sprintf("policy-%d", i%10), targets...))
+		bd := Binding(ns, fmt.Sprintf("app-%05d", i), fmt.Sprintf("policy-%d", i%10), targets...)
+		s.Bindings = append(s.Bindings, bd)
+		s.Works = append(s.Works, Works(bd)...)
+		s.Events = append(s.Events, Events(bd, 5)...)
 	}
 	return s
+}
+
+// Works are the Applied Works of a binding's targets.
+func Works(b dashboard.Binding) []*workv1alpha1.Work {
+	ref := b.Ref()
+	var out []*workv1alpha1.Work
+	for _, t := range b.Obj.GetBindingSpec().Clusters {
+		out = append(out, &workv1alpha1.Work{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "shepherd-es-" + t.Name, Name: ref.Namespace + "." + ref.Name, Labels: map[string]string{
+				workv1alpha1.LabelCluster: t.Name, workv1alpha1.LabelBindingKind: ref.Kind(),
+				workv1alpha1.LabelBindingNamespace: ref.Namespace, workv1alpha1.LabelBindingName: ref.Name,
+			}},
+			Status: workv1alpha1.WorkStatus{Conditions: []metav1.Condition{{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: "AppliedSuccessful"}}},
+		})
+	}
+	return out
+}
+
+// Events are n events on a binding, a minute apart from Epoch.
+func Events(b dashboard.Binding, n int) []*eventsv1.Event {
+	ref := b.Ref()
+	var out []*eventsv1.Event
+	for i := 0; i < n; i++ {
+		out = append(out, &eventsv1.Event{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: fmt.Sprintf("%s.%d", ref.Name, i)},
+			Regarding:  corev1.ObjectReference{Kind: ref.Kind(), Namespace: ref.Namespace, Name: ref.Name},
+			Reason:     "ScheduleBindingSucceed", Note: "Scheduled", Type: "Normal",
+			EventTime: metav1.MicroTime{Time: Epoch.Add(time.Duration(i) * time.Minute)},
+		})
+	}
+	return out
 }
