@@ -134,3 +134,13 @@ func TestTokenRequired(t *testing.T) {
 	signIn(t, ctx, tokenBase, tokenFor(t, "viewer"))
 	waitJS(t, ctx, "the fleet", `document.querySelectorAll('svg.fleet a[data-cluster]').length >= 3`)
 }
+
+// The in-hub example of docs/dashboard.md is accepted by a real hub.
+func TestInHubExampleApplies(t *testing.T) {
+	tokenFor(t, "viewer") // its ClusterRole
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "dashboard", "in-hub.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyYAML(t, string(data))
+}
