@@ -45,7 +45,7 @@ func ConfirmEviction(ctx context.Context, c client.Client, key BindingKey, clust
 			continue
 		}
 		if tasks[i].PurgeMode != policyv1alpha1.PurgeNever {
-			return fmt.Errorf("the eviction from %s has purge mode %s: it needs no confirmation", cluster, tasks[i].PurgeMode)
+			return &StateError{fmt.Sprintf("the eviction from %s has purge mode %s: it needs no confirmation", cluster, tasks[i].PurgeMode)}
 		}
 		if tasks[i].Confirmed {
 			return nil
@@ -53,8 +53,15 @@ func ConfirmEviction(ctx context.Context, c client.Client, key BindingKey, clust
 		tasks[i].Confirmed = true
 		return c.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(fieldOwner))
 	}
-	return fmt.Errorf("%s has no pending eviction from cluster %s", key.Name, cluster)
+	return &StateError{fmt.Sprintf("%s has no pending eviction from cluster %s", key.Name, cluster)}
 }
+
+// StateError is an action the object's state does not call for (a
+// confirmation of an eviction that needs none or is gone): the caller's
+// view is out of date, not the hub at fault.
+type StateError struct{ msg string }
+
+func (e *StateError) Error() string { return e.msg }
 
 // Reschedule creates a RescheduleTask with spec and returns it as created.
 func Reschedule(ctx context.Context, c client.Client, spec taskv1alpha1.RescheduleTaskSpec, fieldOwner string) (*taskv1alpha1.RescheduleTask, error) {

@@ -37,7 +37,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, view{page: "login", title: "Sign in", status: http.StatusUnauthorized, err: err.Error()})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, tokenCookie, token, 0)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
@@ -46,7 +46,7 @@ func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, http.StatusForbidden, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	setCookie(w, r, tokenCookie, "", -1)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
@@ -72,18 +72,24 @@ func (s *Server) action(fn func(ctx context.Context, c client.Client, r *http.Re
 			s.render(w, r, view{page: "error", title: "The action failed", status: hubStatus(err), err: err.Error()})
 			return
 		}
-		http.Redirect(w, r, back(r)+"?done="+url.QueryEscape(msg), http.StatusSeeOther)
+		// The message rides in a short-lived cookie, not the URL: a link
+		// cannot put words in the dashboard's mouth.
+		setCookie(w, r, flashCookie, url.QueryEscape(msg), 60)
+		http.Redirect(w, r, back(r), http.StatusSeeOther)
 	}
 }
 
-// back is the path of the page the form was posted from (the Referer,
-// when it is this server's), else the fleet.
+// back is the page the form was posted from, its query included (the
+// Referer, when it is this server's), else the fleet.
 func back(r *http.Request) string {
 	u, err := url.Parse(r.Referer())
-	if err != nil || u.Host != r.Host || !strings.HasPrefix(u.Path, "/") {
+	if err != nil || u.Host != r.Host || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") || strings.HasPrefix(u.Path, "/\\") {
 		return "/"
 	}
-	return u.Path
+	if u.RawQuery != "" {
+		return u.EscapedPath() + "?" + u.RawQuery
+	}
+	return u.EscapedPath()
 }
 
 // confirm lets the old copy of an evicted workload go.

@@ -24,12 +24,54 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
-// Cookie names.
+// Cookies, each named per port (cookieName): browsers send a host's
+// cookies to all its ports, and two dashboards on one machine (two fleets)
+// must not see each other's token.
 const (
 	tokenCookie = "shepherd_token"
 	csrfCookie  = "shepherd_csrf"
+	flashCookie = "shepherd_flash"
 	csrfField   = "csrf"
 )
+
+// cookieName is base with the port the request came to.
+func cookieName(base string, r *http.Request) string {
+	if _, port, err := net.SplitHostPort(r.Host); err == nil && port != "" {
+		return base + "_" + port
+	}
+	return base
+}
+
+// setCookie sets an HttpOnly, same-site cookie for the whole dashboard;
+// maxAge < 0 deletes it.
+func setCookie(w http.ResponseWriter, r *http.Request, base, value string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName(base, r), Value: value, Path: "/", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+}
+
+// cookie reads a cookie set by setCookie.
+func cookie(r *http.Request, base string) string {
+	if c, err := r.Cookie(cookieName(base, r)); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
+// loopbackHost reports whether a request's Host names this machine. On
+// loopback, where no token is asked for, any other name is a page of
+// another site whose name was pointed at 127.0.0.1 (DNS rebinding): it
+// must not read the fleet nor act as the kubeconfig's user.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
 
 // accessTTL is how long a token's access check is trusted.
 const accessTTL = time.Minute
@@ -64,10 +106,7 @@ func tokenOf(r *http.Request) string {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		return strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
 	}
-	if c, err := r.Cookie(tokenCookie); err == nil {
-		return c.Value
-	}
-	return ""
+	return cookie(r, tokenCookie)
 }
 
 // users builds clients acting as the user, and checks tokens against the
@@ -141,7 +180,13 @@ func (u *users) check(ctx context.Context, id identity) error {
 		return err
 	}
 	u.mu.Lock()
-	u.checked[sum] = time.Now().Add(accessTTL)
+	now := time.Now()
+	for k, until := range u.checked {
+		if now.After(until) {
+			delete(u.checked, k)
+		}
+	}
+	u.checked[sum] = now.Add(accessTTL)
 	u.mu.Unlock()
 	return nil
 }
@@ -168,13 +213,13 @@ func (u *users) verify(ctx context.Context, id identity) error {
 // csrfToken returns the browser's CSRF token, setting a new one in a
 // cookie when it has none.
 func csrfToken(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 64 {
-		return c.Value
+	if v := cookie(r, csrfCookie); len(v) == 64 {
+		return v
 	}
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	v := hex.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	setCookie(w, r, csrfCookie, v, 0)
 	return v
 }
 
@@ -190,11 +235,11 @@ func checkCSRF(r *http.Request) error {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
 		return fmt.Errorf("cross-site request (%s) refused", site)
 	}
-	c, err := r.Cookie(csrfCookie)
-	if err != nil || c.Value == "" {
+	v := cookie(r, csrfCookie)
+	if v == "" {
 		return errors.New("the CSRF cookie is missing: reload the page and try again")
 	}
-	if subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostFormValue(csrfField))) != 1 {
+	if subtle.ConstantTimeCompare([]byte(v), []byte(r.PostFormValue(csrfField))) != 1 {
 		return errors.New("the form's CSRF token does not match: reload the page and try again")
 	}
 	return nil

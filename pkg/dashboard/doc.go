@@ -5,8 +5,8 @@
 // Guarantees, each enforced by a test:
 //
 //   - One watch for all browser tabs. The server reads the hub through one
-//     informer cache (Clusters, bindings, Works, RescheduleTasks, policies,
-//     events); every page renders from it. A change in the cache is pushed
+//     informer cache (Clusters, bindings, Works, RescheduleTasks, events);
+//     every page renders from it. A change in the cache is pushed
 //     to open tabs as a server-sent event, and a tab then reloads its page
 //     from this server, never from the hub: no tab polls the hub.
 //   - Actions use the user's identity. Confirm and Reschedule are sent to
@@ -16,10 +16,14 @@
 //     and it is checked against the hub (a SelfSubjectAccessReview) before
 //     anything is shown; the hub's RBAC decides what it may do.
 //   - Every action is a POST carrying a CSRF token that matches the
-//     browser's cookie; a POST from another origin is refused. With
-//     read-only mode there are no actions at all.
+//     browser's cookie; a POST from another origin is refused. Without
+//     tokens (on loopback) a request must name this machine as its Host,
+//     so a site pointed at 127.0.0.1 (DNS rebinding) gets nothing. Cookies
+//     are named per port. With read-only mode there are no actions at all.
 //   - No Secret's content is ever rendered: Works are cached without their
-//     manifests, and only conditions and names are shown.
+//     manifests, and only conditions and names are shown. (A what-if reads
+//     the templates its policy selects, with the user's identity, and
+//     renders none of their content.)
 //
 // The pages are Go templates and one small script, embedded in the binary:
 // no frontend build is needed to run or test it.

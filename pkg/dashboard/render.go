@@ -49,10 +49,11 @@ type pageData struct {
 func (s *Server) render(w http.ResponseWriter, r *http.Request, v view) {
 	d := pageData{
 		Title: v.title, Active: v.page, CSRF: csrfToken(w, r), ReadOnly: s.opts.ReadOnly,
-		SignedIn: tokenOf(r) != "", Flash: r.URL.Query().Get("done"), Error: v.err, View: v.data,
+		SignedIn: tokenOf(r) != "", Error: v.err, View: v.data,
 	}
-	if d.Error == "" {
-		d.Error = r.URL.Query().Get("failed")
+	if f := cookie(r, flashCookie); f != "" && r.Header.Get("X-Shepherd-Fragment") == "" {
+		d.Flash, _ = url.QueryUnescape(f)
+		setCookie(w, r, flashCookie, "", -1)
 	}
 	tmpl := "layout"
 	if r.Header.Get("X-Shepherd-Fragment") != "" {

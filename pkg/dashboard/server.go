@@ -14,6 +14,8 @@ import (
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
+
+	"github.com/shepherd-io/shepherd/pkg/actions"
 )
 
 //go:embed assets
@@ -84,6 +86,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")
+	if !s.opts.RequireToken && !loopbackHost(r.Host) {
+		http.Error(w, fmt.Sprintf("Host %q refused: without tokens the dashboard answers only to localhost, 127.0.0.1 or [::1]; to serve other names, listen beyond loopback (every request then needs a token)", r.Host), http.StatusForbidden)
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -259,6 +265,10 @@ func hubStatus(err error) int {
 	if errors.As(err, &fe) {
 		return http.StatusBadRequest
 	}
+	var stale *actions.StateError
+	if errors.As(err, &stale) {
+		return http.StatusConflict
+	}
 	var se apierrors.APIStatus
 	if errors.As(err, &se) && se.Status().Code >= 400 {
 		return int(se.Status().Code)
@@ -309,6 +319,12 @@ func Serve(ctx context.Context, listen string, h http.Handler, certFile, keyFile
 	if err != nil {
 		return nil, nil, err
 	}
+	return ln.Addr(), ServeListener(ctx, ln, h, certFile, keyFile), nil
+}
+
+// ServeListener serves h on ln until ctx ends; the serving error arrives on
+// the channel.
+func ServeListener(ctx context.Context, ln net.Listener, h http.Handler, certFile, keyFile string) <-chan error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	errc := make(chan error, 1)
 	go func() {
@@ -330,5 +346,5 @@ func Serve(ctx context.Context, listen string, h http.Handler, certFile, keyFile
 		_ = srv.Shutdown(shutdown)
 		_ = srv.Close()
 	}()
-	return ln.Addr(), errc, nil
+	return errc
 }

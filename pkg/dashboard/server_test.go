@@ -57,7 +57,7 @@ func csrf(t *testing.T, c *http.Client, base string) string {
 	t.Helper()
 	u, _ := url.Parse(base)
 	for _, ck := range c.Jar.Cookies(u) {
-		if ck.Name == "shepherd_csrf" {
+		if ck.Name == "shepherd_csrf_"+u.Port() {
 			return ck.Value
 		}
 	}
@@ -288,5 +288,62 @@ func TestWorksCachedWithoutManifests(t *testing.T) {
 	got := out.(*workv1alpha1.Work)
 	if len(got.Spec.Workload.Manifests) != 0 || got.Status.ManifestStatuses[0].Status != nil {
 		t.Errorf("manifests kept: %+v", got)
+	}
+}
+
+// Without tokens the dashboard answers only to this machine's names: a
+// site whose name points at 127.0.0.1 (DNS rebinding) gets nothing.
+func TestLoopbackRefusesOtherHosts(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{})
+	for host, want := range map[string]int{
+		"": http.StatusOK, "localhost:8080": http.StatusOK, "127.0.0.1": http.StatusOK, "[::1]:8080": http.StatusOK,
+		"evil.example": http.StatusForbidden, "evil.example:8080": http.StatusForbidden, "10.0.0.1:8080": http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest(http.MethodGet, ts.URL+"/workloads", nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want != http.StatusOK && strings.Contains(string(b), "cluster-0000")) {
+			t.Errorf("Host %q: status %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	// With tokens required the Host is not what protects the fleet: the
+	// token is.
+	ts, c = serve(t, dashboard.Options{RequireToken: true})
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+"/login", nil)
+	req.Host = "dashboard.example.com"
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("a named host with tokens required: %v %v", resp, err)
+	}
+}
+
+// Cookies carry the port: two dashboards on one machine keep their own
+// tokens.
+func TestCookiesPerPort(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{})
+	get(t, c, ts.URL+"/")
+	u, _ := url.Parse(ts.URL)
+	var names []string
+	for _, ck := range c.Jar.Cookies(u) {
+		names = append(names, ck.Name)
+	}
+	if len(names) != 1 || names[0] != "shepherd_csrf_"+u.Port() {
+		t.Errorf("cookies %v, want shepherd_csrf_%s", names, u.Port())
+	}
+}
+
+// A flash message comes only from the dashboard's own redirect, never from
+// the URL.
+func TestNoMessagesFromTheURL(t *testing.T) {
+	ts, c := serve(t, dashboard.Options{})
+	_, body := get(t, c, ts.URL+"/?done=Session+expired&failed=Re-enter+your+token+at+evil.example")
+	if strings.Contains(body, "Session expired") || strings.Contains(body, "evil.example") {
+		t.Error("the page shows a message from its URL")
 	}
 }

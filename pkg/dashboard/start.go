@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -45,18 +46,34 @@ func Start(ctx context.Context, c Config) (url string, done <-chan error, err er
 	if (c.CertFile == "") != (c.KeyFile == "") {
 		return "", nil, errors.New("--tls-cert-file and --tls-key-file go together: give both or neither")
 	}
-	src, err := NewHubSource(ctx, c.Hub)
-	if err != nil {
-		return "", nil, err
+	if c.CertFile != "" {
+		// A certificate that does not load fails here, not after the URL
+		// was printed.
+		if _, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
+			return "", nil, fmt.Errorf("--tls-cert-file/--tls-key-file: %w", err)
+		}
 	}
-	srv, err := New(Options{Hub: c.Hub, Source: src, ReadOnly: c.ReadOnly, RequireToken: !IsLoopback(c.Listen), Logger: c.Logger})
-	if err != nil {
-		return "", nil, err
-	}
-	addr, done, err := Serve(ctx, c.Listen, srv, c.CertFile, c.KeyFile)
+	// Listen before watching: a taken port must not leave a watch behind.
+	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return "", nil, fmt.Errorf("listening on %s: %w", c.Listen, err)
 	}
+	srcCtx, cancel := context.WithCancel(ctx)
+	fail := func(err error) (string, <-chan error, error) {
+		cancel()
+		_ = ln.Close()
+		return "", nil, err
+	}
+	src, err := NewHubSource(srcCtx, c.Hub)
+	if err != nil {
+		return fail(err)
+	}
+	srv, err := New(Options{Hub: c.Hub, Source: src, ReadOnly: c.ReadOnly, RequireToken: !IsLoopback(c.Listen), Logger: c.Logger})
+	if err != nil {
+		return fail(err)
+	}
+	done = ServeListener(srcCtx, ln, srv, c.CertFile, c.KeyFile)
+	addr := ln.Addr()
 	scheme := "http"
 	if c.CertFile != "" {
 		scheme = "https"

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -114,11 +115,14 @@ func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Obj
 		}
 		gv, err := schema.ParseGroupVersion(sel.APIVersion)
 		if err != nil {
-			return PlanView{}, fmt.Errorf("spec.resourceSelectors[%d].apiVersion %q: %v", i, sel.APIVersion, err)
+			return PlanView{}, formError(fmt.Sprintf("spec.resourceSelectors[%d].apiVersion %q: %v", i, sel.APIVersion, err))
 		}
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gv.WithKind(sel.Kind + "List"))
 		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			if meta.IsNoMatchError(err) {
+				return PlanView{}, formError(fmt.Sprintf("spec.resourceSelectors[%d]: the hub serves no kind %s in %s", i, sel.Kind, sel.APIVersion))
+			}
 			return PlanView{}, fmt.Errorf("listing %s %s in %q: %w", sel.APIVersion, sel.Kind, ns, err)
 		}
 		for j := range list.Items {
