@@ -188,7 +188,7 @@ func (s *Server) workload(r *http.Request, snap *Snapshot) view {
 	if r.URL.Query().Get("explain") == "all" {
 		pv, err := Explain(r.Context(), snap, b)
 		if err != nil {
-			return view{page: "workload", title: v.Row.Name, data: v, err: "explaining every cluster failed: " + err.Error()}
+			return view{page: "workload", title: v.Row.Name, data: v, status: http.StatusInternalServerError, err: "explaining every cluster failed: " + err.Error()}
 		}
 		if len(pv.Workloads) == 1 {
 			v.Decisions, v.Live = pv.Workloads[0].Decisions, true
