@@ -347,3 +347,14 @@ func TestNoMessagesFromTheURL(t *testing.T) {
 		t.Error("the page shows a message from its URL")
 	}
 }
+
+// A live explanation that cannot be made says so with 500, on the page.
+func TestExplainAllFailure(t *testing.T) {
+	snap := dashboardtest.Fleet(2, 1)
+	snap.Clusters = nil // nothing to place on
+	ts, c := serve(t, dashboard.Options{Source: &dashboardtest.Source{Snap: snap}})
+	code, body := get(t, c, ts.URL+"/workloads/ns/team-00/app-00000-deployment?explain=all")
+	if code != http.StatusInternalServerError || !strings.Contains(body, "explaining every cluster failed") {
+		t.Errorf("status %d, want 500 with the error; body:\n%.300s", code, body)
+	}
+}
