@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 )
@@ -21,7 +22,9 @@ import (
 const crdPollInterval = 100 * time.Millisecond
 
 // InstallCRDs creates or updates every CRD, then waits until all of them are
-// Established so callers can immediately create custom objects.
+// Established and served in discovery, so callers can immediately create
+// custom objects and build REST mappers that know them (Established comes
+// a moment before discovery lists a new kind).
 func InstallCRDs(ctx context.Context, log logr.Logger, cfg *rest.Config, crds []*apiextensionsv1.CustomResourceDefinition) error {
 	if len(crds) == 0 {
 		return nil
@@ -43,6 +46,42 @@ func InstallCRDs(ctx context.Context, log logr.Logger, cfg *rest.Config, crds []
 	for _, crd := range crds {
 		if err := waitEstablished(ctx, client, crd.Name); err != nil {
 			return err
+		}
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("building discovery client: %w", err)
+	}
+	for _, crd := range crds {
+		if err := waitDiscovered(ctx, dc, crd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitDiscovered polls until discovery lists the CRD's resource in every
+// version it serves.
+func waitDiscovered(ctx context.Context, dc discovery.DiscoveryInterface, crd *apiextensionsv1.CustomResourceDefinition) error {
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		gv := crd.Spec.Group + "/" + v.Name
+		err := wait.PollUntilContextCancel(ctx, crdPollInterval, true, func(context.Context) (bool, error) {
+			list, err := dc.ServerResourcesForGroupVersion(gv)
+			if err != nil {
+				return false, nil
+			}
+			for _, r := range list.APIResources {
+				if r.Name == crd.Spec.Names.Plural {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("waiting for %s %s in discovery: %w", gv, crd.Spec.Names.Plural, err)
 		}
 	}
 	return nil
