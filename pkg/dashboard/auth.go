@@ -57,7 +57,8 @@ func cookie(r *http.Request, base string) string {
 	return ""
 }
 
-// loopbackHost reports whether a request's Host names this machine. On
+// loopbackHost reports whether a host (with or without a port) names this
+// machine: localhost or a loopback address. For a request's Host: on
 // loopback, where no token is asked for, any other name is a page of
 // another site whose name was pointed at 127.0.0.1 (DNS rebinding): it
 // must not read the fleet nor act as the kubeconfig's user.
@@ -83,14 +84,7 @@ var errNoToken = errors.New("a bearer token is needed: sign in with a token the 
 // connections from this machine only.
 func IsLoopback(listen string) bool {
 	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return err == nil && loopbackHost(host)
 }
 
 // identity is who a request acts as.

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -72,7 +74,7 @@ func BuildFailover(s *Snapshot) FailoverView {
 			policies[p] = true
 		}
 	}
-	v.Policies = sortedKeys(policies)
+	v.Policies = slices.Sorted(maps.Keys(policies))
 	sort.Slice(v.Evictions, func(i, j int) bool {
 		a, b := v.Evictions[i], v.Evictions[j]
 		return newerFirst(a.Since, b.Since, a.Workload+"\x00"+a.Cluster, b.Workload+"\x00"+b.Cluster)

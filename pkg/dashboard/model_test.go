@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
@@ -304,5 +305,21 @@ func TestBuildFailover(t *testing.T) {
 	}
 	if !reflect.DeepEqual(v.Policies, []string{"ns/p"}) {
 		t.Errorf("policies %v", v.Policies)
+	}
+}
+
+// Explain places a binding as it stands on the snapshot's fleet and
+// explains every cluster.
+func TestExplainEveryCluster(t *testing.T) {
+	s := dashboardtest.Fleet(6, 1)
+	v, err := dashboard.Explain(context.Background(), s, s.Bindings[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Workloads) != 1 || len(v.Workloads[0].Decisions) != 6 {
+		t.Fatalf("workloads %+v, want one with 6 decisions", v.Workloads)
+	}
+	if !v.Workloads[0].Scheduled || !v.Workloads[0].Decisions[0].Selected {
+		t.Errorf("not placed, or the selected clusters are not first: %+v", v.Workloads[0])
 	}
 }

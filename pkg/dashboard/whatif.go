@@ -14,11 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/yaml"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
 // PlanView is what the scheduler would do with a policy, or with a
@@ -152,7 +154,7 @@ func Explain(ctx context.Context, s *Snapshot, b Binding) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
-	raw, err := withKind(b.Obj, b.Ref().Kind())
+	raw, err := withKind(b.Obj)
 	if err != nil {
 		return PlanView{}, err
 	}
@@ -162,7 +164,7 @@ func Explain(ctx context.Context, s *Snapshot, b Binding) (PlanView, error) {
 func clusterDocs(s *Snapshot) ([][]byte, error) {
 	docs := make([][]byte, 0, len(s.Clusters)+8)
 	for _, c := range s.Clusters {
-		raw, err := withKind(c, "Cluster")
+		raw, err := withKind(c)
 		if err != nil {
 			return nil, err
 		}
@@ -172,25 +174,16 @@ func clusterDocs(s *Snapshot) ([][]byte, error) {
 }
 
 // withKind marshals a typed object with its apiVersion and kind, which
-// objects from the cache leave empty.
-func withKind(obj client.Object, kind string) ([]byte, error) {
-	b, err := json.Marshal(obj)
+// objects from the cache leave empty, from the scheme.
+func withKind(obj client.Object) ([]byte, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme.Scheme)
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	group := "cluster.shepherd.io"
-	if kind != "Cluster" {
-		group = "work.shepherd.io"
-	}
-	m["apiVersion"], m["kind"] = group+"/v1alpha1", kind
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "managedFields")
-	}
-	return json.Marshal(m)
+	o := obj.DeepCopyObject().(client.Object)
+	o.GetObjectKind().SetGroupVersionKind(gvk)
+	o.SetManagedFields(nil)
+	return json.Marshal(o)
 }
 
 func plan(ctx context.Context, s *Snapshot, docs [][]byte) (PlanView, error) {

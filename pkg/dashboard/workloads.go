@@ -2,6 +2,8 @@ package dashboard
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -240,7 +242,7 @@ func BuildWorkloads(s *Snapshot, f Filter, page int) WorkloadsView {
 	v.Page = min(max(page, 1), v.Pages)
 	lo := (v.Page - 1) * PageSize
 	v.Rows = matched[lo:min(lo+PageSize, len(matched))]
-	v.Namespaces, v.Policies = sortedKeys(namespaces), sortedKeys(policies)
+	v.Namespaces, v.Policies = slices.Sorted(maps.Keys(namespaces)), slices.Sorted(maps.Keys(policies))
 	for _, c := range s.Clusters {
 		v.Clusters = append(v.Clusters, c.Name)
 	}
@@ -259,13 +261,4 @@ func lessRow(a, b *WorkloadRow) bool {
 		return a.Kind < b.Kind
 	}
 	return a.Ref.String() < b.Ref.String()
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
