@@ -63,7 +63,10 @@ func newUpCommand() *cobra.Command {
     fleet file): registered like "shepherd register" (no endpoint on the hub)
     and served by an agent in this process, with the credentials written to
     DATA_DIR/members/NAME.agent.kubeconfig;
-  - the controller manager that propagates templates to the members;
+  - the controller manager that propagates templates to the members, run
+    as installed: under its ServiceAccount and RBAC (config/rbac), on a hub
+    with API Priority and Fairness and Shepherd's priority levels
+    (config/flowcontrol);
   - the web dashboard (--dashboard-listen, default 127.0.0.1:8080), whose URL
     is printed.
 
