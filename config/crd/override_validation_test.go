@@ -2,6 +2,9 @@ package crd
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 )
 
 // validator checks custom resources of one CRD as the API server does:
@@ -147,7 +152,35 @@ overriders:
 		{"plaintext path without a slash", rule(`plaintext: [{path: spec/replicas, operator: replace, value: 3}]`),
 			[]string{"spec.overrideRules[0].overriders.plaintext[0].path", "must be a JSON pointer starting with '/'"}},
 		{"plaintext on the name", rule(`plaintext: [{path: /metadata/name, operator: replace, value: x}]`),
-			[]string{"plaintext[0].path", "may not change metadata itself or its name, namespace"}},
+			[]string{"plaintext[0].path", "may not touch what the object is (/apiVersion, /kind) or which object it is"}},
+		// A tenant's template turned into another object: a ConfigMap into
+		// a ClusterRoleBinding or a Namespace.
+		{"plaintext on the kind", rule(`plaintext: [{path: /kind, operator: replace, value: ClusterRoleBinding}]`),
+			[]string{"spec.overrideRules[0].overriders.plaintext[0].path", "may not touch what the object is"}},
+		{"plaintext on the apiVersion", rule(`plaintext: [{path: /apiVersion, operator: replace, value: rbac.authorization.k8s.io/v1}]`),
+			[]string{"plaintext[0].path", "may not touch what the object is"}},
+		{"plaintext below the kind", rule(`plaintext: [{path: /kind/x, operator: add, value: y}]`),
+			[]string{"plaintext[0].path", "may not touch"}},
+		{"plaintext on the whole metadata", rule(`plaintext: [{path: /metadata, operator: replace, value: {name: x}}]`),
+			[]string{"plaintext[0].path", "/metadata as a whole"}},
+		{"plaintext on generateName", rule(`plaintext: [{path: /metadata/generateName, operator: add, value: x-}]`),
+			[]string{"plaintext[0].path", "may not touch"}},
+		{"plaintext on the uid", rule(`plaintext: [{path: /metadata/uid, operator: remove}]`),
+			[]string{"plaintext[0].path", "may not touch"}},
+		{"plaintext on finalizers", rule(`plaintext: [{path: /metadata/finalizers, operator: add, value: [example.com/hold]}]`),
+			[]string{"plaintext[0].path", "may not touch"}},
+		{"plaintext on a finalizer", rule(`plaintext: [{path: /metadata/finalizers/0, operator: add, value: example.com/hold}]`),
+			[]string{"plaintext[0].path", "may not touch"}},
+		{"plaintext on a label named kind", rule(`plaintext: [{path: /metadata/labels/kind, operator: add, value: x}]`), nil},
+		{"plaintext on a field named like one", rule(`plaintext: [{path: /spec/kind, operator: add, value: x}]`), nil},
+		{"image predicate on the kind", rule(`imageOverrider: [{predicate: {path: /kind}, component: Repository, operator: replace, value: x}]`),
+			[]string{"imageOverrider[0].predicate.path", "may not touch what the object is"}},
+		{"image predicate on the namespace", rule(`imageOverrider: [{predicate: {path: /metadata/namespace}, component: Repository, operator: replace, value: x}]`),
+			[]string{"imageOverrider[0].predicate.path", "may not touch"}},
+		{"field overrider on the apiVersion", rule(`fieldOverrider: [{fieldPath: /apiVersion, yaml: [{subPath: /a, operator: remove}]}]`),
+			[]string{"fieldOverrider[0].fieldPath", "may not touch what the object is"}},
+		{"field overrider on an owner reference", rule(`fieldOverrider: [{fieldPath: /metadata/ownerReferences/0/name, json: [{subPath: /a, operator: remove}]}]`),
+			[]string{"fieldOverrider[0].fieldPath", "may not touch"}},
 		{"plaintext on the namespace", rule(`plaintext: [{path: /metadata/namespace, operator: replace, value: x}]`),
 			[]string{"plaintext[0].path", "Shepherd keeps the object's identity"}},
 		{"plaintext on an owner reference", rule(`plaintext: [{path: /metadata/ownerReferences/0, operator: remove}]`),
@@ -215,5 +248,34 @@ overriders:
 				}
 			}
 		})
+	}
+}
+
+// TestIdentityPathsInEveryRule: each of policyv1alpha1.IdentityPaths (the
+// list pkg/overrides enforces when it renders) is refused by the API
+// server in every field that takes a path, so the CEL rules and the Go list
+// cannot drift apart.
+func TestIdentityPathsInEveryRule(t *testing.T) {
+	v := loadValidator(t, "overridepolicies.policy.shepherd.io")
+	fields := map[string]string{
+		"plaintext[0].path":                `plaintext: [{path: %q, operator: remove}]`,
+		"imageOverrider[0].predicate.path": `imageOverrider: [{predicate: {path: %q}, component: Tag, operator: remove}]`,
+		"fieldOverrider[0].fieldPath":      `fieldOverrider: [{fieldPath: %q, json: [{subPath: /a, operator: remove}]}]`,
+	}
+	for _, field := range slices.Sorted(maps.Keys(fields)) {
+		for _, p := range append(slices.Clone(policyv1alpha1.IdentityPaths), "/metadata") {
+			for _, path := range []string{p, p + "/x"} {
+				if path == "/metadata/x" {
+					continue // an ordinary field below /metadata
+				}
+				errs := v.validate(t, overridePolicy(rule(fmt.Sprintf(fields[field], path))))
+				if !strings.Contains(errs.ToAggregate().Error(), field) {
+					t.Errorf("%s %s: want refused on %s, got %v", field, path, field, errs.ToAggregate())
+				}
+				if !policyv1alpha1.TouchesIdentity(path) {
+					t.Errorf("TouchesIdentity(%q) = false, want true", path)
+				}
+			}
+		}
 	}
 }

@@ -48,6 +48,10 @@
 //
 // The object is then partly rendered and must be discarded; whether the
 // failure holds back only this cluster or more is the caller's decision.
-// No overrider may change metadata.name, namespace, uid, resourceVersion
-// or ownerReferences: Shepherd identifies and owns member objects by them.
+// No overrider may change what the object is (apiVersion, kind) or which
+// object it is (metadata's name, generateName, namespace, uid,
+// resourceVersion, ownerReferences, finalizers): Shepherd identifies and
+// owns member objects by them, and a tenant's template must not turn into
+// an object of another kind or namespace (a ConfigMap into a
+// ClusterRoleBinding). See policyv1alpha1.IdentityPaths.
 package overrides

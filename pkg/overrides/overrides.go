@@ -175,21 +175,30 @@ func applyRule(obj *unstructured.Unstructured, o *policyv1alpha1.Overriders, id 
 	return "", nil
 }
 
-// identity is what no overrider may change: Shepherd finds, updates and
-// owns the member object by these fields.
+// identity is what no overrider may change: what the object is (apiVersion
+// and kind) and which object it is. Shepherd finds, updates and owns the
+// member object by these fields, and scopes a tenant's templates by them;
+// see policyv1alpha1.IdentityPaths. It is checked after every overrider,
+// so a change through any of them (an image predicate or a fieldOverrider
+// pointed at one of these fields) is refused as well as a plaintext one.
 type identity struct {
-	name, namespace, uid, resourceVersion string
-	ownerReferences                       any
+	apiVersion, kind, name, generateName, namespace, uid, resourceVersion string
+	ownerReferences, finalizers                                           any
 }
 
 func identityOf(obj *unstructured.Unstructured) identity {
 	refs, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "ownerReferences")
+	finalizers, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "finalizers")
 	return identity{
+		apiVersion:      obj.GetAPIVersion(),
+		kind:            obj.GetKind(),
 		name:            obj.GetName(),
+		generateName:    obj.GetGenerateName(),
 		namespace:       obj.GetNamespace(),
 		uid:             string(obj.GetUID()),
 		resourceVersion: obj.GetResourceVersion(),
 		ownerReferences: refs,
+		finalizers:      finalizers,
 	}
 }
 
@@ -197,18 +206,26 @@ func (id identity) check(obj *unstructured.Unstructured) error {
 	now := identityOf(obj)
 	var field string
 	switch {
+	case now.apiVersion != id.apiVersion:
+		field = "apiVersion"
+	case now.kind != id.kind:
+		field = "kind"
 	case now.name != id.name:
-		field = "name"
+		field = "metadata.name"
+	case now.generateName != id.generateName:
+		field = "metadata.generateName"
 	case now.namespace != id.namespace:
-		field = "namespace"
+		field = "metadata.namespace"
 	case now.uid != id.uid:
-		field = "uid"
+		field = "metadata.uid"
 	case now.resourceVersion != id.resourceVersion:
-		field = "resourceVersion"
+		field = "metadata.resourceVersion"
 	case !reflect.DeepEqual(now.ownerReferences, id.ownerReferences):
-		field = "ownerReferences"
+		field = "metadata.ownerReferences"
+	case !reflect.DeepEqual(now.finalizers, id.finalizers):
+		field = "metadata.finalizers"
 	default:
 		return nil
 	}
-	return fmt.Errorf("changes metadata.%s, which Shepherd keeps: change another field", field)
+	return fmt.Errorf("changes %s, which Shepherd keeps: change another field", field)
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -16,17 +14,10 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 )
 
-// protectedPaths are the plaintext paths that would change what Shepherd
-// identifies member objects by (the API refuses them too).
-var protectedPaths = []string{
-	"/metadata", "/metadata/name", "/metadata/namespace", "/metadata/uid",
-	"/metadata/resourceVersion", "/metadata/ownerReferences",
-}
-
 // applyPlaintext applies one JSON patch operation to the whole object.
 func applyPlaintext(obj *unstructured.Unstructured, p *policyv1alpha1.PlaintextOverrider) error {
-	if slices.Contains(protectedPaths, p.Path) || strings.HasPrefix(p.Path, "/metadata/ownerReferences/") {
-		return fmt.Errorf("%s %s: Shepherd keeps the object's name, namespace, uid, resourceVersion and ownerReferences; target another field", p.Operator, p.Path)
+	if policyv1alpha1.TouchesIdentity(p.Path) {
+		return fmt.Errorf("%s %s: Shepherd keeps what the object is and which object it is (apiVersion, kind, metadata's name, namespace, generateName, uid, resourceVersion, ownerReferences and finalizers); target another field", p.Operator, p.Path)
 	}
 	doc, err := json.Marshal(obj.Object)
 	if err != nil {

@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"strings"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -131,7 +133,7 @@ const (
 
 // PlaintextOverrider is one JSON patch (RFC 6902) operation on the object.
 // +kubebuilder:validation:XValidation:rule="self.path.startsWith('/')",message="plaintext[].path must be a JSON pointer starting with '/', e.g. /spec/replicas",fieldPath=".path"
-// +kubebuilder:validation:XValidation:rule="!(self.path in ['/metadata', '/metadata/name', '/metadata/namespace', '/metadata/uid', '/metadata/resourceVersion', '/metadata/ownerReferences'] || self.path.startsWith('/metadata/ownerReferences/'))",message="plaintext[].path may not change metadata itself or its name, namespace, uid, resourceVersion or ownerReferences: Shepherd keeps the object's identity; target a field below /metadata such as /metadata/labels/<key>",fieldPath=".path"
+// +kubebuilder:validation:XValidation:rule="!(self.path == '/metadata' || ['/apiVersion', '/kind', '/metadata/name', '/metadata/namespace', '/metadata/generateName', '/metadata/uid', '/metadata/resourceVersion', '/metadata/ownerReferences', '/metadata/finalizers'].exists(p, self.path == p || self.path.startsWith(p + '/')))",message="plaintext[].path may not touch what the object is (/apiVersion, /kind) or which object it is (/metadata as a whole, or its name, namespace, generateName, uid, resourceVersion, ownerReferences or finalizers): Shepherd keeps the object's identity as the template has it; target another field, e.g. /metadata/labels/<key>",fieldPath=".path"
 type PlaintextOverrider struct {
 	// Path is a JSON pointer (RFC 6901) to the field, e.g. /spec/replicas.
 	// +kubebuilder:validation:MinLength=1
@@ -189,6 +191,7 @@ type ImageOverrider struct {
 
 // ImagePredicate picks one image field.
 // +kubebuilder:validation:XValidation:rule="self.path.startsWith('/')",message="imageOverrider[].predicate.path must be a JSON pointer starting with '/', e.g. /spec/template/spec/containers/0/image",fieldPath=".path"
+// +kubebuilder:validation:XValidation:rule="!(self.path == '/metadata' || ['/apiVersion', '/kind', '/metadata/name', '/metadata/namespace', '/metadata/generateName', '/metadata/uid', '/metadata/resourceVersion', '/metadata/ownerReferences', '/metadata/finalizers'].exists(p, self.path == p || self.path.startsWith(p + '/')))",message="imageOverrider[].predicate.path may not touch what the object is (/apiVersion, /kind) or which object it is (/metadata as a whole, or its name, namespace, generateName, uid, resourceVersion, ownerReferences or finalizers): Shepherd keeps the object's identity as the template has it; target another field, e.g. /metadata/labels/<key>",fieldPath=".path"
 type ImagePredicate struct {
 	// Path is a JSON pointer (RFC 6901) to a string holding an image.
 	// +kubebuilder:validation:MinLength=1
@@ -231,6 +234,7 @@ type LabelAnnotationOverrider struct {
 // fieldPath, e.g. /data/config.yaml of a ConfigMap, and writes it back in
 // the same format.
 // +kubebuilder:validation:XValidation:rule="self.fieldPath.startsWith('/')",message="fieldOverrider[].fieldPath must be a JSON pointer starting with '/', e.g. /data/config.yaml",fieldPath=".fieldPath"
+// +kubebuilder:validation:XValidation:rule="!(self.fieldPath == '/metadata' || ['/apiVersion', '/kind', '/metadata/name', '/metadata/namespace', '/metadata/generateName', '/metadata/uid', '/metadata/resourceVersion', '/metadata/ownerReferences', '/metadata/finalizers'].exists(p, self.fieldPath == p || self.fieldPath.startsWith(p + '/')))",message="fieldOverrider[].fieldPath may not touch what the object is (/apiVersion, /kind) or which object it is (/metadata as a whole, or its name, namespace, generateName, uid, resourceVersion, ownerReferences or finalizers): Shepherd keeps the object's identity as the template has it; target another field, e.g. /metadata/labels/<key>",fieldPath=".fieldPath"
 // +kubebuilder:validation:XValidation:rule="(has(self.json) && size(self.json) > 0) != (has(self.yaml) && size(self.yaml) > 0)",message="fieldOverrider[] needs exactly one of json and yaml, the format of the document at fieldPath: keep one"
 type FieldOverrider struct {
 	// FieldPath is a JSON pointer (RFC 6901) to a string field.
@@ -281,6 +285,34 @@ type YAMLPatchOperation struct {
 	// allowed for remove.
 	// +optional
 	Value apiextensionsv1.JSON `json:"value,omitempty"`
+}
+
+// IdentityPaths are the JSON pointers (RFC 6901) that say what an object
+// is (apiVersion, kind) and which object it is (its name, namespace and the
+// metadata Shepherd or the API server keeps). No overrider may touch them,
+// anything below them, or /metadata as a whole: a template is rendered
+// for a cluster, never turned into another object. The CEL rules on
+// plaintext[].path, imageOverrider[].predicate.path and
+// fieldOverrider[].fieldPath list the same paths (a test keeps them
+// equal), and pkg/overrides checks the rendered object again.
+var IdentityPaths = []string{
+	"/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", "/metadata/generateName",
+	"/metadata/uid", "/metadata/resourceVersion", "/metadata/ownerReferences", "/metadata/finalizers",
+}
+
+// TouchesIdentity reports whether an overrider at path would change one
+// of IdentityPaths: the path is one of them, lies below one, or is
+// /metadata itself.
+func TouchesIdentity(path string) bool {
+	if path == "/metadata" {
+		return true
+	}
+	for _, p := range IdentityPaths {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // OverridePolicy changes templates of its own namespace for some clusters.
