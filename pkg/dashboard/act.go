@@ -24,6 +24,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 // signIn keeps a token in an HttpOnly, same-site cookie after the hub
 // accepted it.
 func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	if status, err := readForm(w, r, formBody); err != nil {
+		s.refuse(w, r, status, err)
+		return
+	}
 	if err := checkCSRF(r); err != nil {
 		s.refuse(w, r, http.StatusForbidden, err)
 		return
@@ -42,6 +46,10 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
+	if status, err := readForm(w, r, formBody); err != nil {
+		s.refuse(w, r, status, err)
+		return
+	}
 	if err := checkCSRF(r); err != nil {
 		s.refuse(w, r, http.StatusForbidden, err)
 		return

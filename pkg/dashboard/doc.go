@@ -20,6 +20,11 @@
 //     tokens (on loopback) a request must name this machine as its Host,
 //     so a site pointed at 127.0.0.1 (DNS rebinding) gets nothing. Cookies
 //     are named per port. With read-only mode there are no actions at all.
+//   - An event is shown on an object only when it was recorded in the
+//     object's namespace (a Work's execution namespace; default or
+//     kube-system for a cluster-scoped object): the API server lets anyone
+//     who may create events somewhere name any object, and an event's
+//     reportingController is its writer's choice, so it is not trusted.
 //   - No Secret's content is ever rendered: Works are cached without their
 //     manifests, and only conditions and names are shown. (A what-if reads
 //     the templates its policy selects, with the user's identity, and

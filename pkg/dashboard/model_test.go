@@ -232,9 +232,9 @@ func TestTimelineNewestFirst(t *testing.T) {
 		Now:      dashboardtest.Epoch,
 		Bindings: []dashboard.Binding{b},
 		Events: []*eventsv1.Event{
-			{Regarding: corev1.ObjectReference{Kind: "ResourceBinding", Namespace: "ns", Name: "web-deployment"}, Reason: "ScheduleBindingSucceed", Note: "done", EventTime: metav1.MicroTime{Time: at(1).Time}},
-			{Regarding: corev1.ObjectReference{Kind: "Deployment", Namespace: "ns", Name: "web"}, Reason: "ApplyFailed", Type: "Warning", Note: "on template", EventTime: metav1.MicroTime{Time: at(2).Time}},
-			{Regarding: corev1.ObjectReference{Kind: "Deployment", Namespace: "ns", Name: "other"}, Reason: "Unrelated", EventTime: metav1.MicroTime{Time: at(3).Time}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Regarding: corev1.ObjectReference{Kind: "ResourceBinding", Namespace: "ns", Name: "web-deployment"}, Reason: "ScheduleBindingSucceed", Note: "done", EventTime: metav1.MicroTime{Time: at(1).Time}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Regarding: corev1.ObjectReference{Kind: "Deployment", Namespace: "ns", Name: "web"}, Reason: "ApplyFailed", Type: "Warning", Note: "on template", EventTime: metav1.MicroTime{Time: at(2).Time}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Regarding: corev1.ObjectReference{Kind: "Deployment", Namespace: "ns", Name: "other"}, Reason: "Unrelated", EventTime: metav1.MicroTime{Time: at(3).Time}},
 		},
 		Tasks: []*taskv1alpha1.RescheduleTask{{
 			ObjectMeta: metav1.ObjectMeta{Name: "reschedule-1", CreationTimestamp: at(-1)},
@@ -252,6 +252,108 @@ func TestTimelineNewestFirst(t *testing.T) {
 	}
 	if len(v.Evictions) != 1 || !v.Evictions[0].AwaitingConfirmation {
 		t.Errorf("evictions %+v, want one awaiting confirmation", v.Evictions)
+	}
+}
+
+// event is an events.k8s.io/v1 Event recorded in namespace ns about
+// regarding (Kind namespace/name), with eventTime set: the API server then
+// accepts any regarding, whatever the event's own namespace.
+func event(ns, kind, regardingNS, name, reason string) *eventsv1.Event {
+	return &eventsv1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: reason},
+		Regarding:  corev1.ObjectReference{Kind: kind, Namespace: regardingNS, Name: name},
+		Reason:     reason, Type: "Warning", Note: reason,
+		EventTime:           metav1.MicroTime{Time: dashboardtest.Epoch},
+		ReportingController: "shepherd-scheduler", ReportingInstance: "shepherd-scheduler-0",
+	}
+}
+
+// An event is shown on an object only when it was recorded where writing it
+// takes rights over the object; what it says of its reporter counts for
+// nothing.
+func TestEventShownOn(t *testing.T) {
+	deploy := dashboard.Object{Kind: "Deployment", Namespace: "team-a", Name: "web"}
+	work := dashboard.Object{Kind: "Work", Namespace: "shepherd-es-member1", Name: "team-a.web-deployment"}
+	clusterRole := dashboard.Object{Kind: "ClusterRole", Name: "viewer"}
+	crb := dashboard.Object{Kind: "ClusterResourceBinding", Name: "viewer-clusterrole"}
+	for _, tc := range []struct {
+		name string
+		e    *eventsv1.Event
+		o    dashboard.Object
+		want bool
+	}{
+		{"genuine event in the Deployment's namespace", event("team-a", "Deployment", "team-a", "web", "Genuine"), deploy, true},
+		{"forged in an execution namespace about a Deployment", event("shepherd-es-member1", "Deployment", "team-a", "web", "Forged"), deploy, false},
+		{"forged in another team's namespace", event("team-b", "Deployment", "team-a", "web", "Forged"), deploy, false},
+		{"forged in default about a namespaced object", event("default", "Deployment", "team-a", "web", "Forged"), deploy, false},
+		{"forged in shepherd-system about a namespaced object", event("shepherd-system", "Deployment", "team-a", "web", "Forged"), deploy, false},
+		{"about another object", event("team-a", "Deployment", "team-a", "api", "Other"), deploy, false},
+		{"about another kind of the same name", event("team-a", "StatefulSet", "team-a", "web", "Other"), deploy, false},
+		{"Work event in its execution namespace", event("shepherd-es-member1", "Work", "shepherd-es-member1", "team-a.web-deployment", "ApplyFailed"), work, true},
+		{"Work event forged by another cluster's agent", event("shepherd-es-member2", "Work", "shepherd-es-member1", "team-a.web-deployment", "Forged"), work, false},
+		{"Work event forged in the workload's namespace", event("team-a", "Work", "shepherd-es-member1", "team-a.web-deployment", "Forged"), work, false},
+		{"cluster-scoped object's event in default", event("default", "ClusterRole", "", "viewer", "Genuine"), clusterRole, true},
+		{"cluster-scoped object's event in kube-system", event("kube-system", "ClusterRole", "", "viewer", "Genuine"), clusterRole, true},
+		{"ClusterResourceBinding's event in default", event("default", "ClusterResourceBinding", "", "viewer-clusterrole", "ScheduleBindingSucceed"), crb, true},
+		{"cluster-scoped object's event in an execution namespace", event("shepherd-es-member1", "ClusterRole", "", "viewer", "Forged"), clusterRole, false},
+		{"cluster-scoped object's event in a team's namespace", event("team-a", "ClusterResourceBinding", "", "viewer-clusterrole", "Forged"), crb, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dashboard.EventShownOn(tc.e, tc.o); got != tc.want {
+				t.Errorf("EventShownOn(event in %q regarding %v, %v) = %t, want %t", tc.e.Namespace, tc.e.Regarding, tc.o, got, tc.want)
+			}
+		})
+	}
+}
+
+// A workload's timeline shows the events of its binding, template and Works
+// recorded where they belong, and none an agent (or anyone) wrote about it
+// from another namespace.
+func TestTimelineEventsFromTheirNamespace(t *testing.T) {
+	b := dashboardtest.Binding("team-a", "web", "p", target("member1", 2))
+	crb := dashboard.Binding{Cluster: true, Obj: &workv1alpha1.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "viewer-clusterrole"},
+		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{
+			APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: "viewer"}},
+	}}
+	works := append(dashboardtest.Works(b), dashboardtest.Works(crb)...)
+	work := works[0] // team-a.web-deployment in shepherd-es-member1
+	for _, tc := range []struct {
+		name  string
+		b     dashboard.Binding
+		e     *eventsv1.Event
+		shown bool
+	}{
+		{"genuine template event", b, event("team-a", "Deployment", "team-a", "web", "BackoffLimitExceeded"), true},
+		{"genuine binding event", b, event("team-a", "ResourceBinding", "team-a", "web-deployment", "ScheduleBindingFailed"), true},
+		{"forged template event from an execution namespace", b, event("shepherd-es-member1", "Deployment", "team-a", "web", "Forged"), false},
+		{"forged binding event from an execution namespace", b, event("shepherd-es-member1", "ResourceBinding", "team-a", "web-deployment", "Forged"), false},
+		{"forged template event from another team", b, event("team-b", "Deployment", "team-a", "web", "Forged"), false},
+		{"Work event in its execution namespace", b, event(work.Namespace, "Work", work.Namespace, work.Name, "ApplyFailed"), true},
+		{"Work event from another execution namespace", b, event("shepherd-es-member2", "Work", work.Namespace, work.Name, "Forged"), false},
+		{"event on a Work of another workload", b, event(work.Namespace, "Work", work.Namespace, "team-a.api-deployment", "Other"), false},
+		{"cluster-scoped template event in default", crb, event("default", "ClusterRole", "", "viewer", "Genuine"), true},
+		{"cluster-scoped binding event in default", crb, event("default", "ClusterResourceBinding", "", "viewer-clusterrole", "ScheduleBindingSucceed"), true},
+		{"cluster-scoped template event from an execution namespace", crb, event("shepherd-es-member1", "ClusterRole", "", "viewer", "Forged"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &dashboard.Snapshot{Now: dashboardtest.Epoch, Bindings: []dashboard.Binding{tc.b}, Works: works, Events: []*eventsv1.Event{tc.e}}
+			var shown []dashboard.TimelineEntry
+			for _, e := range dashboard.BuildWorkload(s, tc.b).Timeline {
+				if e.Kind == "Event" {
+					shown = append(shown, e)
+				}
+			}
+			if (len(shown) == 1) != tc.shown || len(shown) > 1 {
+				t.Fatalf("event in %q regarding %v: timeline events %+v, want shown %t", tc.e.Namespace, tc.e.Regarding, shown, tc.shown)
+			}
+			if tc.shown && (shown[0].Reason != tc.e.Reason || !shown[0].Warning) {
+				t.Errorf("entry %+v, want the event's reason %s as a Warning", shown[0], tc.e.Reason)
+			}
+			if tc.shown && tc.e.Regarding.Kind == "Work" && !strings.HasPrefix(shown[0].Message, "Work on member1: ") {
+				t.Errorf("a Work's event %q does not name its cluster", shown[0].Message)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,8 +35,16 @@ type Options struct {
 	// RequireToken asks every request for a bearer token, checked against
 	// the hub; set it when the dashboard listens beyond loopback.
 	RequireToken bool
-	Logger       logr.Logger
+	// WhatIfTimeout is how long a what-if may take before it is answered
+	// 504 (DefaultWhatIfTimeout when zero).
+	WhatIfTimeout time.Duration
+	Logger        logr.Logger
 }
+
+// DefaultWhatIfTimeout is how long a what-if may take: well within a
+// browser's patience and the 30 s a load balancer in front commonly
+// allows a response.
+const DefaultWhatIfTimeout = 20 * time.Second
 
 // Server serves the dashboard.
 type Server struct {
@@ -49,6 +58,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Hub == nil || opts.Source == nil {
 		return nil, errors.New("dashboard: Hub and Source are required")
+	}
+	if opts.WhatIfTimeout <= 0 {
+		opts.WhatIfTimeout = DefaultWhatIfTimeout
 	}
 	p, err := loadPages()
 	if err != nil {
@@ -109,11 +121,52 @@ type gate struct {
 	post bool
 	// action: a change, refused in read-only mode.
 	action bool
+	// body bounds a form's size (formBody when zero).
+	body bodyLimit
+}
+
+// bodyLimit bounds a form's body; tooLarge is the answer (413) to one over.
+type bodyLimit struct {
+	bytes    int64
+	tooLarge string
+}
+
+var (
+	// formBody bounds the forms of actions: a few short fields.
+	formBody = bodyLimit{64 << 10, "the form is over 64 KiB, far more than the dashboard's forms send"}
+	// whatIfBody bounds the what-if's form: a policy of maxWhatIfBytes,
+	// URL-encoded (at most three bytes each), and the CSRF token.
+	whatIfBody = bodyLimit{3*maxWhatIfBytes + 4<<10, whatIfTooLarge}
+)
+
+// readForm reads a POSTed form, refusing one over its limit with 413 and the
+// limit named. It runs before anything reads a field: a form cut off at
+// net/http's own 10 MB would lose its CSRF token and be refused as forged.
+func readForm(w http.ResponseWriter, r *http.Request, l bodyLimit) (int, error) {
+	if l.bytes == 0 {
+		l = formBody
+	}
+	if r.ContentLength > l.bytes {
+		return http.StatusRequestEntityTooLarge, errors.New(l.tooLarge)
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, l.bytes)
+	err := r.ParseForm()
+	if err == nil && strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		err = r.ParseMultipartForm(l.bytes)
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return http.StatusRequestEntityTooLarge, errors.New(l.tooLarge)
+	case err != nil:
+		return http.StatusBadRequest, fmt.Errorf("the form could not be read: %v", err)
+	}
+	return 0, nil
 }
 
 // admit runs a request's checks in order (read-only mode for actions, the
-// CSRF token for forms, the identity), then reads the snapshot. When one
-// fails it answers the request itself and returns false.
+// size of forms and their CSRF token, the identity), then reads the
+// snapshot. When one fails it answers the request itself and returns false.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, g gate) (identity, *Snapshot, bool) {
 	id := identity{token: tokenOf(r)}
 	if g.action && s.opts.ReadOnly {
@@ -121,6 +174,10 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, g gate) (identity
 		return id, nil, false
 	}
 	if g.post {
+		if status, err := readForm(w, r, g.body); err != nil {
+			s.refuse(w, r, status, err)
+			return id, nil, false
+		}
 		if err := checkCSRF(r); err != nil {
 			s.refuse(w, r, http.StatusForbidden, err)
 			return id, nil, false
@@ -156,7 +213,7 @@ func (s *Server) read(fn func(*http.Request, *Snapshot) view) http.HandlerFunc {
 // post wraps a form handler that only reads (the what-if).
 func (s *Server) post(fn func(*http.Request, *Snapshot, identity) view) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if id, snap, ok := s.admit(w, r, gate{post: true}); ok {
+		if id, snap, ok := s.admit(w, r, gate{post: true, body: whatIfBody}); ok {
 			s.render(w, r, fn(r, snap, id))
 		}
 	}
@@ -232,6 +289,10 @@ func (s *Server) whatIfForm(_ *http.Request, _ *Snapshot) view {
 func (s *Server) whatIf(r *http.Request, snap *Snapshot, id identity) view {
 	text := r.PostFormValue("policy")
 	data := whatIfData{Text: text}
+	if len(text) > maxWhatIfBytes {
+		// Not echoed back: the page would carry it all again.
+		return view{page: "whatif", title: "What-if", data: whatIfData{}, status: http.StatusRequestEntityTooLarge, err: whatIfTooLarge}
+	}
 	policy, err := ParsePolicy(text)
 	if err != nil {
 		return view{page: "whatif", title: "What-if", data: data, status: http.StatusBadRequest, err: err.Error()}
@@ -240,14 +301,26 @@ func (s *Server) whatIf(r *http.Request, snap *Snapshot, id identity) view {
 	if err != nil {
 		return view{page: "whatif", title: "What-if", data: data, status: http.StatusUnauthorized, err: err.Error()}
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.WhatIfTimeout)
 	defer cancel()
 	pv, err := WhatIf(ctx, c, snap, policy)
+	if err != nil && timedOut(ctx, err) {
+		return view{page: "whatif", title: "What-if", data: data, status: http.StatusGatewayTimeout,
+			err: fmt.Sprintf("the what-if did not finish within %s (%v): plan a policy that selects fewer templates, by name or labelSelector, or fewer kinds and namespaces, or split it and plan each part", s.opts.WhatIfTimeout, err)}
+	}
 	if err != nil {
 		return view{page: "whatif", title: "What-if", data: data, status: hubStatus(err), err: err.Error()}
 	}
 	data.Plan = &pv
 	return view{page: "whatif", title: "What-if", data: data}
+}
+
+// timedOut reports whether err ended a what-if because its deadline came:
+// the context's own error, or client-go's rate limiter refusing to wait
+// past the deadline, whose error does not wrap context.DeadlineExceeded.
+func timedOut(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
 }
 
 // refOf reads the binding a workload URL names.

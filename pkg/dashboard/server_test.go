@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -244,7 +246,7 @@ func TestParsePolicyRefusesBadInput(t *testing.T) {
 		{"old group", "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: x}", "use policy.shepherd.io/v1alpha1"},
 		{"unknown field", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: x}\nspec: {placment: {}}", "placment"},
 		{"no name", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\nspec: {}", "metadata.name is empty"},
-		{"too large", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\n#" + strings.Repeat("x", 300<<10), "more than"},
+		{"too large", "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\n#" + strings.Repeat("x", 300<<10), "the policy is over 256 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := dashboard.ParsePolicy(tc.text)
@@ -356,5 +358,125 @@ func TestExplainAllFailure(t *testing.T) {
 	code, body := get(t, c, ts.URL+"/workloads/ns/team-00/app-00000-deployment?explain=all")
 	if code != http.StatusInternalServerError || !strings.Contains(body, "explaining every cluster failed") {
 		t.Errorf("status %d, want 500 with the error; body:\n%.300s", code, body)
+	}
+}
+
+// fakeHub answers discovery for apps/v1 Deployments and lists them: in
+// namespace "slow" only when the request ends (a hub that does not
+// answer), in "many" 501 of them, elsewhere none.
+func fakeHub(t *testing.T) *rest.Config {
+	t.Helper()
+	release := make(chan struct{})
+	write := func(w http.ResponseWriter, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, body)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api", func(w http.ResponseWriter, _ *http.Request) {
+		write(w, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}`)
+	})
+	mux.HandleFunc("/apis", func(w http.ResponseWriter, _ *http.Request) {
+		write(w, `{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}}]}`)
+	})
+	mux.HandleFunc("/apis/apps/v1", func(w http.ResponseWriter, _ *http.Request) {
+		write(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["get","list","watch"]}]}`)
+	})
+	mux.HandleFunc("/apis/apps/v1/namespaces/{ns}/deployments", func(w http.ResponseWriter, r *http.Request) {
+		var items []string
+		switch ns := r.PathValue("ns"); ns {
+		case "slow":
+			select {
+			case <-r.Context().Done():
+				return
+			case <-release:
+			}
+		case "many":
+			for i := range 501 {
+				items = append(items, fmt.Sprintf(`{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web-%d","namespace":%q},"spec":{"replicas":1}}`, i, ns))
+			}
+		}
+		write(w, `{"apiVersion":"apps/v1","kind":"DeploymentList","metadata":{},"items":[`+strings.Join(items, ",")+`]}`)
+	})
+	hub := httptest.NewServer(mux)
+	t.Cleanup(hub.Close)
+	t.Cleanup(func() { close(release) }) // runs first: a hung list ends
+	return &rest.Config{Host: hub.URL}
+}
+
+// policyText is a PropagationPolicy in ns whose resourceSelectors are sels;
+// its annotations are an anchor, d, of a Deployment selector's fields.
+func policyText(ns string, sels ...string) string {
+	return "apiVersion: policy.shepherd.io/v1alpha1\nkind: PropagationPolicy\n" +
+		"metadata: {name: p, namespace: " + ns + ", annotations: &d {apiVersion: apps/v1, kind: Deployment}}\n" +
+		"spec:\n  resourceSelectors: [" + strings.Join(sels, ",") + "]\n"
+}
+
+// A what-if too large to read or to answer in time is refused with the
+// bound it is over and what to do: 413 for a body over the limit (before
+// the CSRF check, which would otherwise find the token cut off), 400 for
+// more selectors or templates than a what-if takes, 504 when the hub does
+// not answer within the what-if's deadline.
+func TestWhatIfBounds(t *testing.T) {
+	// 5,500 selectors, each naming a Deployment, in 100 KiB: each merges
+	// the apiVersion and kind of the anchor in policyText.
+	var named []string
+	for i := range 5500 {
+		named = append(named, fmt.Sprintf("{<<: *d, name: d%d}", i))
+	}
+	all := "{apiVersion: apps/v1, kind: Deployment}"
+	form := func(policy string) func(string) io.Reader {
+		return func(tok string) io.Reader {
+			return strings.NewReader(url.Values{"csrf": {tok}, "policy": {policy}}.Encode())
+		}
+	}
+	huge := form(policyText("default", all) + "#" + strings.Repeat("x", 20<<20))
+	for _, tc := range []struct {
+		name string
+		body func(csrf string) io.Reader
+		// chunked hides the body's length.
+		chunked bool
+		// timeout is the what-if's (the default when zero).
+		timeout time.Duration
+		code    int
+		want    string
+	}{
+		{"20 MB form", huge, false, 0, http.StatusRequestEntityTooLarge, "the policy is over 256 KiB"},
+		{"20 MB form of unknown length", huge, true, 0, http.StatusRequestEntityTooLarge, "the policy is over 256 KiB"},
+		{"policy over 256 KiB in a form under the limit", form(policyText("default", all) + "#" + strings.Repeat("x", 300<<10)), false, 0,
+			http.StatusRequestEntityTooLarge, "the policy is over 256 KiB"},
+		{"5,500 named selectors", form(policyText("default", named...)), false, 0, http.StatusBadRequest,
+			"spec.resourceSelectors has 5500 selectors, more than the 100 a policy may have"},
+		{"101 selectors", form(policyText("default", named[:101]...)), false, 0, http.StatusBadRequest, "more than the 100 a policy may have"},
+		{"501 templates", form(policyText("many", all)), false, 0, http.StatusBadRequest, "the policy selects 501 templates, more than the 500 a what-if places"},
+		{"a hub that does not answer", form(policyText("slow", all)), false, 50 * time.Millisecond, http.StatusGatewayTimeout, "the what-if did not finish within 50ms"},
+		{"100 named selectors", form(policyText("default", named[:100]...)), false, 0, http.StatusOK, "What-if"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := dashboard.New(dashboard.Options{Hub: fakeHub(t), Source: &dashboardtest.Source{Snap: dashboardtest.Fleet(3, 0)},
+				WhatIfTimeout: tc.timeout, Logger: logr.Discard()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(s)
+			t.Cleanup(ts.Close)
+			jar, _ := cookiejar.New(nil)
+			c := &http.Client{Jar: jar}
+			get(t, c, ts.URL+"/whatif")
+			body := tc.body(csrf(t, c, ts.URL))
+			if tc.chunked {
+				body = struct{ io.Reader }{body}
+			}
+			req, _ := http.NewRequest(http.MethodPost, ts.URL+"/whatif", body)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.code || !strings.Contains(string(b), tc.want) {
+				t.Errorf("status %d, want %d; body lacks %q:\n%.600s", resp.StatusCode, tc.code, tc.want, b)
+			}
+		})
 	}
 }

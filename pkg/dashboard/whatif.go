@@ -41,8 +41,21 @@ type PlannedWorkload struct {
 	Decisions []Decision
 }
 
-// maxWhatIfBytes bounds a pasted policy.
-const maxWhatIfBytes = 256 << 10
+// Bounds of a what-if, each named in the answer to one over it: a what-if
+// answers while the browser waits, so what would take too long is refused
+// up front, and the rest is bounded by Options.WhatIfTimeout.
+const (
+	// maxWhatIfBytes bounds a pasted policy.
+	maxWhatIfBytes = 256 << 10
+	// maxSelectors is the most resourceSelectors a policy may have: the
+	// hub's own limit (MaxItems in the CRD), which refuses a longer list.
+	maxSelectors = 100
+	// maxPlanned bounds the templates a what-if places and explains.
+	maxPlanned = 500
+)
+
+// whatIfTooLarge answers a policy over maxWhatIfBytes.
+var whatIfTooLarge = fmt.Sprintf("the policy is over %d KiB, the most a what-if takes: paste one policy, without status or managedFields", maxWhatIfBytes>>10)
 
 // ParsePolicy reads a pasted PropagationPolicy or ClusterPropagationPolicy.
 // Errors name what is wrong and how to fix it.
@@ -51,7 +64,7 @@ func ParsePolicy(text string) (client.Object, error) {
 		return nil, errors.New("policy: paste a PropagationPolicy or a ClusterPropagationPolicy")
 	}
 	if len(text) > maxWhatIfBytes {
-		return nil, fmt.Errorf("policy: %d bytes is more than the %d a what-if takes", len(text), maxWhatIfBytes)
+		return nil, errors.New(whatIfTooLarge)
 	}
 	var tm struct {
 		APIVersion string `json:"apiVersion"`
@@ -81,6 +94,9 @@ func ParsePolicy(text string) (client.Object, error) {
 	if tm.Kind == "PropagationPolicy" && obj.GetNamespace() == "" {
 		obj.SetNamespace("default")
 	}
+	if n := len(selectors(obj)); n > maxSelectors {
+		return nil, fmt.Errorf("policy: spec.resourceSelectors has %d selectors, more than the %d a policy may have (the hub refuses it too): split it into policies of at most %d and plan each", n, maxSelectors, maxSelectors)
+	}
 	return obj, nil
 }
 
@@ -96,9 +112,11 @@ func selectors(obj client.Object) []policyv1alpha1.ResourceSelector {
 }
 
 // WhatIf places the templates policy selects on the fleet of s, as `shepherd
-// plan` would: the templates are listed with c (the user's identity), and
-// every placement is computed against the fleet as it is (earlier
-// placements do not use up room).
+// plan` would: the templates are listed with c (the user's identity), one
+// list per kind and namespace however many selectors name them, and every
+// placement is computed against the fleet as it is (earlier placements do
+// not use up room). It stops when ctx ends, and refuses to place more than
+// maxPlanned templates.
 func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Object) (PlanView, error) {
 	docs, err := clusterDocs(s)
 	if err != nil {
@@ -110,6 +128,7 @@ func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Obj
 	}
 	docs = append(docs, p)
 	seen := map[string]bool{}
+	listed := map[string]bool{}
 	for i, sel := range selectors(policy) {
 		ns := sel.Namespace
 		if _, ok := policy.(*policyv1alpha1.PropagationPolicy); ok {
@@ -118,6 +137,15 @@ func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Obj
 		gv, err := schema.ParseGroupVersion(sel.APIVersion)
 		if err != nil {
 			return PlanView{}, formError(fmt.Sprintf("spec.resourceSelectors[%d].apiVersion %q: %v", i, sel.APIVersion, err))
+		}
+		// Selectors naming templates one by one share their kind's list.
+		key := sel.APIVersion + "/" + sel.Kind + "/" + ns
+		if listed[key] {
+			continue
+		}
+		listed[key] = true
+		if err := ctx.Err(); err != nil {
+			return PlanView{}, err
 		}
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gv.WithKind(sel.Kind + "List"))
@@ -191,10 +219,16 @@ func plan(ctx context.Context, s *Snapshot, docs [][]byte) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
+	if n := len(sc.Workloads); n > maxPlanned {
+		return PlanView{}, formError(fmt.Sprintf("the policy selects %d templates, more than the %d a what-if places: narrow its resourceSelectors (by name, namespace or labelSelector) or split it, and plan each part", n, maxPlanned))
+	}
 	v := PlanView{Unmatched: sc.Unmatched}
 	sched := scheduler.NewDefault()
 	placed := map[string]int32{}
 	for _, w := range sc.Workloads {
+		if err := ctx.Err(); err != nil {
+			return PlanView{}, err
+		}
 		pw := PlannedWorkload{Name: w.Kind + " " + w.Namespace + "/" + w.Name, Replicas: w.Replicas}
 		if w.Namespace == "" {
 			pw.Name = w.Kind + " " + w.Name

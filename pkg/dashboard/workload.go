@@ -81,12 +81,9 @@ func BuildWorkload(s *Snapshot, b Binding) WorkloadView {
 func worksOf(s *Snapshot, r Ref) []WorkView {
 	var out []WorkView
 	for _, w := range s.Works {
-		l := w.Labels
-		if l[workv1alpha1.LabelBindingName] != r.Name || l[workv1alpha1.LabelBindingNamespace] != r.Namespace ||
-			l[workv1alpha1.LabelBindingKind] != r.Kind() {
-			continue
+		if isWorkOf(w, r) {
+			out = append(out, WorkView{Name: w.Name, Cluster: w.Labels[workv1alpha1.LabelCluster], Conditions: w.Status.Conditions})
 		}
-		out = append(out, WorkView{Name: w.Name, Cluster: l[workv1alpha1.LabelCluster], Conditions: w.Status.Conditions})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Cluster != out[j].Cluster {
@@ -97,8 +94,48 @@ func worksOf(s *Snapshot, r Ref) []WorkView {
 	return out
 }
 
-// timeline gathers, newest first, the binding's scheduling, its events and
-// its template's, its evictions and the reschedule tasks that named it.
+// isWorkOf reports whether w is one of the Works of binding r.
+func isWorkOf(w *workv1alpha1.Work, r Ref) bool {
+	l := w.Labels
+	return l[workv1alpha1.LabelBindingName] == r.Name && l[workv1alpha1.LabelBindingNamespace] == r.Namespace &&
+		l[workv1alpha1.LabelBindingKind] == r.Kind()
+}
+
+// Object names an object whose events a page shows.
+type Object struct {
+	Kind, Namespace, Name string
+}
+
+// EventShownOn reports whether event e is shown on object o: e must regard
+// o and have been recorded in o's namespace (a Work's is its execution
+// namespace), or, for a cluster-scoped o, in default or kube-system, the
+// only namespaces the API server accepts such events in (recorders use
+// default).
+//
+// The namespace is the guard: with events.k8s.io/v1 and eventTime set, the
+// API server lets anyone who may create events in some namespace name any
+// object as regarding, so a Pull agent, whose credentials reach its
+// execution namespace, could otherwise put a Warning on any workload's
+// timeline. Where an event is recorded is what RBAC decides: writing in a
+// workload's namespace takes rights there. What an event says about its
+// author (reportingController, reportingInstance, source) is the writer's
+// choice and proves nothing, so no reporter is trusted; Shepherd's
+// controllers record every event in its object's namespace and need no
+// exception.
+func EventShownOn(e *eventsv1.Event, o Object) bool {
+	r := e.Regarding
+	if r.Kind != o.Kind || r.Namespace != o.Namespace || r.Name != o.Name {
+		return false
+	}
+	if o.Namespace == "" {
+		return e.Namespace == metav1.NamespaceDefault || e.Namespace == metav1.NamespaceSystem
+	}
+	return e.Namespace == o.Namespace
+}
+
+// timeline gathers, newest first, the binding's scheduling, its events,
+// its template's and its Works' (those EventShownOn allows), its evictions
+// and the reschedule tasks that named it.
 // Entries at the same time keep a fixed order: by kind, then message.
 func timeline(s *Snapshot, b Binding) []TimelineEntry {
 	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
@@ -114,15 +151,25 @@ func timeline(s *Snapshot, b Binding) []TimelineEntry {
 		out = append(out, TimelineEntry{Time: t.Time, Kind: "Scheduled", Reason: "Scheduled",
 			Message: "placed on " + orNone(strings.Join(targets, ", "))})
 	}
+	// The objects whose events are the workload's, each with what its
+	// events' messages start with.
 	res := spec.Resource
+	objects := map[Object]string{
+		{Kind: ref.Kind(), Namespace: ref.Namespace, Name: ref.Name}: "",
+		{Kind: res.Kind, Namespace: res.Namespace, Name: res.Name}:   "",
+	}
+	for _, w := range s.Works {
+		if isWorkOf(w, ref) {
+			objects[Object{Kind: "Work", Namespace: w.Namespace, Name: w.Name}] = "Work on " + w.Labels[workv1alpha1.LabelCluster] + ": "
+		}
+	}
 	for _, e := range s.Events {
-		r := e.Regarding
-		binding := r.Kind == ref.Kind() && r.Namespace == ref.Namespace && r.Name == ref.Name
-		template := r.Kind == res.Kind && r.Namespace == res.Namespace && r.Name == res.Name
-		if !binding && !template {
+		o := Object{Kind: e.Regarding.Kind, Namespace: e.Regarding.Namespace, Name: e.Regarding.Name}
+		prefix, ok := objects[o]
+		if !ok || !EventShownOn(e, o) {
 			continue
 		}
-		out = append(out, TimelineEntry{Time: eventTime(e), Kind: "Event", Reason: e.Reason, Message: e.Note, Warning: e.Type == "Warning"})
+		out = append(out, TimelineEntry{Time: eventTime(e), Kind: "Event", Reason: e.Reason, Message: prefix + e.Note, Warning: e.Type == "Warning"})
 	}
 	for _, h := range spec.EvictionHistory {
 		out = append(out, TimelineEntry{Time: h.EvictedAt.Time, Kind: "Eviction", Reason: h.Reason, Warning: true,

@@ -137,13 +137,18 @@ func Works(b dashboard.Binding) []*workv1alpha1.Work {
 	return out
 }
 
-// Events are n events on a binding, a minute apart from Epoch.
+// Events are n events on a binding, a minute apart from Epoch, recorded
+// where a recorder puts them: in the binding's namespace, or default.
 func Events(b dashboard.Binding, n int) []*eventsv1.Event {
 	ref := b.Ref()
+	ns := ref.Namespace
+	if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
 	var out []*eventsv1.Event
 	for i := 0; i < n; i++ {
 		out = append(out, &eventsv1.Event{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: fmt.Sprintf("%s.%d", ref.Name, i)},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s.%d", ref.Name, i)},
 			Regarding:  corev1.ObjectReference{Kind: ref.Kind(), Namespace: ref.Namespace, Name: ref.Name},
 			Reason:     "ScheduleBindingSucceed", Note: "Scheduled", Type: "Normal",
 			EventTime: metav1.MicroTime{Time: Epoch.Add(time.Duration(i) * time.Minute)},
