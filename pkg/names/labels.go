@@ -13,6 +13,13 @@ import (
 // annotation instead.
 const AnnotationBinding = "work.shepherd.io/binding"
 
+// AnnotationResourceKind on a Work holds the group and kind of its
+// binding's resource as "<Kind>.<group>" ("ConfigMap" for the core group),
+// schema.GroupKind's String form. The execution controller applies a
+// manifest only of this kind, and a ResourceBinding's Work only into the
+// binding's namespace: a Work never writes outside what its binding names.
+const AnnotationResourceKind = "work.shepherd.io/resource-kind"
+
 // AnnotationTemplateGeneration on a Work (and on a binding) holds the metadata.generation of
 // the hub template its manifest was built from: once every Work of a
 // binding holds the template's current generation and every member has

@@ -2,6 +2,7 @@ package binding
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -119,6 +120,38 @@ func preservedState(spec *workv1alpha1.BindingSpec) (map[string]string, []string
 	return latest.PreservedLabelState, latest.ClustersBeforeFailover
 }
 
+// ReasonIdentityChanged is the Warning event on a binding (and its
+// template) when the manifest rendered for a cluster is not the binding's
+// resource any more: another group, kind, namespace or name. The API
+// refuses override policies that would do it and pkg/overrides checks
+// every overrider; this is the last check before a Work is written, so that
+// nothing a tenant writes can make Shepherd create or adopt another kind
+// of object, or one in another namespace. That cluster's Work is left as
+// it was.
+const ReasonIdentityChanged = "IdentityChanged"
+
+// checkIdentity returns an error naming the field when m is not the
+// object res names: its group, kind, namespace and name must be res's (the
+// version may differ; it names the same object).
+func checkIdentity(m *unstructured.Unstructured, res workv1alpha1.ObjectReference) error {
+	want, err := schema.ParseGroupVersion(res.APIVersion)
+	if err != nil {
+		return fmt.Errorf("the binding's resource apiVersion %q: %w", res.APIVersion, err)
+	}
+	got := m.GroupVersionKind()
+	for _, f := range []struct{ field, got, want string }{
+		{"group", got.Group, want.Group},
+		{"kind", got.Kind, res.Kind},
+		{"namespace", m.GetNamespace(), res.Namespace},
+		{"name", m.GetName(), res.Name},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("the rendered manifest's %s is %q, not the template's %q: Shepherd sends a template only as itself, so the Work is not written", f.field, f.got, f.want)
+		}
+	}
+	return nil
+}
+
 // desiredWork is the Work holding manifest for cluster. The binding
 // controller applies exactly these fields; the execution controller adds
 // its finalizer and writes the status.
@@ -145,6 +178,7 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	w.SetLabels(names.WorkLabels(ref, cluster))
 	w.SetAnnotations(map[string]string{
 		names.AnnotationBinding:            ref.String(),
+		names.AnnotationResourceKind:       manifest.GroupVersionKind().GroupKind().String(),
 		names.AnnotationTemplateGeneration: strconv.FormatInt(templateGeneration, 10),
 	})
 	return w

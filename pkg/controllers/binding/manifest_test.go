@@ -2,6 +2,7 @@ package binding
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,5 +235,50 @@ func TestPreservedStateLabels(t *testing.T) {
 	}
 	if _, ok := tmpl.GetLabels()["ckpt"]; ok {
 		t.Error("the template was modified")
+	}
+}
+
+// TestCheckIdentity: a rendered manifest is written into a Work only while
+// it is the binding's resource; a tenant's ConfigMap turned into a
+// ClusterRoleBinding or a Namespace, or moved to another namespace, is
+// refused, naming the field.
+func TestCheckIdentity(t *testing.T) {
+	res := workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "team-a", Name: "cfg"}
+	cases := []struct {
+		name     string
+		manifest string
+		err      string
+	}{
+		{"the template itself", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: team-a}", ""},
+		{"turned into a ClusterRoleBinding", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: cfg, namespace: team-a}",
+			`manifest's group is "rbac.authorization.k8s.io", not the template's ""`},
+		{"turned into a Namespace", "apiVersion: v1\nkind: Namespace\nmetadata: {name: team-b}",
+			`manifest's kind is "Namespace", not the template's "ConfigMap"`},
+		{"moved to another namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: team-b}",
+			`manifest's namespace is "team-b", not the template's "team-a"`},
+		{"without a namespace", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg}",
+			`manifest's namespace is "", not the template's "team-a"`},
+		{"renamed", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: team-a}",
+			`manifest's name is "other", not the template's "cfg"`},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			err := checkIdentity(parse(t, tt.manifest), res)
+			switch {
+			case tt.err == "" && err != nil:
+				t.Fatalf("want no error, got %v", err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Fatalf("want an error containing %q, got %v", tt.err, err)
+			}
+		})
+	}
+	// Another version of the same group and kind names the same object.
+	if err := checkIdentity(parse(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: team}"),
+		workv1alpha1.ObjectReference{APIVersion: "apps/v1beta2", Kind: "Deployment", Namespace: "team", Name: "web"}); err != nil {
+		t.Fatalf("another version: %v", err)
+	}
+	if err := checkIdentity(parse(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: team-a}"),
+		workv1alpha1.ObjectReference{APIVersion: "a/b/c", Kind: "ConfigMap", Namespace: "team-a", Name: "cfg"}); err == nil {
+		t.Fatal("a bad apiVersion in the binding: want an error")
 	}
 }

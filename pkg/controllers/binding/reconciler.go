@@ -204,10 +204,16 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 			continue
 		}
 		manifest, appliedOverrides, err := r.render(ctx, manifests[t.Name], t.Name, ops)
+		reason := ReasonOverrideFailed
+		if err == nil {
+			if err = checkIdentity(manifest, b.GetBindingSpec().Resource); err != nil {
+				reason = ReasonIdentityChanged
+			}
+		}
 		if err != nil {
 			note := bindingutil.Note(fmt.Sprintf("Not updating the Work for %s: %v", t.Name, err))
-			r.recorder.Eventf(b, nil, "Warning", ReasonOverrideFailed, "SyncWork", "%s", note)
-			r.recorder.Eventf(tmpl, b, "Warning", ReasonOverrideFailed, "SyncWork", "%s", note)
+			r.recorder.Eventf(b, nil, "Warning", reason, "SyncWork", "%s", note)
+			r.recorder.Eventf(tmpl, b, "Warning", reason, "SyncWork", "%s", note)
 			continue
 		}
 		desired := desiredWork(ref, t.Name, manifest, tmpl.GetGeneration(), b.GetBindingSpec())

@@ -44,6 +44,12 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	key := workKey(work)
 	manifests := decodeManifests(work)
+	if err := checkScope(clients, work, manifests); err != nil {
+		// Nothing is applied or pruned: a Work that reaches outside its
+		// binding is not Shepherd's to act on until it is rewritten.
+		applyTotal.WithLabelValues("failure").Inc()
+		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonOutOfScope, err.Error())
+	}
 	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
 	observed := make(map[int]health.Observation, len(manifests))
 	var failures []string
@@ -135,6 +141,29 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{RequeueAfter: r.Options.ResyncPeriod}, nil
+}
+
+// checkScope checks every manifest of the Work against its scope (see
+// scope.go) in the member's terms, before anything is written. A manifest
+// the member cannot map is left to the apply, which reports it.
+func checkScope(c *clusterclient.Clients, work *workv1alpha1.Work, manifests []manifest) error {
+	s, err := scopeOf(work)
+	if err != nil || s.binding == "" {
+		return err
+	}
+	for _, mf := range manifests {
+		if mf.err != nil {
+			continue
+		}
+		id := mf.id
+		if _, err := resourceFor(c, &id); err != nil {
+			continue
+		}
+		if err := s.permits(id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // permanent reports errors that retrying the same manifest cannot fix.
