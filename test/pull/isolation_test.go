@@ -2,6 +2,8 @@ package pull
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // otherCluster is registered by TestAgentCredentialsAreIsolated and never
@@ -186,13 +189,16 @@ func TestRegisterAndAgentBadInput(t *testing.T) {
 // agent token cannot rewrite what the hub sends its cluster.
 func TestAgentMayOnlyChangeFinalizersOfItsWorks(t *testing.T) {
 	ctx := context.Background()
-	own := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(pullMember), Name: "guarded"},
+	own := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(pullMember), Name: "guarded", Finalizers: []string{"example.com/hub"}},
 		Spec: workv1alpha1.WorkSpec{SuspendDispatching: true, Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{
 			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"guarded","namespace":"default"}}`)}}}}}}
 	if err := hub.Create(ctx, own); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = hub.Delete(ctx, own) })
+	t.Cleanup(func() {
+		_ = hub.Patch(ctx, own, client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`)))
+		_ = hub.Delete(ctx, own)
+	})
 	as, err := newClient(agentCfg)
 	if err != nil {
 		t.Fatal(err)
@@ -200,12 +206,27 @@ func TestAgentMayOnlyChangeFinalizersOfItsWorks(t *testing.T) {
 	patch := func(p string) error {
 		return as.Patch(ctx, &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: own.Namespace, Name: own.Name}}, client.RawPatch("application/merge-patch+json", []byte(p)))
 	}
+	// The API server loads admission policies asynchronously: wait until
+	// this one is in force (run alone, this test can be first).
+	// (A dry run: admission runs, nothing is stored.)
+	fleetenv.Eventually(t, "the admission policy refuses the agent", func() error {
+		err := as.Patch(ctx, &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: own.Namespace, Name: own.Name}},
+			client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"suspendDispatching":false}}`)), client.DryRunAll)
+		if !apierrors.IsForbidden(err) {
+			return fmt.Errorf("got %v", err)
+		}
+		return nil
+	})
 	for _, tt := range []struct {
 		name, patch, want string
 	}{
 		{"its manifests", `{"spec":{"workload":{"manifests":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"evil","namespace":"default"}}]}}}`, "spec.workload is the hub's"},
 		{"its dispatching", `{"spec":{"suspendDispatching":false}}`, "spec.workload is the hub's"},
 		{"its labels", `{"metadata":{"labels":{"work.shepherd.io/cluster":"elsewhere"}}}`, "labels and annotations are the hub's"},
+		{"its owner references", `{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"2b0d7d2e-0c3a-4b8e-9a57-3c7b1f0e7a11"}]}}`,
+			"ownerReferences are the hub's"},
+		{"a finalizer of its choosing", `{"metadata":{"finalizers":["example.com/hold"]}}`, "only its own finalizer (work.shepherd.io/execution)"},
+		{"a hub's finalizer removed", `{"metadata":{"finalizers":null}}`, "only its own finalizer"},
 	} {
 		t.Run("refused: "+tt.name, func(t *testing.T) {
 			err := patch(tt.patch)
@@ -214,17 +235,17 @@ func TestAgentMayOnlyChangeFinalizersOfItsWorks(t *testing.T) {
 			}
 		})
 	}
-	if err := patch(`{"metadata":{"finalizers":["work.shepherd.io/test"]}}`); err != nil {
-		t.Fatalf("adding a finalizer, as the agent does: %v", err)
+	if err := patch(`{"metadata":{"finalizers":["example.com/hub","work.shepherd.io/execution"]}}`); err != nil {
+		t.Fatalf("adding its finalizer, as the agent does: %v", err)
 	}
-	if err := patch(`{"metadata":{"finalizers":null}}`); err != nil {
-		t.Fatalf("removing the finalizer: %v", err)
+	if err := patch(`{"metadata":{"finalizers":["example.com/hub"]}}`); err != nil {
+		t.Fatalf("removing its finalizer: %v", err)
 	}
 	got := &workv1alpha1.Work{}
 	if err := hub.Get(ctx, client.ObjectKeyFromObject(own), got); err != nil {
 		t.Fatal(err)
 	}
-	if !got.Spec.SuspendDispatching || len(got.Labels) != 0 {
-		t.Errorf("the Work changed: %+v", got.Spec)
+	if !got.Spec.SuspendDispatching || len(got.Labels) != 0 || len(got.OwnerReferences) != 0 || !slices.Equal(got.Finalizers, []string{"example.com/hub"}) {
+		t.Errorf("the Work changed: %+v %+v", got.ObjectMeta, got.Spec)
 	}
 }
