@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,13 +13,24 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // syncBuffer is a bytes.Buffer safe for the command's writes and the test's reads.
@@ -223,4 +235,215 @@ func startUp(t *testing.T, dir string, args ...string) (*syncBuffer, context.Con
 		}
 	}
 	return out, ctx, cancel, errc
+}
+
+// runAsShepherdEnv makes this test binary run as `shepherd` with its
+// arguments (see TestMain): a `shepherd up` a test can kill.
+const runAsShepherdEnv = "SHEPHERD_CLI_TEST_RUN_AS_SHEPHERD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsShepherdEnv) == "1" {
+		// As cmd/shepherd's main.
+		pflag.CommandLine = pflag.NewFlagSet(os.Args[0], pflag.ExitOnError)
+		cmd := NewRootCommand()
+		cmd.SetArgs(os.Args[1:])
+		if err := cmd.Execute(); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// upProcess is `shepherd up` running in a process of its own.
+type upProcess struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan struct{}
+	err    error // cmd.Wait's, once exited is closed
+}
+
+// upProcessTimeout bounds a wait for `shepherd up` to start or to exit.
+const upProcessTimeout = 3 * time.Minute
+
+// startUpProcess runs `shepherd up --data-dir dir ARGS...` in a process of
+// its own until it says it is ready; the test's cleanup kills it.
+func startUpProcess(t *testing.T, dir string, args ...string) *upProcess {
+	t.Helper()
+	p := &upProcess{out: &syncBuffer{}, exited: make(chan struct{})}
+	p.cmd = exec.Command(os.Args[0], append([]string{"up", "--data-dir", dir}, args...)...)
+	p.cmd.Env = append(os.Environ(), runAsShepherdEnv+"=1")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.exited })
+	deadline := time.After(upProcessTimeout)
+	for !strings.Contains(p.out.String(), "Press Ctrl-C to stop") {
+		select {
+		case <-p.exited:
+			t.Fatalf("up %v exited before it was ready: %v\n%s", args, p.err, tailOf(p.out.String(), 4000))
+		case <-deadline:
+			t.Fatalf("up %v did not become ready:\n%s", args, tailOf(p.out.String(), 4000))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return p
+}
+
+// stop sends sig and returns how the process exited.
+func (p *upProcess) stop(t *testing.T, sig os.Signal) error {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(upProcessTimeout):
+		t.Fatalf("up did not exit after %v:\n%s", sig, tailOf(p.out.String(), 4000))
+		return nil
+	}
+}
+
+// restartFleetPolicy propagates ConfigMap "restart" of the hub's default
+// namespace to a Push member and a Pull member.
+const restartFleetPolicy = `apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: restart
+  namespace: default
+spec:
+  resourceSelectors:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: restart
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, pull1]
+`
+
+// TestUpRestartsWithTheSameDataDir runs `shepherd up` with a Push member
+// and a Pull member and propagates a ConfigMap to both. Then it stops the
+// fleet as Ctrl-C does, and after that as kill -9 does, each time running
+// `shepherd up` again with the same --data-dir: the fleet must come back
+// with its Clusters Ready and the ConfigMap still in both members, and
+// propagate a change to it.
+//
+// The hub's stored webhook configuration names the port of the process
+// that wrote it, with failurePolicy Fail: a fleet that joined its members
+// before serving the webhook again could not restart.
+func TestUpRestartsWithTheSameDataDir(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--members", "1", "--pull-members", "1", "--dashboard-listen", ""}
+	members := []string{"member1", "pull1"}
+	up := startUpProcess(t, dir, args...)
+	hub, memberClients := restartFleetClients(t, dir, members)
+	objs, err := testenv.DecodeYAML([]byte(restartFleetPolicy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, obj := range objs {
+		if err := hub.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "restart"}, Data: map[string]string{"started": "first"}}
+	if err := hub.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	awaitConfigMap(t, memberClients, "first")
+
+	for _, tc := range []struct {
+		name string
+		sig  os.Signal
+		// clean: up exits without an error.
+		clean bool
+	}{
+		{name: "after Ctrl-C", sig: os.Interrupt, clean: true},
+		{name: "after kill -9", sig: syscall.SIGKILL},
+	} {
+		stopped := time.Now()
+		err := up.stop(t, tc.sig)
+		if tc.clean && err != nil {
+			t.Fatalf("up exited with %v after %v:\n%s", err, tc.sig, tailOf(up.out.String(), 4000))
+		}
+		up = startUpProcess(t, dir, args...)
+		hub, memberClients = restartFleetClients(t, dir, members)
+		for name, c := range memberClients {
+			got := &corev1.ConfigMap{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
+				t.Errorf("%s: the ConfigMap propagated to %s before: %v", tc.name, name, err)
+			}
+		}
+		testenv.Eventually(t, upProcessTimeout, tc.name+": every Cluster Ready", func() error {
+			for _, name := range members {
+				cl := &clusterv1alpha1.Cluster{}
+				if err := hub.Get(ctx, client.ObjectKey{Name: name}, cl); err != nil {
+					return err
+				}
+				if !meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+					return fmt.Errorf("cluster %s is not Ready: %v", name, cl.Status.Conditions)
+				}
+			}
+			return nil
+		})
+		// The controllers and the Pull member's agent work again.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			got := &corev1.ConfigMap{}
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
+				return err
+			}
+			got.Data["started"] = tc.name
+			return hub.Update(ctx, got)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		awaitConfigMap(t, memberClients, tc.name)
+		t.Logf("TIMING %s: up again, Clusters Ready and the change propagated in %s", tc.name, time.Since(stopped).Round(time.Millisecond))
+	}
+}
+
+// restartFleetClients are clients of the hub and the members of the fleet
+// in dir, from the kubeconfigs `shepherd up` wrote there.
+func restartFleetClients(t *testing.T, dir string, members []string) (client.Client, map[string]client.Client) {
+	t.Helper()
+	newClient := func(kubeconfig string) client.Client {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	out := map[string]client.Client{}
+	for _, name := range members {
+		out[name] = newClient(localfleet.MemberKubeconfigPath(dir, name))
+	}
+	return newClient(filepath.Join(dir, "kubeconfig")), out
+}
+
+// awaitConfigMap waits until every member has ConfigMap default/restart
+// with started=want.
+func awaitConfigMap(t *testing.T, members map[string]client.Client, want string) {
+	t.Helper()
+	testenv.Eventually(t, upProcessTimeout, "ConfigMap restart with started="+want+" in every member", func() error {
+		for name, c := range members {
+			got := &corev1.ConfigMap{}
+			if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "restart"}, got); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if got.Data["started"] != want {
+				return fmt.Errorf("%s: started=%q", name, got.Data["started"])
+			}
+		}
+		return nil
+	})
 }

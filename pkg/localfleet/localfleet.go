@@ -17,9 +17,12 @@ import (
 
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/config/crd"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
@@ -98,6 +101,16 @@ func MemberKubeconfigPath(dataDir, name string) string {
 // Start starts the hub, the members (in parallel), joins the members to the
 // hub and starts the controller manager. Cancelling ctx stops everything.
 //
+// The webhooks come first: the hub's right after the hub, each member's pod
+// rescheduler's right after the members, each on a new port with its
+// url: configuration rewritten, and Start goes on only once each API
+// server calls its webhook there. Started again on the same data dir
+// (after a Ctrl-C or a kill -9 alike), the API servers hold the
+// configurations the previous process wrote, naming its ports; the hub's
+// refuse (failurePolicy Fail) what they cover, members' credentials
+// Secrets among them, until then. So nothing is admitted unchecked, and
+// nothing refused, once Start returns.
+//
 // The hub runs API Priority and Fairness with config/flowcontrol's
 // priority levels, and the controller manager runs as it does installed:
 // under its ServiceAccount (config/rbac), with a token and nothing else,
@@ -144,11 +157,28 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return fail(fmt.Errorf("starting the hub: %w", err))
 	}
+	hubCfg := f.Hub.RestConfig()
+	if !opts.NoControllers {
+		// Before anything they check is written: members' credentials
+		// Secrets (joinMembers), then whatever users apply.
+		labelled(ctx, "controllers", func(ctx context.Context) { f.webhook, err = startWebhook(ctx, hubCfg, log) })
+		if err != nil {
+			return fail(err)
+		}
+	}
 	labelled(clusterCtx, "member", func(ctx context.Context) { f.Members, err = startMembers(ctx, opts) })
 	if err != nil {
 		return fail(err)
 	}
-	hubCfg := f.Hub.RestConfig()
+	if !opts.NoControllers {
+		// Before Shepherd creates workloads in the members.
+		labelled(ctx, "pod-rescheduler", func(ctx context.Context) {
+			f.podReschedulers, err = startPodReschedulers(ctx, f.Members, !opts.MembersAPIOnly, log)
+		})
+		if err != nil {
+			return fail(err)
+		}
+	}
 	if err := applyIdentity(ctx, hubCfg); err != nil {
 		return fail(err)
 	}
@@ -159,24 +189,12 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	labelled(ctx, "agent", func(ctx context.Context) { f.startAgents(ctx, opts, pulls, log) })
 	var mgrErr <-chan error
 	if !opts.NoControllers {
-		// The hub's validating webhook answers before the controllers
-		// start, so nothing is admitted unchecked once Start returns.
-		labelled(ctx, "controllers", func(ctx context.Context) { f.webhook, err = startWebhook(ctx, hubCfg, log) })
-		if err != nil {
-			return fail(err)
-		}
 		f.controllersCfg, err = install.ServiceAccountConfig(ctx, hubCfg, controllersTokenTTL)
 		if err != nil {
 			return fail(err)
 		}
 		labelled(ctx, "controllers", func(ctx context.Context) {
 			mgrErr, err = startControllers(ctx, f.controllersCfg, opts.Controllers, log)
-		})
-		if err != nil {
-			return fail(err)
-		}
-		labelled(ctx, "pod-rescheduler", func(ctx context.Context) {
-			f.podReschedulers, err = startPodReschedulers(ctx, f.Members, log)
 		})
 		if err != nil {
 			return fail(err)
@@ -304,8 +322,10 @@ func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllerm
 	return errc, nil
 }
 
-// startWebhook serves the HealthInterpreter validating webhook on
-// loopback and points the hub's configuration at it.
+// startWebhook serves the hub's validating webhooks (HealthInterpreters,
+// ResourceInterpreterCustomizations, members' credentials Secrets) on
+// loopback, points the hub's configuration at them and returns once the
+// hub calls them.
 func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*webhookserver.Server, error) {
 	c, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
@@ -315,13 +335,41 @@ func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*w
 	if err != nil {
 		return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
 	}
+	// The configuration holds all three webhooks: once the hub calls one
+	// at this address, it calls them all there.
+	err = s.AwaitCalls(ctx, webhookAwaitTimeout, func(ctx context.Context) error {
+		return c.Create(ctx, &configv1alpha1.HealthInterpreter{
+			ObjectMeta: metav1.ObjectMeta{Name: webhookProbeName},
+			Spec: configv1alpha1.HealthInterpreterSpec{
+				Target: configv1alpha1.HealthTarget{APIVersion: "probe.shepherd.io/v1", Kind: "Probe"},
+				Health: configv1alpha1.HealthExpression{Expression: "true"},
+			},
+		}, client.DryRunAll)
+	})
+	if err != nil {
+		_ = s.Stop()
+		return nil, fmt.Errorf("the hub does not call its HealthInterpreter webhook: %w", err)
+	}
 	return s, nil
 }
 
+// webhookProbeName names the objects that startWebhook and
+// startPodReschedulers create in dry runs to see their webhooks called.
+const webhookProbeName = "shepherd-webhook-probe"
+
+// webhookAwaitTimeout bounds how long an API server may take to call a
+// webhook whose configuration was just written: it watches the
+// configurations, so it takes well under a second unless two busy cores
+// starve it.
+const webhookAwaitTimeout = time.Minute
+
 // startPodReschedulers runs, for every member, the controller that
 // recreates pods failing on a node and the webhook that tells the new pod
-// which nodes to avoid (docs/pod-rescheduling.md).
-func startPodReschedulers(ctx context.Context, members []*member.Member, log logr.Logger) ([]*podrescheduler.Rescheduler, error) {
+// which nodes to avoid (docs/pod-rescheduling.md), and, with await,
+// returns once each member calls its webhook. (Members that run their API
+// server only create no pods, and would refuse the probe's: they have no
+// ServiceAccount.)
+func startPodReschedulers(ctx context.Context, members []*member.Member, await bool, log logr.Logger) ([]*podrescheduler.Rescheduler, error) {
 	out := make([]*podrescheduler.Rescheduler, 0, len(members))
 	for _, m := range members {
 		r, err := podrescheduler.Start(ctx, m.RestConfig(), podrescheduler.Options{
@@ -332,8 +380,34 @@ func startPodReschedulers(ctx context.Context, members []*member.Member, log log
 			return out, fmt.Errorf("starting the pod rescheduler of member %s: %w", m.Name(), err)
 		}
 		out = append(out, r)
+		if !await {
+			continue
+		}
+		if err := awaitPodWebhook(ctx, m.RestConfig(), r.Webhook); err != nil {
+			return out, fmt.Errorf("member %s does not call its pod rescheduler webhook: %w", m.Name(), err)
+		}
 	}
 	return out, nil
+}
+
+// awaitPodWebhook returns once the member of cfg calls s: its failurePolicy
+// Ignore admits pods unchanged while the member still calls the address
+// the configuration named before.
+func awaitPodWebhook(ctx context.Context, cfg *rest.Config, s *webhookserver.Server) error {
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return err
+	}
+	return s.AwaitCalls(ctx, webhookAwaitTimeout, func(ctx context.Context) error {
+		// Only pods with an owner are sent to the webhook.
+		return c.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: webhookProbeName, Namespace: metav1.NamespaceDefault,
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: webhookProbeName, UID: webhookProbeName}},
+			},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
+		}, client.DryRunAll)
+	})
 }
 
 // supervise stops the whole fleet when any part fails or the caller's

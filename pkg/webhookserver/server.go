@@ -7,7 +7,10 @@
 // server one of two ways:
 //   - in-process, as in `shepherd up` (WriteURLConfiguration): the whole
 //     configuration is written with a url: client config pointing at the
-//     server on loopback, e.g. https://127.0.0.1:PORT/validate-...;
+//     server on loopback, e.g. https://127.0.0.1:PORT/validate-...; each
+//     start listens on a new port, so a stored configuration names a
+//     port that is gone until it is rewritten, and AwaitCalls tells when
+//     the API server calls the new one;
 //   - in a cluster (PublishLive): the configuration is deployed with a
 //     service: client config, and its caBundle is set to the CAs of the
 //     live replicas, each of which keeps its CA in a Lease it renews.
@@ -24,9 +27,11 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Route is a handler and the path it serves.
@@ -65,6 +70,8 @@ type Server struct {
 	done   chan struct{}
 	err    error // written before done is closed
 	cancel context.CancelFunc
+	// calls counts the requests served (see AwaitCalls).
+	calls atomic.Int64
 }
 
 // Start listens and serves until ctx ends or Stop is called.
@@ -105,15 +112,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{
-		base:  "https://" + net.JoinHostPort(opts.BindAddress, strconv.Itoa(port)),
-		caPEM: certs.caPEM,
-		srv: &http.Server{
-			Handler:           mux,
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{certs.cert}, MinVersion: tls.VersionTLS12},
-			ReadHeaderTimeout: opts.ShutdownTimeout,
-		},
+		base:   "https://" + net.JoinHostPort(opts.BindAddress, strconv.Itoa(port)),
+		caPEM:  certs.caPEM,
 		done:   make(chan struct{}),
 		cancel: cancel,
+	}
+	s.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.calls.Add(1)
+			mux.ServeHTTP(w, r)
+		}),
+		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{certs.cert}, MinVersion: tls.VersionTLS12},
+		ReadHeaderTimeout: opts.ShutdownTimeout,
 	}
 	go s.serve(ctx, ln, opts.ShutdownTimeout, log)
 	return s, nil
@@ -147,6 +157,31 @@ func (s *Server) URL(path string) string { return s.base + path }
 
 // CABundle is the PEM CA certificate the serving certificate chains to.
 func (s *Server) CABundle() []byte { return s.caPEM }
+
+// AwaitCalls returns once an API server calls this server, sending probe
+// (a request one of its webhooks matches, such as a dry-run create) until
+// it does. A configuration just written reaches the API server's admission
+// through a watch: until then it calls the configuration it had, on a
+// restart the address and CA of the process that wrote it, which answer
+// nothing (failurePolicy Fail refuses every request it matches). Only a
+// configuration naming this server's address makes a call arrive here.
+// probe's errors are expected meanwhile; the last one is returned when
+// timeout passes first.
+func (s *Server) AwaitCalls(ctx context.Context, timeout time.Duration, probe func(context.Context) error) error {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, awaitInterval, timeout, true, func(ctx context.Context) (bool, error) {
+		before := s.calls.Load()
+		last = probe(ctx)
+		return s.calls.Load() > before, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the API server did not call the webhook at %s within %s (last probe: %v): %w", s.base, timeout, last, err)
+	}
+	return nil
+}
+
+// awaitInterval is how often AwaitCalls probes.
+const awaitInterval = 100 * time.Millisecond
 
 // Done is closed once the server has stopped.
 func (s *Server) Done() <-chan struct{} { return s.done }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -59,5 +61,56 @@ func TestStartRefusesBadOptions(t *testing.T) {
 			_ = s.Stop()
 			t.Errorf("Start(%+v) succeeded", o)
 		}
+	}
+}
+
+// TestAwaitCalls: AwaitCalls returns once a probe makes a request arrive,
+// as the API server's call does once it uses a configuration naming this
+// server; a probe that never does (the API server still calls a previous
+// process's port) ends in the probe's last error.
+func TestAwaitCalls(t *testing.T) {
+	s, err := Start(t.Context(), Options{
+		Name:   "test",
+		Routes: []Route{{Path: "/hello", Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Stop() }()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.CABundle())
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	stale := errors.New("connection refused by the previous port")
+	for _, tc := range []struct {
+		name string
+		// callsFrom is the first probe that reaches the server (0: none).
+		callsFrom int
+		wantErr   string
+	}{
+		{name: "the third probe reaches the server", callsFrom: 3},
+		{name: "no probe reaches the server", wantErr: stale.Error()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			probes := 0
+			err := s.AwaitCalls(t.Context(), time.Second, func(ctx context.Context) error {
+				probes++
+				if tc.callsFrom == 0 || probes < tc.callsFrom {
+					return stale
+				}
+				resp, err := c.Get(s.URL("/hello"))
+				if err == nil {
+					resp.Body.Close()
+				}
+				return err
+			})
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("AwaitCalls: %v", err)
+			case tc.wantErr == "" && probes != tc.callsFrom:
+				t.Errorf("AwaitCalls returned after %d probes, want %d", probes, tc.callsFrom)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("AwaitCalls = %v, want an error with %q", err, tc.wantErr)
+			}
+		})
 	}
 }
