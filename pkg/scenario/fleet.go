@@ -32,6 +32,16 @@ type FleetCluster struct {
 	Available map[string]int64 `json:"available"`
 	// APIs are the enabled resources, "group/version/Kind".
 	APIs []string `json:"apis"`
+	// Nodes, when given, is the room left node by node, in the units of
+	// Available: a replica then never spans nodes (see the Cluster
+	// status's node model). Without it only Available counts.
+	Nodes []FleetNodes `json:"nodes,omitempty"`
+}
+
+// FleetNodes is Count nodes with Free room left each.
+type FleetNodes struct {
+	Count int64            `json:"count"`
+	Free  map[string]int64 `json:"free"`
 }
 
 // FleetWorkload is a workload of a Fleet.
@@ -95,7 +105,19 @@ func resources(m map[string]int64) framework.Resources {
 // clusterInfo converts a fleet cluster. A scenario describes an observed
 // fleet, so every cluster counts as probed and ready: an empty apis list
 // means the cluster serves nothing.
-func (c *FleetCluster) clusterInfo() framework.ClusterInfo {
+func (c *FleetCluster) clusterInfo() (framework.ClusterInfo, error) {
+	var nodes []framework.NodeRoom
+	for i, n := range c.Nodes {
+		if n.Count < 1 {
+			return framework.ClusterInfo{}, fmt.Errorf("nodes[%d].count %d: give one node or more, or leave the entry out", i, n.Count)
+		}
+		for name, v := range n.Free {
+			if v < 0 {
+				return framework.ClusterInfo{}, fmt.Errorf("nodes[%d].free.%s %d is negative: give the room left, 0 or more", i, name, v)
+			}
+		}
+		nodes = append(nodes, framework.NodeRoom{Count: n.Count, Free: resources(n.Free)})
+	}
 	return framework.ClusterInfo{
 		Name:      c.Name,
 		Provider:  c.Provider,
@@ -105,9 +127,10 @@ func (c *FleetCluster) clusterInfo() framework.ClusterInfo {
 		Taints:    c.Taints,
 		APIs:      c.APIs,
 		Available: resources(c.Available),
+		Nodes:     nodes,
 		Ready:     metav1.ConditionTrue,
 		Probed:    true,
-	}
+	}, nil
 }
 
 // workload converts a fleet workload.

@@ -111,7 +111,11 @@ func (b *builder) addFleet(raw []byte) error {
 		b.name = f.Name
 	}
 	for i := range f.Clusters {
-		b.clusters = append(b.clusters, f.Clusters[i].clusterInfo())
+		ci, err := f.Clusters[i].clusterInfo()
+		if err != nil {
+			return fmt.Errorf("clusters[%d] (%s): %w", i, f.Clusters[i].Name, err)
+		}
+		b.clusters = append(b.clusters, ci)
 	}
 	for i := range f.Workloads {
 		fw := &f.Workloads[i]

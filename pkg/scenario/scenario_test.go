@@ -94,6 +94,28 @@ workloads:
 	}
 }
 
+// TestFleetNodes: a cluster described node by node takes only the
+// replicas that fit on its nodes; the same cluster by its sums alone takes
+// more.
+func TestFleetNodes(t *testing.T) {
+	const doc = `{"name": "frag", "clusters": [
+  {"name": "frag", "available": {"cpu": 9000, "memory": 65536, "pods": 600}, "apis": ["apps/v1/Deployment"],
+   "nodes": [{"count": 6, "free": {"cpu": 1500, "memory": 8192, "pods": 100}}]},
+  {"name": "sums", "available": {"cpu": 9000, "memory": 65536, "pods": 600}, "apis": ["apps/v1/Deployment"]}
+ ], "workloads": []}`
+	s := parse(t, doc)
+	req := framework.Resources{MilliCPU: 1000}
+	for name, want := range map[string]int64{"frag": 6, "sums": 9} {
+		i, ok := s.Snapshot.Index(name)
+		if !ok {
+			t.Fatalf("no cluster %s", name)
+		}
+		if got, _ := s.Snapshot.At(i).Fit(&req); got != want {
+			t.Errorf("%s: %d one-CPU replicas fit, want %d", name, got, want)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"bad replicaScheduling", strings.Replace(fleetJSON, `"Aggregated"`, `"Spread"`, 1),
@@ -102,6 +124,10 @@ func TestErrors(t *testing.T) {
 			`workloads[0] (ns/dup): placement.spread[0].by "rack": want cluster, region, zone or provider`},
 		{"duplicate cluster", strings.Replace(fleetJSON, `"name": "a"`, `"name": "b"`, 1), `cluster "b" is listed twice`},
 		{"no clusters", `{"name": "x", "clusters": [], "workloads": []}`, "no clusters"},
+		{"nodes without a count", strings.Replace(fleetJSON, `"apis": []}`, `"apis": [], "nodes": [{"count": 0, "free": {"cpu": 1000}}]}`, 1),
+			"clusters[1] (a): nodes[0].count 0: give one node or more"},
+		{"nodes with negative room", strings.Replace(fleetJSON, `"apis": []}`, `"apis": [], "nodes": [{"count": 2, "free": {"cpu": -1}}]}`, 1),
+			"clusters[1] (a): nodes[0].free.cpu -1 is negative"},
 		{"not a scenario", "foo: bar\n", "document 1: not a scenario"},
 		{"bad yaml", "kind: Cluster\n  - x: [\n", "document 1"},
 		{"template without name", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {}\n", "document 1: apps/v1 Deployment has no metadata.name"},

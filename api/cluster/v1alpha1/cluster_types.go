@@ -214,6 +214,31 @@ type ResourceSummary struct {
 	// Allocated is the sum of the requests of pods bound to nodes and not finished.
 	// +optional
 	Allocated corev1.ResourceList `json:"allocated,omitempty"`
+	// Nodes models the room left on each Ready, schedulable node, so that
+	// how many replicas fit is counted node by node (a replica never spans
+	// nodes) rather than from the sums above. Nodes with the same room form
+	// one group; a member with more distinct nodes than MaxNodeGroups is
+	// summarized conservatively (each group holds the least room of its
+	// nodes). Empty when not reported: the sums are used alone.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=atomic
+	// +optional
+	Nodes []NodeGroup `json:"nodes,omitempty"`
+}
+
+// MaxNodeGroups bounds ResourceSummary.Nodes: about 10 KB of status
+// whatever the member's size.
+const MaxNodeGroups = 64
+
+// NodeGroup is Count nodes, each with at least Free room left.
+type NodeGroup struct {
+	// Count is the number of nodes in the group.
+	// +kubebuilder:validation:Minimum=1
+	Count int32 `json:"count"`
+	// Free is a node's allocatable minus the requests of the unfinished
+	// pods bound to it ("pods" as a count): the least of the group's nodes,
+	// resource by resource.
+	Free corev1.ResourceList `json:"free"`
 }
 
 // Cluster is a member cluster of the fleet.

@@ -114,7 +114,8 @@ func (s *summarizer) summarize(ctx context.Context) (*clusterv1alpha1.NodeSummar
 // summarize computes the node summary and the resource summary:
 // allocatable sums the Ready nodes' allocatable; allocated sums the
 // requests of pods bound to a node that have not finished; allocating sums
-// those of unfinished pods not bound yet. Pod counts go in as the "pods"
+// those of unfinished pods not bound yet; nodes is the node model (see
+// nodes.go). Pod counts go in as the "pods"
 // resource, so that a node's pod capacity can be compared with them.
 func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeSummary, *clusterv1alpha1.ResourceSummary) {
 	ns := &clusterv1alpha1.NodeSummary{TotalNum: int32(len(nodes))}
@@ -126,17 +127,29 @@ func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeS
 		}
 	}
 	one := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)}
+	onNode := map[string][]corev1.ResourceList{}
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		req := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
 		target := rs.Allocating
 		if p.Spec.NodeName != "" {
 			target = rs.Allocated
+			onNode[p.Spec.NodeName] = append(onNode[p.Spec.NodeName], req)
 		}
-		add(target, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+		add(target, req)
 		add(target, one)
 	}
+	// The node model: the room of every node new replicas may land on
+	// (Ready and not cordoned; a drained node's room is gone).
+	rooms := make([]nodeRoom, 0, len(nodes))
+	for _, n := range nodes {
+		if nodeReady(n) && !n.Spec.Unschedulable {
+			rooms = append(rooms, freeRoom(n.Status.Allocatable, onNode[n.Name]))
+		}
+	}
+	rs.Nodes = nodeGroups(rooms, clusterv1alpha1.MaxNodeGroups)
 	for _, l := range []corev1.ResourceList{rs.Allocatable, rs.Allocated, rs.Allocating} {
 		for name, q := range l {
 			// Canonical form, so that equal sums compare and print equal.
@@ -183,6 +196,7 @@ func strip(obj any) (any, error) {
 	case *corev1.Node:
 		n := &corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion},
+			Spec:       corev1.NodeSpec{Unschedulable: o.Spec.Unschedulable},
 			Status:     corev1.NodeStatus{Allocatable: o.Status.Allocatable},
 		}
 		for _, c := range o.Status.Conditions {

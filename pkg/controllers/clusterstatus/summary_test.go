@@ -3,6 +3,8 @@ package clusterstatus
 import (
 	"testing"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -70,6 +72,15 @@ func TestSummarize(t *testing.T) {
 				t.Errorf("%s[%s] = %s, want %s", tc.name, k, g.String(), q.String())
 			}
 		}
+	}
+	// The node model: the Ready nodes' room after the pods bound to them
+	// (b's pending pod is bound, so it takes b's room); c is NotReady.
+	wantNodes := []clusterv1alpha1.NodeGroup{
+		{Count: 1, Free: rl("cpu", "1500m", "memory", "4Gi", "pods", "109")},
+		{Count: 1, Free: rl("cpu", "2150m", "memory", "7104Mi", "pods", "108")},
+	}
+	if !sameGroups(rs.Nodes, wantNodes) {
+		t.Errorf("nodes = %v, want %v", rs.Nodes, wantNodes)
 	}
 	empty, ers := summarize(nil, nil)
 	if empty.TotalNum != 0 || len(ers.Allocatable) != 0 {

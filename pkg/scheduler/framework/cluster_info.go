@@ -9,6 +9,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
 // APIID identifies an enabled API ("group/version/Kind") within a Snapshot.
@@ -33,6 +34,9 @@ type ClusterInfo struct {
 	// Available is allocatable - allocated - allocating: what new replicas
 	// can still use.
 	Available Resources
+	// Nodes is the room left node by node (the Cluster's node model), or
+	// nil when the cluster does not report one: then only Available counts.
+	Nodes []NodeRoom
 	// Ready is the status of the Ready condition, "" when never reported.
 	Ready metav1.ConditionStatus
 	// Probed is true once the hub has observed the cluster's status; until
@@ -68,8 +72,32 @@ func ClusterInfoFromCluster(c *clusterv1alpha1.Cluster) ClusterInfo {
 	}
 	if rs := c.Status.ResourceSummary; rs != nil {
 		ci.Available = availableFrom(rs.Allocatable, rs.Allocated, rs.Allocating)
+		ci.Nodes = nodeRoomsFrom(rs.Nodes)
 	}
 	return ci
+}
+
+// NodeRoom is Count nodes with at least Free room each.
+type NodeRoom struct {
+	Count int64
+	Free  Resources
+}
+
+// nodeRoomsFrom converts a Cluster's node model. A malformed one (a group
+// of no nodes, or more groups than the API allows) is not trusted: the
+// cluster is then judged by its sums alone, as one without a model.
+func nodeRoomsFrom(groups []clusterv1alpha1.NodeGroup) []NodeRoom {
+	if len(groups) == 0 || len(groups) > clusterv1alpha1.MaxNodeGroups {
+		return nil
+	}
+	out := make([]NodeRoom, 0, len(groups))
+	for _, g := range groups {
+		if g.Count < 1 {
+			return nil
+		}
+		out = append(out, NodeRoom{Count: int64(g.Count), Free: ResourcesFromList(g.Free)})
+	}
+	return out
 }
 
 func findCondition(conds []metav1.Condition, t string) *metav1.Condition {
@@ -105,9 +133,27 @@ func (ci *ClusterInfo) Field(name string) string {
 	return ""
 }
 
-// Fit returns how many replicas requesting req fit (see Resources.Fit).
+// Fit returns how many replicas requesting req fit, and what limits the
+// number: the cluster's free sums (see Resources.Fit), and, when the
+// cluster reports its node model, the replicas that fit node by node (a
+// replica never spans nodes), whichever is fewer. ResourceNodeRoom is the
+// limit when the nodes hold fewer than the sums would.
 func (ci *ClusterInfo) Fit(req *Resources) (int64, corev1.ResourceName) {
-	return ci.Available.Fit(req)
+	n, limiting := ci.Available.Fit(req)
+	if len(ci.Nodes) == 0 || req.IsZero() {
+		return n, limiting
+	}
+	var perNode int64
+	for i := range ci.Nodes {
+		g := &ci.Nodes[i]
+		m, _ := g.Free.Fit(req)
+		// m is bounded by the node's free pods; keep the sum bounded too.
+		perNode = min(perNode+g.Count*m, core.Unlimited)
+	}
+	if perNode < n {
+		return perNode, ResourceNodeRoom
+	}
+	return n, limiting
 }
 
 // clone copies the slices a snapshot indexes, so callers of NewSnapshot
@@ -118,5 +164,10 @@ func (ci ClusterInfo) clone() ClusterInfo {
 	ci.APIs = slices.Clone(ci.APIs)
 	ci.Available.Scalars = slices.Clone(ci.Available.Scalars)
 	ci.Available.sortScalars()
+	ci.Nodes = slices.Clone(ci.Nodes)
+	for i := range ci.Nodes {
+		ci.Nodes[i].Free.Scalars = slices.Clone(ci.Nodes[i].Free.Scalars)
+		ci.Nodes[i].Free.sortScalars()
+	}
 	return ci
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,6 +89,46 @@ func TestFit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		n, lim := avail.Fit(&tt.req)
+		if n != tt.n || lim != tt.limiting {
+			t.Errorf("%s: got %d (%s), want %d (%s)", tt.name, n, lim, tt.n, tt.limiting)
+		}
+	}
+}
+
+// TestFitNodeByNode: with a node model, a replica never spans nodes. Six
+// nodes of 1.5 free CPUs sum to 9 CPUs but take six one-CPU replicas; a
+// malformed model is not trusted.
+func TestFitNodeByNode(t *testing.T) {
+	q := resource.MustParse
+	frag := []clusterv1alpha1.NodeGroup{{Count: 6, Free: corev1.ResourceList{"cpu": q("1500m"), "memory": q("8Gi"), "pods": q("110")}}}
+	cluster := func(nodes []clusterv1alpha1.NodeGroup) *clusterv1alpha1.Cluster {
+		return &clusterv1alpha1.Cluster{Status: clusterv1alpha1.ClusterStatus{ResourceSummary: &clusterv1alpha1.ResourceSummary{
+			Allocatable: corev1.ResourceList{"cpu": q("9"), "memory": q("48Gi"), "pods": q("660")},
+			Nodes:       nodes,
+		}}}
+	}
+	tests := []struct {
+		name     string
+		nodes    []clusterv1alpha1.NodeGroup
+		req      framework.Resources
+		n        int64
+		limiting corev1.ResourceName
+	}{
+		{"no model: the sums", nil, framework.Resources{MilliCPU: 1000}, 9, "cpu"},
+		{"fragmented: one replica per node", frag, framework.Resources{MilliCPU: 1000}, 6, framework.ResourceNodeRoom},
+		{"small replicas: the sums limit first", frag, framework.Resources{MilliCPU: 500}, 18, "cpu"},
+		{"too big for any node", frag, framework.Resources{MilliCPU: 2000}, 0, framework.ResourceNodeRoom},
+		{"nothing requested", frag, framework.Resources{}, core.Unlimited, ""},
+		{"two pools", []clusterv1alpha1.NodeGroup{frag[0], {Count: 1, Free: corev1.ResourceList{"cpu": q("3"), "memory": q("8Gi"), "pods": q("2")}}},
+			framework.Resources{MilliCPU: 1000}, 8, framework.ResourceNodeRoom},
+		{"malformed (a group of no nodes): not trusted", []clusterv1alpha1.NodeGroup{{Count: 0, Free: corev1.ResourceList{"cpu": q("1")}}},
+			framework.Resources{MilliCPU: 1000}, 9, "cpu"},
+		{"malformed (too many groups): not trusted", slices.Repeat(frag, clusterv1alpha1.MaxNodeGroups+1),
+			framework.Resources{MilliCPU: 1000}, 9, "cpu"},
+	}
+	for _, tt := range tests {
+		ci := framework.ClusterInfoFromCluster(cluster(tt.nodes))
+		n, lim := ci.Fit(&tt.req)
 		if n != tt.n || lim != tt.limiting {
 			t.Errorf("%s: got %d (%s), want %d (%s)", tt.name, n, lim, tt.n, tt.limiting)
 		}

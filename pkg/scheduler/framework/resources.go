@@ -87,6 +87,9 @@ const (
 	ResourcePods   = corev1.ResourcePods
 	ResourceCPU    = corev1.ResourceCPU
 	ResourceMemory = corev1.ResourceMemory
+	// ResourceNodeRoom: the cluster's sums would hold more replicas than
+	// its nodes, each replica on one node, do.
+	ResourceNodeRoom corev1.ResourceName = "room on any one node"
 )
 
 // Fit returns how many replicas, each requesting req, fit in r, and the

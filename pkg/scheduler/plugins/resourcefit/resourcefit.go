@@ -87,6 +87,7 @@ func (*ResourceFit) PreFilter(_ context.Context, state *framework.CycleState, w 
 			status: framework.NewStatus(framework.Unschedulable, fmt.Sprintf("insufficient %s for %s", r, what))})
 	}
 	add(framework.ResourcePods)
+	add(framework.ResourceNodeRoom)
 	if w.Request.MilliCPU > 0 {
 		add(framework.ResourceCPU)
 	}

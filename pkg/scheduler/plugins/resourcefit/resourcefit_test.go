@@ -19,6 +19,9 @@ func TestFilter(t *testing.T) {
 		framework.ClusterInfo{Name: "mem-short", Available: framework.Resources{MilliCPU: 10000, Memory: 512 * mi, Pods: 100}},
 		framework.ClusterInfo{Name: "pods-short", Available: framework.Resources{MilliCPU: 10000, Memory: 10240 * mi, Pods: 2}},
 		framework.ClusterInfo{Name: "empty"},
+		// Nine free CPUs in all, but 1.5 on each of six nodes.
+		framework.ClusterInfo{Name: "fragmented", Available: framework.Resources{MilliCPU: 9000, Memory: 10240 * mi, Pods: 100},
+			Nodes: []framework.NodeRoom{{Count: 6, Free: framework.Resources{MilliCPU: 1500, Memory: 10240 * mi, Pods: 20}}}},
 	)
 	req := framework.Resources{MilliCPU: 1000, Memory: 1024 * mi}
 	divided := func(pref policyv1alpha1.ReplicaDivisionPreference, w *policyv1alpha1.ClusterPreferences) *policyv1alpha1.Placement {
@@ -61,6 +64,14 @@ func TestFilter(t *testing.T) {
 			"mem-short":  "insufficient nvidia.com/gpu for one replica",
 			"pods-short": "insufficient nvidia.com/gpu for one replica",
 			"empty":      "insufficient pods for one replica",
+			"fragmented": "insufficient nvidia.com/gpu for one replica",
+		}},
+		{"a replica never spans nodes", 7, req, nil, nil, map[string]string{
+			"cpu-short":  "insufficient cpu for all replicas",
+			"mem-short":  "insufficient memory for all replicas",
+			"pods-short": "insufficient pods for all replicas",
+			"empty":      "insufficient pods for all replicas",
+			"fragmented": "insufficient room on any one node for all replicas",
 		}},
 	}
 	p, _ := New()
