@@ -62,6 +62,8 @@ type ClusterCard struct {
 	// Highlight is true when the workload targets this cluster.
 	Placed    int32
 	Highlight bool
+	// Nodes is the cluster's node model: the room left node by node.
+	Nodes NodeModel
 }
 
 // Attention is true for a cluster that is not Ready or is tainted.
@@ -155,6 +157,7 @@ func newCard(c *clusterv1alpha1.Cluster) *ClusterCard {
 		card.MemAllocatable = rs.Allocatable.Memory().Value()
 		card.CPUUsed = milli(rs.Allocated, corev1.ResourceCPU) + milli(rs.Allocating, corev1.ResourceCPU)
 		card.MemUsed = value(rs.Allocated, corev1.ResourceMemory) + value(rs.Allocating, corev1.ResourceMemory)
+		card.Nodes = NodeModelOf(rs.Nodes, ShownNodeGroups)
 	}
 	return card
 }

@@ -74,3 +74,13 @@ func (s *Snapshot) Find(r Ref) (Binding, bool) {
 	}
 	return Binding{}, false
 }
+
+// cluster returns the Cluster named name, or nil.
+func (s *Snapshot) cluster(name string) *clusterv1alpha1.Cluster {
+	for _, c := range s.Clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/yaml"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
@@ -223,6 +224,10 @@ func plan(ctx context.Context, s *Snapshot, docs [][]byte) (PlanView, error) {
 		return PlanView{}, formError(fmt.Sprintf("the policy selects %d templates, more than the %d a what-if places: narrow its resourceSelectors (by name, namespace or labelSelector) or split it, and plan each part", n, maxPlanned))
 	}
 	v := PlanView{Unmatched: sc.Unmatched}
+	clusters := make(map[string]*clusterv1alpha1.Cluster, len(s.Clusters))
+	for _, c := range s.Clusters {
+		clusters[c.Name] = c
+	}
 	sched := scheduler.NewDefault()
 	placed := map[string]int32{}
 	for _, w := range sc.Workloads {
@@ -243,9 +248,10 @@ func plan(ctx context.Context, s *Snapshot, docs [][]byte) (PlanView, error) {
 		default:
 			pw.Scheduled = true
 		}
-		for _, e := range res.Explanations() {
+		for i, e := range res.Explanations() {
 			pw.Decisions = append(pw.Decisions, Decision{Cluster: e.Cluster, Selected: e.Selected, Replicas: e.Replicas,
-				Scores: e.Scores, Total: e.Total, FilteredBy: e.FilteredBy, Reason: e.Reason})
+				Scores: e.Scores, Total: e.Total, FilteredBy: e.FilteredBy, Reason: e.Reason,
+				NodeRoom: NodeRoomOf(sc.Snapshot.At(i), clusters[e.Cluster], w, e.Reason)})
 			if e.Selected {
 				placed[e.Cluster] += e.Replicas
 			}

@@ -36,6 +36,9 @@ type Decision struct {
 	Total      int64
 	FilteredBy string
 	Reason     string
+	// NodeRoom is set when room on any one node limited how many
+	// replicas fit on the cluster (a replica never spans nodes).
+	NodeRoom *NodeRoomLimit
 }
 
 // WorkView is one of the workload's Works.
@@ -68,6 +71,9 @@ func BuildWorkload(s *Snapshot, b Binding) WorkloadView {
 		dec := Decision{Cluster: d.ClusterName, Selected: d.Selected, Scores: d.Scores, Total: d.TotalScore, Reason: d.Reason}
 		if d.Selected {
 			dec.Replicas = replicas[d.ClusterName]
+		}
+		if NamesNodeRoom(d.Reason) {
+			dec.NodeRoom = &NodeRoomLimit{Fits: -1, Nodes: nodeModelOfCluster(s.cluster(d.ClusterName))}
 		}
 		v.Decisions = append(v.Decisions, dec)
 	}

@@ -54,6 +54,21 @@ func Cluster(name, provider, region, zone string) *clusterv1alpha1.Cluster {
 	}
 }
 
+// NodeGroup is count nodes with cpu, memory and pods left each (cpu and
+// memory as quantities: "1500m", "8Gi").
+func NodeGroup(count int32, cpu, memory string, pods int64) clusterv1alpha1.NodeGroup {
+	return clusterv1alpha1.NodeGroup{Count: count, Free: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory),
+		corev1.ResourcePods: *resource.NewQuantity(pods, resource.DecimalSI),
+	}}
+}
+
+// WithNodes sets c's node model to groups, in their order, and returns c.
+func WithNodes(c *clusterv1alpha1.Cluster, groups ...clusterv1alpha1.NodeGroup) *clusterv1alpha1.Cluster {
+	c.Status.ResourceSummary.Nodes = groups
+	return c
+}
+
 // Binding builds a scheduled ResourceBinding of a Deployment with its
 // targets (cluster name to replicas), each Healthy with all replicas ready.
 func Binding(ns, name, policy string, targets ...workv1alpha1.TargetCluster) dashboard.Binding {
@@ -90,7 +105,8 @@ func Binding(ns, name, policy string, targets ...workv1alpha1.TargetCluster) das
 // zones per region, and workloads Deployments of 4 replicas over two
 // clusters each, in 20 namespaces under 10 policies, each with its Works
 // and five events: the shape of a large fleet, for benchmarks. Every 50th cluster is NotReady and every 40th
-// tainted.
+// tainted. Every cluster reports its nodes: two groups of two, or, every
+// 4th, six nodes of different room (more groups than the pages spell out).
 func Fleet(clusters, workloads int) *dashboard.Snapshot {
 	s := &dashboard.Snapshot{Now: Epoch}
 	providers := []string{"aws", "azure", "gcp"}
@@ -100,6 +116,12 @@ func Fleet(clusters, workloads int) *dashboard.Snapshot {
 		c := Cluster(fmt.Sprintf("cluster-%04d", i), p, region, fmt.Sprintf("%s-%c", region, 'a'+(i/12)%3))
 		if i%50 == 49 {
 			c.Status.Conditions[0].Status, c.Status.Conditions[0].Reason = metav1.ConditionFalse, "ClusterNotReachable"
+		}
+		if i%4 == 3 {
+			WithNodes(c, NodeGroup(1, "6", "24Gi", 110), NodeGroup(1, "5", "20Gi", 110), NodeGroup(1, "4", "16Gi", 110),
+				NodeGroup(1, "4", "16Gi", 100), NodeGroup(1, "3", "12Gi", 100), NodeGroup(1, "2", "8Gi", 100))
+		} else {
+			WithNodes(c, NodeGroup(2, "8", "32Gi", 100), NodeGroup(2, "4", "16Gi", 90))
 		}
 		if i%40 == 39 {
 			c.Spec.Taints = []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoSchedule}}
