@@ -298,6 +298,13 @@ type AggregatedStatusItem struct {
 	// (the start of failover's delaySeconds).
 	// +optional
 	FirstCollectedTime *metav1.Time `json:"firstCollectedTime,omitempty"`
+	// StatusTime is when the hub last saw the copy's status change. The
+	// scheduler counts the replicas the member reports (status.replicas)
+	// as part of the cluster's resource summary once that summary is
+	// later than this; until then they are in flight (see the scheduling
+	// documentation, "Replicas in flight").
+	// +optional
+	StatusTime *metav1.Time `json:"statusTime,omitempty"`
 	// Settled is true once the copy has been Healthy.
 	// +optional
 	Settled bool `json:"settled,omitempty"`

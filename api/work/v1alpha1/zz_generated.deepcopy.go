@@ -29,6 +29,10 @@ func (in *AggregatedStatusItem) DeepCopyInto(out *AggregatedStatusItem) {
 		in, out := &in.FirstCollectedTime, &out.FirstCollectedTime
 		*out = (*in).DeepCopy()
 	}
+	if in.StatusTime != nil {
+		in, out := &in.StatusTime, &out.StatusTime
+		*out = (*in).DeepCopy()
+	}
 	if in.UnhealthySince != nil {
 		in, out := &in.UnhealthySince, &out.UnhealthySince
 		*out = (*in).DeepCopy()

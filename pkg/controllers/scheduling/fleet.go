@@ -22,16 +22,22 @@ import (
 type Fleet struct {
 	reader client.Reader
 	gen    atomic.Uint64
+	// ledger holds the replicas in flight (inflight.go); Snapshot takes
+	// them out of the clusters' room.
+	ledger *ledger
 
 	mu      sync.Mutex
 	snap    *framework.Snapshot
 	snapGen uint64
+	// withFlight is snap with the ledger's reservations at ledgerVersion.
+	withFlight    *framework.Snapshot
+	ledgerVersion uint64
 }
 
 // NewFleet returns a Fleet listing clusters with reader (the manager's
 // cached client).
 func NewFleet(reader client.Reader) *Fleet {
-	f := &Fleet{reader: reader}
+	f := &Fleet{reader: reader, ledger: newLedger()}
 	f.gen.Store(1) // so that the zero snapGen is stale
 	return f
 }
@@ -39,27 +45,43 @@ func NewFleet(reader client.Reader) *Fleet {
 // Invalidate marks the snapshot stale.
 func (f *Fleet) Invalidate() { f.gen.Add(1) }
 
-// Snapshot returns the snapshot of the current fleet, rebuilding it when a
-// cluster changed since it was built. Snapshots are immutable and shared
-// by concurrent scheduling cycles.
+// Snapshot returns the snapshot of the current fleet with the replicas in
+// flight taken out of the clusters' room, rebuilding it when a cluster
+// changed since it was built (and taking the replicas out again when the
+// ledger changed). Snapshots are immutable and shared by concurrent
+// scheduling cycles.
 func (f *Fleet) Snapshot(ctx context.Context) (*framework.Snapshot, error) {
 	gen := f.gen.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.snap != nil && f.snapGen == gen {
-		return f.snap, nil
+	if f.snap == nil || f.snapGen != gen {
+		list := &clusterv1alpha1.ClusterList{}
+		if err := f.reader.List(ctx, list); err != nil {
+			return nil, err
+		}
+		snap, err := framework.SnapshotFromClusters(list.Items)
+		if err != nil {
+			return nil, err
+		}
+		snapshotBuilds.Inc()
+		f.snap, f.snapGen, f.withFlight = snap, gen, nil
 	}
-	list := &clusterv1alpha1.ClusterList{}
-	if err := f.reader.List(ctx, list); err != nil {
-		return nil, err
+	if f.withFlight == nil || f.ledgerVersion != f.ledger.currentVersion() {
+		rs, version := f.ledger.reservations(f.snap)
+		f.withFlight, f.ledgerVersion = f.snap.WithReservations(rs), version
+		replicasInFlight.Set(float64(countReplicas(rs)))
 	}
-	snap, err := framework.SnapshotFromClusters(list.Items)
-	if err != nil {
-		return nil, err
+	return f.withFlight, nil
+}
+
+func countReplicas(rs map[string][]framework.Reservation) int64 {
+	var n int64
+	for _, l := range rs {
+		for _, r := range l {
+			n += r.Replicas
+		}
 	}
-	snapshotBuilds.Inc()
-	f.snap, f.snapGen = snap, gen
-	return snap, nil
+	return n
 }
 
 // clusterChange classifies a cluster event by the bindings it may concern.

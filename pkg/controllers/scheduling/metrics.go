@@ -19,8 +19,12 @@ var (
 		Name: "shepherd_scheduler_snapshot_builds_total",
 		Help: "Fleet snapshots built; one per fleet change that a scheduling cycle followed.",
 	})
+	replicasInFlight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "shepherd_scheduler_replicas_in_flight",
+		Help: "Replicas assigned to clusters whose resource summaries do not count them yet, taken out of their room by the last snapshot.",
+	})
 )
 
 func init() {
-	metrics.Registry.MustRegister(scheduleAttempts, e2eDuration, snapshotBuilds)
+	metrics.Registry.MustRegister(scheduleAttempts, e2eDuration, snapshotBuilds, replicasInFlight)
 }

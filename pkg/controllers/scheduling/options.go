@@ -108,6 +108,7 @@ func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 		Named("scheduler-"+strings.ToLower(r.kind.Name)).
 		Watches(r.kind.New(), bindingHandler(), builder.WithPredicates(bindingPredicate())).
 		WatchesRawSource(source.Kind(mgr.GetCache(), &clusterv1alpha1.Cluster{}, r.clusterHandler())).
+		WatchesRawSource(source.Kind(mgr.GetCache(), r.kind.New(), r.ledgerHandler())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
 		Complete(r)
 }

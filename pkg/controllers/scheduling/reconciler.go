@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -75,6 +76,11 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	if b.GetDeletionTimestamp() != nil || !r.ours(b) {
 		return reconcile.Result{}, nil
 	}
+	// One cycle at a time reads the room and takes it (see inflight.go);
+	// the API writes that follow run unlocked.
+	r.fleet.ledger.cycle.Lock()
+	unlock := sync.OnceFunc(r.fleet.ledger.cycle.Unlock)
+	defer unlock()
 	snap, err := r.fleet.Snapshot(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -94,7 +100,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		return reconcile.Result{}, nil
 	}
 	start := time.Now()
-	result, err := r.schedule(ctx, b, snap, trigger)
+	result, err := r.schedule(ctx, b, snap, trigger, unlock)
 	if result != "" {
 		scheduleAttempts.WithLabelValues(result).Inc()
 		e2eDuration.WithLabelValues(result).Observe(time.Since(start).Seconds())
@@ -125,7 +131,10 @@ func (r *Reconciler[T]) ours(b T) bool {
 // (targets and hash annotation) and one status patch, each skipped when it
 // would change nothing. It returns the metric result, "" when the cycle
 // was only a check that changed nothing.
-func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snapshot, trigger Trigger) (string, error) {
+//
+// unlock ends the cycle's hold on the fleet's room: schedule calls it once
+// the decision is assumed (or there is none), before writing.
+func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snapshot, trigger Trigger, unlock func()) (string, error) {
 	log := logf.FromContext(ctx).WithValues("trigger", trigger)
 	now := r.now()
 	w := framework.WorkloadFromBinding(b, now)
@@ -143,13 +152,18 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 		// returned on earlier overflow tiers: a failure here says nothing
 		// new about a binding that is placed.
 		if err != nil {
+			unlock()
 			log.V(1).Info("nothing to move", "reason", err.Error())
 			return "", nil
 		}
 		if targets := MergeTargets(spec.Clusters, res.Targets, trigger == TriggerFleetChanged); !equality.Semantic.DeepEqual(targets, spec.Clusters) {
-			return r.placed(ctx, b, res, targets, trigger, now)
+			return r.placed(ctx, b, res, targets, trigger, now, unlock)
 		}
+		unlock()
 		return "", nil
+	}
+	if err != nil {
+		unlock()
 	}
 	var unschedulable *scheduler.UnschedulableError
 	switch {
@@ -175,18 +189,26 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 		}
 		return resultError, err
 	}
-	return r.placed(ctx, b, res, MergeTargets(spec.Clusters, res.Targets, false), trigger, now)
+	return r.placed(ctx, b, res, MergeTargets(spec.Clusters, res.Targets, false), trigger, now, unlock)
 }
 
-// placed writes a successful placement.
-func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, targets []workv1alpha1.TargetCluster, trigger Trigger, now time.Time) (string, error) {
+// placed writes a successful placement. The placement is assumed in the
+// fleet's ledger first, so the cycles after this one see its room taken
+// (unlock lets them run); a failed write puts back what the API holds.
+func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, targets []workv1alpha1.TargetCluster, trigger Trigger, now time.Time, unlock func()) (string, error) {
+	key := ledgerKey(r.kind.Name, b)
+	before := b.DeepCopyObject().(T)
+	r.fleet.ledger.assume(key, b, targets)
+	unlock()
 	served := ""
 	if trigger == TriggerReschedule {
 		served = b.GetBindingSpec().RescheduleTriggeredAt.UTC().Format(time.RFC3339)
 	}
 	if err := r.writeSpec(ctx, b, targets, served); err != nil {
+		r.fleet.ledger.release(key, before)
 		return resultError, err
 	}
+	r.fleet.ledger.written(key, b.GetResourceVersion())
 	decisions := res.Decisions()
 	scheduledAt := now
 	if t := b.GetBindingSpec().RescheduleTriggeredAt; trigger == TriggerReschedule && t.After(now) {

@@ -98,6 +98,13 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 		case item.Status != nil:
 			item.FirstCollectedTime = &now
 		}
+		switch {
+		case item.Status == nil:
+		case seen && p.StatusTime != nil && rawEqual(p.Status, item.Status):
+			item.StatusTime = p.StatusTime
+		default:
+			item.StatusTime = &now
+		}
 		item.Settled = (seen && p.Settled) || item.Health == policyv1alpha1.ResourceHealthy
 		if item.Health == policyv1alpha1.ResourceUnhealthy {
 			if seen && p.Health == policyv1alpha1.ResourceUnhealthy && p.UnhealthySince != nil {
@@ -127,10 +134,10 @@ func sameItems(a, b []workv1alpha1.AggregatedStatusItem) bool {
 			return false
 		}
 		x.Status, y.Status = nil, nil
-		if !timeEqual(x.FirstCollectedTime, y.FirstCollectedTime) || !timeEqual(x.UnhealthySince, y.UnhealthySince) {
+		if !timeEqual(x.FirstCollectedTime, y.FirstCollectedTime) || !timeEqual(x.UnhealthySince, y.UnhealthySince) || !timeEqual(x.StatusTime, y.StatusTime) {
 			return false
 		}
-		x.FirstCollectedTime, y.FirstCollectedTime, x.UnhealthySince, y.UnhealthySince = nil, nil, nil, nil
+		x.FirstCollectedTime, y.FirstCollectedTime, x.UnhealthySince, y.UnhealthySince, x.StatusTime, y.StatusTime = nil, nil, nil, nil, nil, nil
 		if x != y {
 			return false
 		}

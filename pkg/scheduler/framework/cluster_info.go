@@ -3,6 +3,7 @@ package framework
 import (
 	"maps"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,6 +43,10 @@ type ClusterInfo struct {
 	// Probed is true once the hub has observed the cluster's status; until
 	// then an empty APIs list means "unknown", not "serves nothing".
 	Probed bool
+	// ProbedAt is when the cluster's status (and so its resource summary)
+	// was last written; zero when never. Replicas the member reported
+	// before it are part of Available (see Reservation).
+	ProbedAt time.Time
 	// Deleting is true when the cluster is being removed from the fleet.
 	Deleting bool
 
@@ -61,6 +66,9 @@ func ClusterInfoFromCluster(c *clusterv1alpha1.Cluster) ClusterInfo {
 		Taints:   c.Spec.Taints,
 		Deleting: c.DeletionTimestamp != nil,
 		Probed:   c.Status.LastProbeTime != nil || len(c.Status.Conditions) > 0 || len(c.Status.APIEnablements) > 0,
+	}
+	if t := c.Status.LastProbeTime; t != nil {
+		ci.ProbedAt = t.Time
 	}
 	if cond := findCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond != nil {
 		ci.Ready = cond.Status

@@ -1,0 +1,146 @@
+package scheduling
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+var tFlight = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// TestInFlight: assigned replicas count as in flight until the cluster's
+// summary was written after the member reported them; a report the
+// summary may not include yet is not trusted.
+func TestInFlight(t *testing.T) {
+	cases := []struct {
+		name     string
+		e        ledgerEntry
+		probedAt time.Time
+		want     int64
+	}{
+		{"never reported", ledgerEntry{replicas: 4, reported: -1}, tFlight, 4},
+		{"reported, summary older", ledgerEntry{replicas: 4, reported: 4, reportedAt: tFlight}, tFlight.Add(-time.Second), 4},
+		{"reported, summary in the same instant", ledgerEntry{replicas: 4, reported: 4, reportedAt: tFlight}, tFlight, 4},
+		{"reported, summary later", ledgerEntry{replicas: 4, reported: 4, reportedAt: tFlight}, tFlight.Add(time.Second), 0},
+		{"part reported", ledgerEntry{replicas: 4, reported: 1, reportedAt: tFlight}, tFlight.Add(time.Second), 3},
+		{"scaled up since the report", ledgerEntry{replicas: 6, reported: 4, reportedAt: tFlight}, tFlight.Add(time.Second), 2},
+		{"more reported than assigned (scale-down under way)", ledgerEntry{replicas: 2, reported: 4, reportedAt: tFlight}, tFlight.Add(time.Second), 0},
+		{"a kind without status.replicas, summary later", ledgerEntry{replicas: 3, reported: -1, reportedAt: tFlight}, tFlight.Add(time.Second), 0},
+		{"a kind without status.replicas, summary older", ledgerEntry{replicas: 3, reported: -1, reportedAt: tFlight}, tFlight.Add(-time.Second), 3},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.e.inFlight(tt.probedAt); got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func testBinding(rv string, req corev1.ResourceList, targets []workv1alpha1.TargetCluster, items ...workv1alpha1.AggregatedStatusItem) *workv1alpha1.ResourceBinding {
+	b := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", ResourceVersion: rv}}
+	b.Spec.Clusters = targets
+	if req != nil {
+		b.Spec.ReplicaRequirements = &workv1alpha1.ReplicaRequirements{ResourceRequest: req}
+	}
+	b.Status.AggregatedStatus = items
+	return b
+}
+
+func TestEntriesOf(t *testing.T) {
+	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	at := metav1.NewTime(tFlight)
+	b := testBinding("5", cpu, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}, {Name: "b", Replicas: 2}, {Name: "c"},
+		{Name: "d", Replicas: 4, State: workv1alpha1.TargetUnscheduled}},
+		workv1alpha1.AggregatedStatusItem{ClusterName: "a", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(`{"replicas":2,"readyReplicas":1}`)}},
+		workv1alpha1.AggregatedStatusItem{ClusterName: "b", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(`{"active":2}`)}})
+	got := entriesOf(b)
+	want := []ledgerEntry{
+		{cluster: "a", replicas: 3, request: framework.Resources{MilliCPU: 1000}, reported: 2, reportedAt: tFlight},
+		{cluster: "b", replicas: 2, request: framework.Resources{MilliCPU: 1000}, reported: -1, reportedAt: tFlight},
+	}
+	if !sameEntries(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if e := entriesOf(testBinding("5", nil, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}})); len(e) != 0 {
+		t.Errorf("a workload requesting nothing takes no room: %+v", e)
+	}
+}
+
+// TestLedger: an assumed placement is not undone by an event of an older
+// version of the binding, is replaced by the written version's, and is put
+// back to what the API holds when its write fails. Reservations come out
+// per cluster, against each cluster's probe time.
+func TestLedger(t *testing.T) {
+	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	snap, err := framework.NewSnapshot([]framework.ClusterInfo{{Name: "a", ProbedAt: tFlight}, {Name: "b", ProbedAt: tFlight}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFlight := func(l *ledger) map[string]int64 {
+		rs, _ := l.reservations(snap)
+		out := map[string]int64{}
+		for c, list := range rs {
+			for _, r := range list {
+				out[c] += r.Replicas
+			}
+		}
+		return out
+	}
+	l := newLedger()
+	old := testBinding("10", cpu, nil)
+	l.observe("k", old)
+	if got := inFlight(l); len(got) != 0 {
+		t.Fatalf("unplaced binding: %v", got)
+	}
+	l.assume("k", old, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}})
+	if got := inFlight(l); got["a"] != 3 {
+		t.Fatalf("assumed: %v", got)
+	}
+	l.observe("k", testBinding("9", cpu, nil)) // an older event
+	if got := inFlight(l); got["a"] != 3 {
+		t.Fatalf("an older event undid the assumption: %v", got)
+	}
+	l.written("k", "11")
+	l.observe("k", old) // the version read before the write
+	if got := inFlight(l); got["a"] != 3 {
+		t.Fatalf("the version before the write undid the assumption: %v", got)
+	}
+	at := metav1.NewTime(tFlight.Add(-time.Second))
+	l.observe("k", testBinding("12", cpu, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}},
+		workv1alpha1.AggregatedStatusItem{ClusterName: "a", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(`{"replicas":3}`)}}))
+	if got := inFlight(l); len(got) != 0 {
+		t.Fatalf("reported before the summary: nothing in flight, got %v", got)
+	}
+	l.assume("k", old, []workv1alpha1.TargetCluster{{Name: "b", Replicas: 2}})
+	l.release("k", old)
+	if got := inFlight(l); len(got) != 0 {
+		t.Fatalf("a failed write left its assumption: %v", got)
+	}
+	l.observe("other", testBinding("3", cpu, []workv1alpha1.TargetCluster{{Name: "b", Replicas: 1}, {Name: "gone", Replicas: 5}}))
+	if got := inFlight(l); got["b"] != 1 || len(got) != 1 {
+		t.Fatalf("another binding: %v", got)
+	}
+	l.forget("other")
+	if got := inFlight(l); len(got) != 0 {
+		t.Fatalf("forgotten: %v", got)
+	}
+}
+
+func TestOlderThan(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{{"9", "10", true}, {"10", "9", false}, {"10", "10", false}, {"", "10", false}, {"x", "10", false}} {
+		if got := olderThan(tt.a, tt.b); got != tt.want {
+			t.Errorf("olderThan(%q, %q) = %v", tt.a, tt.b, got)
+		}
+	}
+}
