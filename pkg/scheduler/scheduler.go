@@ -115,7 +115,11 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 	var ue *core.UnschedulableError
 	if errors.As(err, &ue) {
 		res.failure = ue
-		return res, newFitError(snap, cycle, ue, s.filters), nil
+		fe := newFitError(snap, cycle, ue, s.filters)
+		if ue.Constraint == "replicas" {
+			fe.Room = roomOf(snap, cycle, &w.Request)
+		}
+		return res, fe, nil
 	}
 	if err != nil {
 		res.Release()

@@ -53,6 +53,30 @@ func TestUnschedulableMessage(t *testing.T) {
 	}
 }
 
+// TestRoomMessage: when the feasible clusters lack room for a Divided
+// workload, the message names each cluster, how many replicas fit there
+// and what limits it, with the node model when a replica cannot span
+// nodes; the category stays free of them.
+func TestRoomMessage(t *testing.T) {
+	frag := cluster("frag", "aws", "r1", "z1", nil)
+	frag.Nodes = []framework.NodeRoom{{Count: 2, Free: framework.Resources{MilliCPU: 1500, Memory: 8 * gib, Pods: 110}}}
+	small := cluster("small", "aws", "r1", "z1", nil)
+	small.Available = framework.Resources{MilliCPU: 1000, Memory: 100 * gib, Pods: 110}
+	p := &policyv1alpha1.Placement{ReplicaScheduling: divided(policyv1alpha1.ReplicaDivisionPreferenceAggregated)}
+	_, err := NewDefault().Schedule(context.Background(), snapshot(t, frag, small), deployment("web", 9, p))
+	var ue *UnschedulableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("got %v, want an UnschedulableError", err)
+	}
+	const want = "2/2 clusters available: replicas: 9 requested, feasible clusters fit 3; room: frag fits 2 (room on any one node: 2 × 1500m CPU 8192Mi 110 pods free); small fits 1 (cpu)"
+	if err.Error() != want {
+		t.Errorf("message:\n got %s\nwant %s", err, want)
+	}
+	if got := ue.Category(); strings.Contains(got, "frag") || strings.Contains(got, "room:") {
+		t.Errorf("category names clusters: %q", got)
+	}
+}
+
 func TestCoreConstraintMessage(t *testing.T) {
 	snap := snapshot(t,
 		cluster("a", "aws", "r1", "z1", nil), cluster("b", "aws", "r2", "z2", nil),

@@ -29,6 +29,10 @@ type FitError struct {
 	// Constraint and Message come from package core when the feasible
 	// clusters could not be placed on (e.g. a spread constraint).
 	Constraint, Message string
+	// Room says, when the feasible clusters lack room for the replicas,
+	// how many fit on each (most first, at most maxRoom of them) and what
+	// limits it, with the node model when room on any one node does.
+	Room []ClusterRoom
 	// last is the plugin, latest in the profile's filter order, that
 	// rejected clusters: the one that rejected the last clusters standing.
 	last string
@@ -68,6 +72,50 @@ func newFitError(snap *framework.Snapshot, c *framework.Cycle, ue *core.Unschedu
 	return e
 }
 
+// ClusterRoom is how many replicas of the workload fit on one feasible
+// cluster, and what limits the number.
+type ClusterRoom struct {
+	Cluster  string
+	Fit      int64
+	Limiting string
+	// Nodes describes the node model ("2 × 8 CPU") when it limits.
+	Nodes string
+}
+
+// maxRoom bounds the clusters a message lists.
+const maxRoom = 5
+
+func roomOf(snap *framework.Snapshot, c *framework.Cycle, req *framework.Resources) []ClusterRoom {
+	if req.IsZero() {
+		return nil
+	}
+	out := make([]ClusterRoom, 0, len(c.Feasible))
+	for _, i := range c.Feasible {
+		ci := snap.At(int(i))
+		n, limiting := ci.Fit(req)
+		r := ClusterRoom{Cluster: ci.Name, Fit: n, Limiting: string(limiting)}
+		if limiting == framework.ResourceNodeRoom {
+			r.Nodes = describeNodes(ci.Nodes)
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b ClusterRoom) int { return cmp.Compare(b.Fit, a.Fit) })
+	return out[:min(len(out), maxRoom)]
+}
+
+// describeNodes writes a node model compactly: "2 × 8000m CPU 32Gi, 1 × 500m CPU 1Gi".
+func describeNodes(nodes []framework.NodeRoom) string {
+	parts := make([]string, 0, min(len(nodes), 3))
+	for i, g := range nodes {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("+%d more groups", len(nodes)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d × %dm CPU %dMi %d pods free", g.Count, g.Free.MilliCPU, g.Free.Memory>>20, g.Free.Pods))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Error reads like kube-scheduler's: "0/40 clusters available: 12
 // untolerated taint {key=value:NoSchedule}, 28 missing apps/v1/StatefulSet",
 // or, when clusters passed the filters but no placement meets the
@@ -88,6 +136,19 @@ func (e *FitError) Error() string {
 		b.WriteString(" (" + strings.Join(reasons, ", ") + "): " + e.Message)
 	default:
 		b.WriteString(": " + e.Message)
+	}
+	if len(e.Room) > 0 {
+		rooms := make([]string, len(e.Room))
+		for i, r := range e.Room {
+			rooms[i] = fmt.Sprintf("%s fits %d", r.Cluster, r.Fit)
+			switch {
+			case r.Nodes != "":
+				rooms[i] += fmt.Sprintf(" (%s: %s)", r.Limiting, r.Nodes)
+			case r.Limiting != "":
+				rooms[i] += fmt.Sprintf(" (%s)", r.Limiting)
+			}
+		}
+		b.WriteString("; room: " + strings.Join(rooms, "; "))
 	}
 	return b.String()
 }

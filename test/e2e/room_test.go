@@ -47,7 +47,7 @@ func TestRoomIsCountedPerNode(t *testing.T) {
 		}
 		c := meta.FindStatusCondition(rb.Status.Conditions, workv1alpha1.ConditionScheduled)
 		// The sums (16 CPUs) would hold three: the nodes hold two.
-		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "replicas: 3 requested, feasible clusters fit 2") {
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "replicas: 3 requested, feasible clusters fit 2; room: member3 fits 2 (room on any one node: ") {
 			return fmt.Errorf("Scheduled %+v", c)
 		}
 		if len(rb.Spec.Clusters) != 0 {
