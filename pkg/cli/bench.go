@@ -23,6 +23,7 @@ type benchOptions struct {
 	file       string
 	output     string
 	cpuProfile string
+	inOrder    bool
 }
 
 func newBenchCommand() *cobra.Command {
@@ -35,12 +36,20 @@ against the unchanged fleet, and report how many were placed, why the others
 were not (grouped by reason, counts left out), throughput, per-workload
 latency percentiles and heap allocations per workload.
 
-The scenario is loaded and indexed before the clock starts: the numbers are
-those of scheduling alone. The file formats are those of "shepherd plan".`,
+With --in-order, each workload is scheduled on the room the earlier ones
+left, as "shepherd plan --in-order" does: fewer place on a fleet they fill.
+
+The scenario is loaded and indexed before the clock starts, and with
+--in-order the clock and the allocation count stop while a placement's
+room is taken: the numbers are those of scheduling alone. The file formats
+are those of "shepherd plan".`,
 		Example: `  shepherd bench --scenario fleet-1000c-5000w.json
 
   # JSON for dashboards, and a CPU profile for "go tool pprof"
-  shepherd bench --scenario fleet-5000c-10000w.json -o json --cpuprofile cpu.out`,
+  shepherd bench --scenario fleet-5000c-10000w.json -o json --cpuprofile cpu.out
+
+  # how many workloads the fleet holds when each uses up room
+  shepherd bench --scenario fleet-1000c-5000w.json --in-order`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout())
@@ -49,6 +58,7 @@ those of scheduling alone. The file formats are those of "shepherd plan".`,
 	cmd.Flags().StringVar(&o.file, "scenario", "", "scenario file (JSON fleet scenario or multi-document YAML)")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the scheduling to this file")
+	cmd.Flags().BoolVar(&o.inOrder, "in-order", false, "schedule each workload on the room the earlier ones left (default: each on the fleet as given)")
 	_ = cmd.MarkFlagRequired("scenario")
 	cmd.AddCommand(newBenchE2ECommand(), newBenchHubCommand(), newBenchStormCommand())
 	return cmd
@@ -56,8 +66,10 @@ those of scheduling alone. The file formats are those of "shepherd plan".`,
 
 // benchReport is the outcome of a bench run.
 type benchReport struct {
-	Scenario      string         `json:"scenario,omitempty"`
-	Clusters      int            `json:"clusters"`
+	Scenario string `json:"scenario,omitempty"`
+	Clusters int    `json:"clusters"`
+	// InOrder: each workload was scheduled on the room the earlier ones left.
+	InOrder       bool           `json:"inOrder,omitempty"`
 	Workloads     int            `json:"workloads"`
 	Scheduled     int            `json:"scheduled"`
 	Unschedulable map[string]int `json:"unschedulable"`
@@ -92,7 +104,7 @@ func (o *benchOptions) run(ctx context.Context, out io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	r, err := bench(ctx, s)
+	r, err := bench(ctx, s, o.inOrder)
 	if err != nil {
 		return err
 	}
@@ -103,19 +115,29 @@ func (o *benchOptions) run(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-// bench schedules every workload once and measures.
-func bench(ctx context.Context, s *scenario.Scenario) (benchReport, error) {
-	r := benchReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), Workloads: len(s.Workloads), Unschedulable: map[string]int{}}
+// bench schedules every workload once and measures; inOrder schedules
+// each on the room the earlier ones left, without counting the time and
+// allocations of taking it.
+func bench(ctx context.Context, s *scenario.Scenario, inOrder bool) (benchReport, error) {
+	r := benchReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), InOrder: inOrder, Workloads: len(s.Workloads), Unschedulable: map[string]int{}}
 	sched := scheduler.NewDefault()
 	latencies := make([]time.Duration, len(s.Workloads))
 	categories := make([]string, len(s.Workloads))
+	var room *scenario.Room
+	if inOrder {
+		room = s.Room()
+	}
+	snap := s.Snapshot
+	// Spent taking room (inOrder only): not scheduling.
+	var takeTime time.Duration
+	var takeMallocs uint64
 	runtime.GC() // do not charge the scenario's garbage to scheduling
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for i, w := range s.Workloads {
 		t0 := time.Now()
-		res, err := sched.Schedule(ctx, s.Snapshot, w)
+		res, err := sched.Schedule(ctx, snap, w)
 		latencies[i] = time.Since(t0)
 		var ue *scheduler.UnschedulableError
 		switch {
@@ -124,10 +146,23 @@ func bench(ctx context.Context, s *scenario.Scenario) (benchReport, error) {
 		case err != nil:
 			return r, err
 		}
+		if room != nil && err == nil {
+			var m0, m1 runtime.MemStats
+			t1 := time.Now()
+			runtime.ReadMemStats(&m0)
+			if err := room.Take(w, res.Targets); err != nil {
+				return r, err
+			}
+			snap = room.Snapshot()
+			runtime.ReadMemStats(&m1)
+			takeMallocs += m1.Mallocs - m0.Mallocs
+			takeTime += time.Since(t1)
+		}
 		res.Release()
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(start) - takeTime
 	runtime.ReadMemStats(&after)
+	after.Mallocs -= takeMallocs
 
 	for _, c := range categories {
 		if c == "" {
@@ -156,6 +191,9 @@ func micros(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func printBench(out io.Writer, r benchReport) {
 	fmt.Fprintf(out, "scenario             %s\n", dash(r.Scenario))
 	fmt.Fprintf(out, "clusters             %d\n", r.Clusters)
+	if r.InOrder {
+		fmt.Fprintf(out, "placed               in order, each on the room the earlier ones left\n")
+	}
 	fmt.Fprintf(out, "workloads            %d\n", r.Workloads)
 	fmt.Fprintf(out, "scheduled            %d\n", r.Scheduled)
 	fmt.Fprintf(out, "unschedulable        %d\n", r.Workloads-r.Scheduled)

@@ -85,6 +85,48 @@ func TestBenchErrors(t *testing.T) {
 	}
 }
 
+// bench --in-order schedules each workload on the room the earlier ones
+// left: 12 of the 20 workloads of fillingFleet place.
+func TestBenchInOrder(t *testing.T) {
+	file := fillingFleet(t)
+	for _, tc := range []struct {
+		args      []string
+		scheduled int
+	}{
+		{[]string{"--in-order"}, 12},
+		{nil, 20},
+	} {
+		out, err := execute(t, newBenchCommand(), append([]string{"--scenario", file, "-o", "json"}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r benchReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		unschedulable := 0
+		for _, n := range r.Unschedulable {
+			unschedulable += n
+		}
+		if r.Scheduled != tc.scheduled || unschedulable != 20-tc.scheduled || r.InOrder != (tc.args != nil) ||
+			r.WorkloadsPerSecond <= 0 || r.AllocsPerWorkload <= 0 {
+			t.Errorf("bench %v: %+v, want %d scheduled", tc.args, r, tc.scheduled)
+		}
+	}
+	text, err := execute(t, newBenchCommand(), "--scenario", file, "--in-order")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"placed               in order", "scheduled            12", "unschedulable        8"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+	if _, err := execute(t, newBenchCommand(), "--scenario", file, "--in-order=2"); err == nil || !strings.Contains(err.Error(), `invalid argument "2" for "--in-order" flag`) {
+		t.Errorf("bad --in-order: %v", err)
+	}
+}
+
 // get refuses arguments and flags that do not go together, before it
 // contacts the hub.
 func TestGetArguments(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -22,6 +23,7 @@ type planOptions struct {
 	output   string
 	explain  bool
 	workload string
+	inOrder  bool
 }
 
 func newPlanCommand() *cobra.Command {
@@ -38,8 +40,16 @@ The file is either a fleet scenario (the JSON format of the bench fleets, or
 a YAML document of kind Scenario with the same fields), or Shepherd objects
 in multi-document YAML: Clusters (with status.resourceSummary and
 status.apiEnablements), PropagationPolicies, ClusterPropagationPolicies, the
-resource templates they select, and ResourceBindings. Every workload is
-placed against the fleet as given; earlier placements do not use up room.`,
+resource templates they select, and ResourceBindings.
+
+Every workload is placed against the fleet as given: earlier placements do
+not use up room. With --in-order, the workloads are placed one after another,
+in the order they are listed, each on the room the earlier ones left: a
+placed workload's new replicas are taken from each target cluster's free
+sums and from its nodes (one replica at a time on the node with the most
+room for it, as kube-scheduler spreads pods), so later workloads may no
+longer fit. With --workload, the workloads before it are placed too, and
+only it is shown.`,
 		Example: `  # placements of a fleet scenario, as a table
   shepherd plan -f fleet-20c-200w.json
 
@@ -47,7 +57,10 @@ placed against the fleet as given; earlier placements do not use up room.`,
   shepherd plan -f fleet.yaml --workload team-01/app-000002 --explain
 
   # machine-readable
-  shepherd plan -f fleet.yaml -o json`,
+  shepherd plan -f fleet.yaml -o json
+
+  # which workloads still fit once the ones before them took their room
+  shepherd plan -f fleet.yaml --in-order`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -57,14 +70,17 @@ placed against the fleet as given; earlier placements do not use up room.`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "explain every cluster's fate for each workload")
 	cmd.Flags().StringVar(&o.workload, "workload", "", "only this workload (NAMESPACE/NAME, or NAME)")
+	cmd.Flags().BoolVar(&o.inOrder, "in-order", false, "place the workloads one after another, each on the room the earlier ones left (default: each on the fleet as given)")
 	_ = cmd.MarkFlagRequired("filename")
 	return cmd
 }
 
 // planReport is the JSON and YAML output of plan.
 type planReport struct {
-	Scenario  string         `json:"scenario,omitempty"`
-	Clusters  int            `json:"clusters"`
+	Scenario string `json:"scenario,omitempty"`
+	Clusters int    `json:"clusters"`
+	// InOrder: each workload was placed on the room the earlier ones left.
+	InOrder   bool           `json:"inOrder,omitempty"`
 	Workloads []workloadPlan `json:"workloads"`
 	// Unmatched are templates no policy selects (not scheduled).
 	Unmatched []string `json:"unmatched,omitempty"`
@@ -102,16 +118,32 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 		fmt.Fprintf(errOut, "warning: no policy selects %s; it is not scheduled\n", u)
 	}
 	sched := scheduler.NewDefault()
-	report := planReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), Workloads: []workloadPlan{}, Unmatched: s.Unmatched}
+	report := planReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), InOrder: o.inOrder, Workloads: []workloadPlan{}, Unmatched: s.Unmatched}
+	var room *scenario.Room
+	if o.inOrder {
+		room = s.Room()
+	}
 	for _, w := range s.Workloads {
-		if !o.selects(w) {
+		selected := o.selects(w)
+		if !selected && room == nil {
 			continue
 		}
-		p, err := planWorkload(ctx, sched, s.Snapshot, w, o.explain)
+		snap := s.Snapshot
+		if room != nil {
+			snap = room.Snapshot()
+		}
+		p, targets, err := planWorkload(ctx, sched, snap, w, o.explain && selected)
 		if err != nil {
 			return err
 		}
-		report.Workloads = append(report.Workloads, p)
+		if selected {
+			report.Workloads = append(report.Workloads, p)
+		}
+		if room != nil {
+			if err := room.Take(w, targets); err != nil {
+				return err
+			}
+		}
 	}
 	if o.workload != "" && len(report.Workloads) == 0 {
 		return fmt.Errorf("--workload %q: no such workload in %s", o.workload, o.file)
@@ -141,7 +173,9 @@ func (o *planOptions) selects(w *framework.Workload) bool {
 	return w.Namespace == ns && w.Name == name
 }
 
-func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framework.Snapshot, w *framework.Workload, explain bool) (workloadPlan, error) {
+// planWorkload schedules w and also returns its targets (none when it is
+// unschedulable).
+func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framework.Snapshot, w *framework.Workload, explain bool) (workloadPlan, []workv1alpha1.TargetCluster, error) {
 	p := workloadPlan{Namespace: w.Namespace, Name: w.Name, Kind: w.Kind, Replicas: w.Replicas, Targets: []planTarget{}}
 	res, err := sched.Schedule(ctx, snap, w)
 	var ue *scheduler.UnschedulableError
@@ -149,7 +183,7 @@ func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framewo
 	case errors.As(err, &ue):
 		p.Reason = ue.Error()
 	case err != nil:
-		return p, err
+		return p, nil, err
 	default:
 		p.Scheduled, p.AffinityName = true, res.AffinityName
 		for _, t := range res.Targets {
@@ -160,7 +194,10 @@ func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framewo
 		p.Explanations = res.Explanations()
 	}
 	res.Release()
-	return p, nil
+	if !p.Scheduled {
+		return p, nil, nil
+	}
+	return p, res.Targets, nil
 }
 
 // maxTableTargets caps the targets listed per row of the table (a placement

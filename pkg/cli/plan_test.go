@@ -122,6 +122,7 @@ func TestPlanErrors(t *testing.T) {
 		{[]string{"-f", bad}, `bad.json: document 1: workloads[0] (/w): placement.replicaScheduling "Nope"`},
 		{[]string{"-f", bad, "-o", "xml"}, `--output "xml" is not supported: use table, json or yaml`},
 		{[]string{}, `required flag(s) "filename" not set`},
+		{[]string{"-f", bad, "--in-order=maybe"}, `invalid argument "maybe" for "--in-order" flag`},
 	}
 	for _, tt := range tests {
 		_, err := execute(t, newPlanCommand(), tt.args...)
@@ -160,6 +161,79 @@ func TestPlanRescaleExample(t *testing.T) {
 		}
 		if s := strings.Join(got, " "); s != want[w.Name] {
 			t.Errorf("%s: got %q, want %q (%s)", w.Name, s, want[w.Name], w.Reason)
+		}
+	}
+}
+
+// fillingFleet writes a scenario of three clusters of 4 nodes × 4 CPU and
+// 20 workloads of 4 replicas × 1 CPU (dynamic weights): 80 CPUs asked of
+// 48.
+func fillingFleet(t *testing.T) string {
+	t.Helper()
+	var clusters, workloads []string
+	for i := range 3 {
+		clusters = append(clusters, fmt.Sprintf(`{"name": "c%d", "available": {"cpu": 16000, "memory": 65536, "pods": 440},
+			"apis": ["apps/v1/Deployment"], "nodes": [{"count": 4, "free": {"cpu": 4000, "memory": 16384, "pods": 110}}]}`, i))
+	}
+	for i := range 20 {
+		workloads = append(workloads, fmt.Sprintf(`{"namespace": "ns", "name": "w%02d", "apiVersion": "apps/v1", "kind": "Deployment",
+			"replicas": 4, "request": {"cpu": 1000, "memory": 256}, "placement": {"replicaScheduling": "DynamicWeighted"}}`, i))
+	}
+	file := filepath.Join(t.TempDir(), "filling.json")
+	doc := fmt.Sprintf(`{"name": "filling", "clusters": [%s], "workloads": [%s]}`, strings.Join(clusters, ","), strings.Join(workloads, ","))
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// With --in-order, the first 12 workloads take the fleet's 48 CPUs and
+// the other 8 are unschedulable; without it each sees the whole fleet.
+// --workload shows one workload, placed after the ones before it.
+func TestPlanInOrder(t *testing.T) {
+	file := fillingFleet(t)
+	tests := []struct {
+		args []string
+		// want is the scheduled column, one letter a workload shown.
+		want    string
+		inOrder bool
+	}{
+		{args: []string{"--in-order"}, want: "yyyyyyyyyyyynnnnnnnn", inOrder: true},
+		{args: []string{"--in-order=false"}, want: "yyyyyyyyyyyyyyyyyyyy"},
+		{args: nil, want: "yyyyyyyyyyyyyyyyyyyy"},
+		{args: []string{"--in-order", "--workload", "ns/w11"}, want: "y", inOrder: true},
+		{args: []string{"--in-order", "--workload", "w12", "--explain"}, want: "n", inOrder: true},
+		{args: []string{"--workload", "w12"}, want: "y"},
+	}
+	for _, tt := range tests {
+		out, err := execute(t, newPlanCommand(), append([]string{"-f", file, "-o", "json"}, tt.args...)...)
+		if err != nil {
+			t.Fatalf("plan %v: %v", tt.args, err)
+		}
+		var report planReport
+		if err := json.Unmarshal([]byte(out), &report); err != nil {
+			t.Fatal(err)
+		}
+		var got strings.Builder
+		cpus := int32(0)
+		for _, w := range report.Workloads {
+			if !w.Scheduled {
+				got.WriteString("n")
+				if !strings.Contains(w.Reason, "cpu") {
+					t.Errorf("plan %v: %s unschedulable for %q, want a reason naming cpu", tt.args, w.Name, w.Reason)
+				}
+				continue
+			}
+			got.WriteString("y")
+			for _, tc := range w.Targets {
+				cpus += tc.Replicas
+			}
+		}
+		if got.String() != tt.want || report.InOrder != tt.inOrder {
+			t.Errorf("plan %v: scheduled %s (in order %t), want %s (%t)", tt.args, got.String(), report.InOrder, tt.want, tt.inOrder)
+		}
+		if tt.inOrder && len(tt.want) == 20 && cpus != 48 {
+			t.Errorf("plan %v: %d one-CPU replicas placed, want the fleet's 48", tt.args, cpus)
 		}
 	}
 }

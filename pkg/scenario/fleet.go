@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,6 +101,9 @@ func resources(m map[string]int64) framework.Resources {
 			r.Scalars = append(r.Scalars, framework.ScalarResource{Name: corev1.ResourceName(name), Value: v})
 		}
 	}
+	// Sorted by name, as Resources wants them (Fit walks two lists
+	// together): a map gives them in any order.
+	slices.SortFunc(r.Scalars, func(a, b framework.ScalarResource) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	return r
 }
 

@@ -43,6 +43,9 @@ type Scenario struct {
 	Workloads []*framework.Workload
 	// Unmatched are the templates ("Kind namespace/name") no policy selects.
 	Unmatched []string
+
+	// clusters the Snapshot was built from, for Room.
+	clusters []framework.ClusterInfo
 }
 
 // Load reads a scenario file; now is the clock of every workload.
@@ -140,5 +143,5 @@ func (b *builder) build() (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scenario{Name: b.name, Snapshot: snap, Workloads: b.workloads, Unmatched: b.unmatched}, nil
+	return &Scenario{Name: b.name, Snapshot: snap, Workloads: b.workloads, Unmatched: b.unmatched, clusters: b.clusters}, nil
 }

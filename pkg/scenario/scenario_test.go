@@ -141,3 +141,19 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// Extended resources come sorted by name whatever the map order, as
+// Resources.Fit needs them: a request of two used to fit nowhere about
+// half the time.
+func TestFleetExtendedResources(t *testing.T) {
+	const doc = `{"clusters": [{"name": "c", "available": {"cpu": 4000, "pods": 10, "example.com/a": 4, "example.com/b": 4, "example.com/c": 4},
+  "apis": ["apps/v1/Deployment"], "nodes": [{"count": 2, "free": {"pods": 5, "example.com/c": 2, "example.com/b": 2, "example.com/a": 2}}]}],
+ "workloads": [{"name": "w", "apiVersion": "apps/v1", "kind": "Deployment", "replicas": 1,
+  "request": {"example.com/c": 1, "example.com/b": 1, "example.com/a": 1}, "placement": {"replicaScheduling": "Aggregated"}}]}`
+	for range 20 {
+		s := parse(t, doc)
+		if got, limit := s.Snapshot.At(0).Fit(&s.Workloads[0].Request); got != 4 {
+			t.Fatalf("%d replicas fit (limit %s), want 4: request %+v", got, limit, s.Workloads[0].Request)
+		}
+	}
+}
