@@ -251,6 +251,17 @@ type ReplicaSchedulingStrategy struct {
 	// WeightPreference gives static or dynamic weights. Only with Weighted.
 	// +optional
 	WeightPreference *ClusterPreferences `json:"weightPreference,omitempty"`
+
+	// UnschedulableThresholdSeconds: replicas a member's scheduler cannot
+	// place (pods Pending, PodScheduled=False, reason Unschedulable) for
+	// longer than this are taken back from that member and placed on
+	// clusters with room (Divided by dynamic weights or Aggregated only;
+	// other placements report them). Unset: the controller manager's
+	// --unschedulable-threshold (5m by default).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=604800
+	// +optional
+	UnschedulableThresholdSeconds *int32 `json:"unschedulableThresholdSeconds,omitempty"`
 }
 
 // ClusterPreferences gives the weights of a Weighted division.

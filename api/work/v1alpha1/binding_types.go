@@ -312,6 +312,13 @@ type AggregatedStatusItem struct {
 	// is not Unhealthy. Kept in the API so a restart does not reset the clock.
 	// +optional
 	UnhealthySince *metav1.Time `json:"unhealthySince,omitempty"`
+	// UnschedulableReplicas is how many of the copy's pods the member's
+	// scheduler cannot place (from the Work's manifest status).
+	// +optional
+	UnschedulableReplicas int32 `json:"unschedulableReplicas,omitempty"`
+	// UnschedulableSince is when the oldest of them became unschedulable.
+	// +optional
+	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
 }
 
 // BindingStatus is the status shared by both binding kinds.

@@ -85,6 +85,15 @@ type ManifestStatus struct {
 	// status.observedGeneration is set from it).
 	// +optional
 	Generation int64 `json:"generation,omitempty"`
+	// UnschedulableReplicas is how many of the workload's pods in the
+	// member its scheduler cannot place (Pending with PodScheduled=False,
+	// reason Unschedulable); only for kinds with a pod selector.
+	// +optional
+	UnschedulableReplicas int32 `json:"unschedulableReplicas,omitempty"`
+	// UnschedulableSince is the oldest such pod's PodScheduled=False
+	// lastTransitionTime; unset when none is unschedulable.
+	// +optional
+	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
 }
 
 // WorkStatus is the applied status of a Work.

@@ -207,16 +207,17 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
 	for i, id := range ids {
 		ms := workv1alpha1.ManifestStatus{Identifier: id}
-		if o, ok := observed[i]; ok {
-			ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
-			out = append(out, ms)
-			continue
-		}
+		// The unschedulable pods are the status controller's count (it
+		// reads the member's pods): kept until it counts again.
 		for _, p := range prev {
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
 				ms.Status, ms.Health, ms.Generation = p.Status, p.Health, p.Generation
+				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
 				break
 			}
+		}
+		if o, ok := observed[i]; ok {
+			ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
 		}
 		out = append(out, ms)
 	}

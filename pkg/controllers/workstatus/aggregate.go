@@ -87,6 +87,7 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 		}
 		if ms := templateManifest(ref, w.Status.ManifestStatuses); ms != nil {
 			item.Status = ms.Status
+			item.UnschedulableReplicas, item.UnschedulableSince = ms.UnschedulableReplicas, ms.UnschedulableSince
 			if ms.Health != "" {
 				item.Health = ms.Health
 			}
@@ -134,10 +135,12 @@ func sameItems(a, b []workv1alpha1.AggregatedStatusItem) bool {
 			return false
 		}
 		x.Status, y.Status = nil, nil
-		if !timeEqual(x.FirstCollectedTime, y.FirstCollectedTime) || !timeEqual(x.UnhealthySince, y.UnhealthySince) || !timeEqual(x.StatusTime, y.StatusTime) {
+		if !timeEqual(x.FirstCollectedTime, y.FirstCollectedTime) || !timeEqual(x.UnhealthySince, y.UnhealthySince) || !timeEqual(x.StatusTime, y.StatusTime) ||
+			!timeEqual(x.UnschedulableSince, y.UnschedulableSince) {
 			return false
 		}
 		x.FirstCollectedTime, y.FirstCollectedTime, x.UnhealthySince, y.UnhealthySince, x.StatusTime, y.StatusTime = nil, nil, nil, nil, nil, nil
+		x.UnschedulableSince, y.UnschedulableSince = nil, nil
 		if x != y {
 			return false
 		}
@@ -153,7 +156,8 @@ func sameManifestStatuses(a, b []workv1alpha1.ManifestStatus) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].Generation != b[i].Generation || !rawEqual(a[i].Status, b[i].Status) {
+		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].Generation != b[i].Generation || !rawEqual(a[i].Status, b[i].Status) ||
+			a[i].UnschedulableReplicas != b[i].UnschedulableReplicas || !timeEqual(a[i].UnschedulableSince, b[i].UnschedulableSince) {
 			return false
 		}
 	}

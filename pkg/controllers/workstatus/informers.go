@@ -42,6 +42,9 @@ type memberInformers struct {
 
 	mu        sync.Mutex
 	informers map[schema.GroupVersionResource]cache.SharedIndexInformer
+	// dc builds the pending pods' informer, started on first use.
+	dc          dynamic.Interface
+	pendingPods *pendingPods
 }
 
 func newMembers(notify func(types.NamespacedName)) *members {
@@ -68,7 +71,7 @@ func (m *members) forClients(c *clusterclient.Clients) (*memberInformers, error)
 		clients: c,
 		factory: dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, metav1.NamespaceAll,
 			func(o *metav1.ListOptions) { o.LabelSelector = managedSelector }),
-		ctx: ctx, cancel: cancel, notify: m.notify,
+		ctx: ctx, cancel: cancel, notify: m.notify, dc: dc,
 		informers: map[schema.GroupVersionResource]cache.SharedIndexInformer{},
 	}
 	m.m[c.Cluster] = mi
@@ -117,6 +120,28 @@ func (mi *memberInformers) get(gvr schema.GroupVersionResource, namespace, name 
 		return nil, true, err
 	}
 	return item.(*unstructured.Unstructured), true, nil
+}
+
+// pods returns the member's Pending pods, starting their informer on
+// first use.
+func (mi *memberInformers) pods() *pendingPods {
+	mi.mu.Lock()
+	defer mi.mu.Unlock()
+	if mi.pendingPods == nil {
+		mi.pendingPods = newPendingPods(mi.dc, mi.notify)
+		go mi.pendingPods.informer.Run(mi.ctx.Done())
+	}
+	return mi.pendingPods
+}
+
+// unwatchPods forgets a Work's pods, if its member's pods are watched.
+func (mi *memberInformers) unwatchPods(work types.NamespacedName) {
+	mi.mu.Lock()
+	p := mi.pendingPods
+	mi.mu.Unlock()
+	if p != nil {
+		p.watch(work, "", nil)
+	}
 }
 
 func (mi *memberInformers) informer(gvr schema.GroupVersionResource) cache.SharedIndexInformer {

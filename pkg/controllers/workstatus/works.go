@@ -15,6 +15,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // syncRecheck is when a Work is looked at again while a member informer
@@ -92,6 +93,20 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 			return reconcile.Result{}, err
 		}
 		ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
+		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
+		sel, ok := interpreter.PodSelector(obj)
+		if !ok {
+			mi.unwatchPods(req.NamespacedName)
+			continue
+		}
+		pods := mi.pods()
+		pods.watch(req.NamespacedName, id.Namespace, sel)
+		n, since, synced := pods.count(id.Namespace, sel)
+		if !synced {
+			pending = true
+			continue
+		}
+		ms.UnschedulableReplicas, ms.UnschedulableSince = n, since
 	}
 	if !sameManifestStatuses(work.Status.ManifestStatuses, status.ManifestStatuses) {
 		patched := work.DeepCopy()
