@@ -167,6 +167,10 @@ func (ci *ClusterInfo) Fit(req *Resources) (int64, corev1.ResourceName) {
 // clone copies the slices a snapshot indexes, so callers of NewSnapshot
 // can reuse their input without changing the snapshot.
 func (ci ClusterInfo) clone() ClusterInfo {
+	// What a snapshot derived for it is the new snapshot's to derive: a
+	// ClusterInfo taken from another snapshot must not share (and have
+	// overwritten) that one's API bits or taint IDs.
+	ci.index, ci.apiBits, ci.taintIDs = 0, nil, nil
 	ci.Labels = maps.Clone(ci.Labels)
 	ci.Taints = slices.Clone(ci.Taints)
 	ci.APIs = slices.Clone(ci.APIs)
