@@ -1,50 +1,48 @@
-package scenario
+package framework
 
 import (
 	"reflect"
 	"slices"
 	"testing"
-
-	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
-// FuzzTakeRoom checks TakeRoom's invariants on small clusters: no room goes
+// FuzzTake checks Take's invariants on small clusters: no room goes
 // negative; the sums lose exactly n replicas' worth (floored at 0) and the
 // nodes exactly the replicas they hold, which are as many as fit node by
 // node; no request fits more afterwards; the result is the one replica at
-// a time placement of TakeRoom's doc, whatever order the groups come in.
-func FuzzTakeRoom(f *testing.F) {
+// a time placement of Take's doc, whatever order the groups come in.
+func FuzzTake(f *testing.F) {
 	f.Add([]byte{4, 16, 0, 10, 0}, uint16(1000), uint16(0), uint8(0), uint16(4), uint8(0))
 	f.Add([]byte{6, 6, 8, 100, 0}, uint16(1000), uint16(1), uint8(0), uint16(4), uint8(1))
 	f.Add([]byte{3, 8, 4, 10, 1, 1, 32, 4, 10, 2}, uint16(1000), uint16(0), uint8(1), uint16(8), uint8(2))
 	f.Add([]byte{1, 4, 4, 3, 0, 2, 4, 4, 3, 0}, uint16(0), uint16(0), uint8(0), uint16(9), uint8(3))
 	f.Fuzz(func(t *testing.T, spec []byte, reqCPU, reqMem uint16, reqGPU uint8, n uint16, rot uint8) {
-		var groups []framework.NodeRoom
+		var groups []NodeRoom
 		for len(spec) >= 5 && len(groups) < 8 {
-			free := framework.Resources{MilliCPU: int64(spec[1]%40) * 250, Memory: int64(spec[2]%16) << 28, Pods: int64(spec[3] % 12)}
+			free := Resources{MilliCPU: int64(spec[1]%40) * 250, Memory: int64(spec[2]%16) << 28, Pods: int64(spec[3] % 12)}
 			if g := int64(spec[4] % 4); g > 0 {
-				free.Scalars = []framework.ScalarResource{{Name: gpu, Value: g - 1}}
+				free.Scalars = []ScalarResource{{Name: gpu, Value: g - 1}}
 			}
-			groups = append(groups, framework.NodeRoom{Count: int64(spec[0]%4) + 1, Free: free})
+			groups = append(groups, NodeRoom{Count: int64(spec[0]%4) + 1, Free: free})
 			spec = spec[5:]
 		}
-		req := &framework.Resources{MilliCPU: int64(reqCPU % 3000), Memory: int64(reqMem%4) << 28}
+		req := &Resources{MilliCPU: int64(reqCPU % 3000), Memory: int64(reqMem%4) << 28}
 		if g := int64(reqGPU % 3); g > 0 {
-			req.Scalars = []framework.ScalarResource{{Name: gpu, Value: g}}
+			req.Scalars = []ScalarResource{{Name: gpu, Value: g}}
 		}
 		replicas := int64(n % 80)
-		var available framework.Resources
+		var available Resources
 		for _, g := range groups {
 			available = plus(available, g.Free, g.Count)
 		}
-		ci := framework.ClusterInfo{Name: "c", Available: available, Nodes: groups}
-		got := TakeRoom(ci, req, replicas)
+		ci := ClusterInfo{Name: "c", Available: available, Nodes: groups}
+		got := ci.Take(req, replicas)
 
 		// Sums: n replicas' worth, floored at 0.
-		want := framework.Resources{MilliCPU: max(0, available.MilliCPU-replicas*req.MilliCPU),
+		want := Resources{MilliCPU: max(0, available.MilliCPU-replicas*req.MilliCPU),
 			Memory: max(0, available.Memory-replicas*req.Memory), Pods: max(0, available.Pods-replicas)}
 		for _, s := range available.Scalars {
-			want.Scalars = append(want.Scalars, framework.ScalarResource{Name: s.Name, Value: max(0, s.Value-replicas*scalar(req, s.Name))})
+			want.Scalars = append(want.Scalars, ScalarResource{Name: s.Name, Value: max(0, s.Value-replicas*req.scalar(s.Name))})
 		}
 		if replicas == 0 {
 			if !reflect.DeepEqual(got, ci) {
@@ -79,7 +77,7 @@ func FuzzTakeRoom(f *testing.F) {
 			count += g.Count
 			capAfter += g.Count * fitOne(&g.Free, req)
 		}
-		var sumBefore, sumAfter framework.Resources
+		var sumBefore, sumAfter Resources
 		for _, g := range groups {
 			count -= g.Count
 			capBefore += g.Count * fitOne(&g.Free, req)
@@ -99,13 +97,13 @@ func FuzzTakeRoom(f *testing.F) {
 				sumBefore.Pods-sumAfter.Pods, capBefore-capAfter, placed, groups, got.Nodes)
 		}
 		if sumBefore.MilliCPU-sumAfter.MilliCPU != placed*req.MilliCPU || sumBefore.Memory-sumAfter.Memory != placed*req.Memory ||
-			scalar(&sumBefore, gpu)-scalar(&sumAfter, gpu) != placed*scalar(req, gpu) {
+			sumBefore.scalar(gpu)-sumAfter.scalar(gpu) != placed*req.scalar(gpu) {
 			t.Fatalf("nodes lost %+v, want %d × %+v", minusAll(sumBefore, sumAfter), placed, *req)
 		}
 
 		// No request fits more than before.
-		for _, q := range []*framework.Resources{req, {MilliCPU: 250}, {Memory: 1 << 28}, {MilliCPU: 1000, Memory: 1 << 29},
-			{Scalars: []framework.ScalarResource{{Name: gpu, Value: 1}}}} {
+		for _, q := range []*Resources{req, {MilliCPU: 250}, {Memory: 1 << 28}, {MilliCPU: 1000, Memory: 1 << 29},
+			{Scalars: []ScalarResource{{Name: gpu, Value: 1}}}} {
 			before, _ := ci.Fit(q)
 			after, _ := got.Fit(q)
 			if after > before {
@@ -122,16 +120,16 @@ func FuzzTakeRoom(f *testing.F) {
 		k := int(rot) % len(groups)
 		shuffled := slices.Concat(groups[k:], groups[:k])
 		slices.Reverse(shuffled[:len(shuffled)/2+int(rot)%2])
-		again := TakeRoom(framework.ClusterInfo{Name: "c", Available: available, Nodes: shuffled}, req, replicas)
+		again := ClusterInfo{Name: "c", Available: available, Nodes: shuffled}.Take(req, replicas)
 		if !reflect.DeepEqual(again.Nodes, got.Nodes) {
 			t.Fatalf("groups %+v give %+v; %+v give %+v", groups, got.Nodes, shuffled, again.Nodes)
 		}
 	})
 }
 
-// naiveTake is TakeRoom's node rule for one node and one replica at a time.
-func naiveTake(groups []framework.NodeRoom, req *framework.Resources, n int64) []framework.NodeRoom {
-	var nodes []framework.Resources
+// naiveTake is Take's node rule for one node and one replica at a time.
+func naiveTake(groups []NodeRoom, req *Resources, n int64) []NodeRoom {
+	var nodes []Resources
 	for _, g := range groups {
 		for range g.Count {
 			nodes = append(nodes, canonical(g.Free))
@@ -149,23 +147,23 @@ func naiveTake(groups []framework.NodeRoom, req *framework.Resources, n int64) [
 		}
 		nodes[best] = canonical(minus(nodes[best], req, 1))
 	}
-	out := make([]framework.NodeRoom, len(nodes))
+	out := make([]NodeRoom, len(nodes))
 	for i := range nodes {
-		out[i] = framework.NodeRoom{Count: 1, Free: nodes[i]}
+		out[i] = NodeRoom{Count: 1, Free: nodes[i]}
 	}
 	return merged(out)
 }
 
 // plus adds k × r to sum (extended resources by name).
-func plus(sum, r framework.Resources, k int64) framework.Resources {
+func plus(sum, r Resources, k int64) Resources {
 	sum.MilliCPU += k * r.MilliCPU
 	sum.Memory += k * r.Memory
 	sum.Pods += k * r.Pods
 	sum.Scalars = slices.Clone(sum.Scalars)
 	for _, s := range r.Scalars {
-		i := slices.IndexFunc(sum.Scalars, func(x framework.ScalarResource) bool { return x.Name == s.Name })
+		i := slices.IndexFunc(sum.Scalars, func(x ScalarResource) bool { return x.Name == s.Name })
 		if i < 0 {
-			sum.Scalars = append(sum.Scalars, framework.ScalarResource{Name: s.Name})
+			sum.Scalars = append(sum.Scalars, ScalarResource{Name: s.Name})
 			i = len(sum.Scalars) - 1
 		}
 		sum.Scalars[i].Value += k * s.Value
@@ -173,7 +171,7 @@ func plus(sum, r framework.Resources, k int64) framework.Resources {
 	return sum
 }
 
-func minusAll(a, b framework.Resources) framework.Resources {
-	return framework.Resources{MilliCPU: a.MilliCPU - b.MilliCPU, Memory: a.Memory - b.Memory, Pods: a.Pods - b.Pods,
-		Scalars: []framework.ScalarResource{{Name: gpu, Value: scalar(&a, gpu) - scalar(&b, gpu)}}}
+func minusAll(a, b Resources) Resources {
+	return Resources{MilliCPU: a.MilliCPU - b.MilliCPU, Memory: a.Memory - b.Memory, Pods: a.Pods - b.Pods,
+		Scalars: []ScalarResource{{Name: gpu, Value: a.scalar(gpu) - b.scalar(gpu)}}}
 }
