@@ -13,6 +13,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 )
@@ -60,6 +61,9 @@ hub that reaches this process directly.`,
 			}
 			if opts.Scheduling.Workers < 0 || opts.Execution.Workers < 0 {
 				return fmt.Errorf("--scheduler-workers and --execution-workers must not be negative (0 takes the default)")
+			}
+			if opts.Descheduler.Threshold <= 0 {
+				return fmt.Errorf("--unschedulable-threshold %s must be positive", opts.Descheduler.Threshold)
 			}
 			lease := cmp.Or(opts.LeaseDuration, controllermanager.DefaultLeaseDuration)
 			renew := cmp.Or(opts.RenewDeadline, controllermanager.DefaultRenewDeadline)
@@ -112,6 +116,7 @@ hub that reaches this process directly.`,
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerWorkload, "max-replicas-per-workload", scheduler.DefaultMaxReplicasPerWorkload, "a workload with more replicas is Unschedulable (negative: no limit)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerCluster, "max-replicas-per-cluster", scheduler.DefaultMaxReplicasPerCluster, "a placement sending one cluster more replicas is Unschedulable (negative: no limit)")
 	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 32)")
+	f.DurationVar(&opts.Descheduler.Threshold, "unschedulable-threshold", descheduler.DefaultThreshold, "how long replicas stay Pending unschedulable in a member before they are placed elsewhere (Divided by dynamic weights or Aggregated; a policy's replicaScheduling.unschedulableThresholdSeconds overrides it)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")
 	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the HealthInterpreter validating webhook on this port (0: no webhook)")

@@ -29,6 +29,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
+	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
@@ -96,6 +97,7 @@ type Options struct {
 	WorkStatus    workstatus.Options
 	Failover      failover.Options
 	Reschedule    reschedule.Options
+	Descheduler   descheduler.Options
 }
 
 // New returns a manager with every controller registered; start it with
@@ -283,6 +285,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 			return (&custom.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
 		}},
 		{"failover", func() error { return failover.Setup(mgr, opts.Failover) }},
+		{"descheduler", func() error { return descheduler.Setup(mgr, opts.Descheduler) }},
 	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {

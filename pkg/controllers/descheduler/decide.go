@@ -1,0 +1,222 @@
+package descheduler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+)
+
+// AnnotationDescheduledAt holds (RFC 3339) when replicas of the binding
+// were last moved: the per-binding rate limit, kept in the API so a
+// restart does not reset it.
+const AnnotationDescheduledAt = "work.shepherd.io/descheduled-at"
+
+// annotationRescheduleObserved is the scheduler's record of the
+// RescheduleTask stamp it served (scheduling.AnnotationRescheduleObserved;
+// controllers do not import each other).
+const annotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
+
+// The ReplicasDescheduled condition of a binding and its reasons.
+const (
+	ConditionReplicasDescheduled = "ReplicasDescheduled"
+	// ReasonMoved (True): replicas were taken back from clusters.
+	ReasonMoved = "Moved"
+	// ReasonNotMovable (False): replicas are unschedulable, but the
+	// placement says where they go.
+	ReasonNotMovable = "NotMovable"
+	// ReasonHeld (False): replicas are due to move, but a failover or a
+	// reschedule moves the workload, or the binding moved recently.
+	ReasonHeld = "Held"
+)
+
+// move takes count replicas back from a cluster, which keeps keep.
+type move struct {
+	cluster     string
+	count, keep int32
+	since       time.Time
+}
+
+// report is a cluster's unschedulable replicas that are not moved.
+type report struct {
+	cluster string
+	count   int32
+}
+
+// decision is what to do with one binding.
+type decision struct {
+	// moves are the clusters to take replicas back from now.
+	moves []move
+	// reports are unschedulable replicas that stay (placement not movable,
+	// or held); why says why.
+	reports []report
+	why     string
+	reason  string
+	// next is when to look again (zero: nothing falls due).
+	next time.Time
+}
+
+// movable says whether the placement lets the scheduler choose where
+// replicas go by room: Divided by dynamic weights, or Aggregated. The
+// reason names what is not movable otherwise.
+func movable(p *policyv1alpha1.Placement) (bool, string) {
+	if p == nil || p.ReplicaScheduling == nil || p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated {
+		return false, "Duplicated: every cluster runs all replicas"
+	}
+	rs := p.ReplicaScheduling
+	if rs.ReplicaSchedulingType != "" && rs.ReplicaSchedulingType != policyv1alpha1.ReplicaSchedulingTypeDivided {
+		return false, fmt.Sprintf("replicaSchedulingType %s", rs.ReplicaSchedulingType)
+	}
+	if rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated {
+		return true, ""
+	}
+	if rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != "" {
+		return true, ""
+	}
+	if rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0 {
+		return false, "static weights say where replicas go"
+	}
+	return false, "equal weights say where replicas go"
+}
+
+// threshold is the policy's unschedulableThresholdSeconds, else def.
+func threshold(p *policyv1alpha1.Placement, def time.Duration) time.Duration {
+	if p != nil && p.ReplicaScheduling != nil && p.ReplicaScheduling.UnschedulableThresholdSeconds != nil && *p.ReplicaScheduling.UnschedulableThresholdSeconds > 0 {
+		return time.Duration(*p.ReplicaScheduling.UnschedulableThresholdSeconds) * time.Second
+	}
+	return def
+}
+
+// reschedulePending says whether spec.rescheduleTriggeredAt was not served
+// yet, as scheduling.RescheduleServed judges it.
+func reschedulePending(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, annotations map[string]string) bool {
+	at := spec.RescheduleTriggeredAt
+	if at == nil {
+		return false
+	}
+	last := status.LastScheduledTime
+	if last == nil {
+		return true
+	}
+	want, got := at.Truncate(time.Second), last.Truncate(time.Second)
+	if !got.Equal(want) {
+		return !got.After(want)
+	}
+	observed, err := time.Parse(time.RFC3339, annotations[annotationRescheduleObserved])
+	return err != nil || observed.Before(want)
+}
+
+// decide looks at a binding's unschedulable replicas. def is the
+// controller's threshold. Every time comes from the binding, so a restart
+// changes nothing.
+func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, annotations map[string]string, def time.Duration, now time.Time) decision {
+	var d decision
+	items := map[string]*workv1alpha1.AggregatedStatusItem{}
+	for i := range status.AggregatedStatus {
+		items[status.AggregatedStatus[i].ClusterName] = &status.AggregatedStatus[i]
+	}
+	type stuck struct {
+		target workv1alpha1.TargetCluster
+		item   *workv1alpha1.AggregatedStatusItem
+	}
+	var all []stuck
+	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
+		if it, ok := items[t.Name]; ok && it.UnschedulableReplicas > 0 && it.UnschedulableSince != nil {
+			all = append(all, stuck{t, it})
+		}
+	}
+	if len(all) == 0 {
+		return d
+	}
+	reportAll := func(reason, why string) decision {
+		for _, s := range all {
+			d.reports = append(d.reports, report{cluster: s.target.Name, count: s.item.UnschedulableReplicas})
+		}
+		d.reason, d.why = reason, why
+		return d
+	}
+	if ok, why := movable(spec.Placement); !ok {
+		return reportAll(ReasonNotMovable, "not moved: "+why)
+	}
+	if len(spec.GracefulEvictionTasks) > 0 {
+		return reportAll(ReasonHeld, "not moved while a failover moves the workload")
+	}
+	if reschedulePending(spec, status, annotations) {
+		return reportAll(ReasonHeld, "not moved while a reschedule is pending")
+	}
+	thr := threshold(spec.Placement, def)
+	if last, err := time.Parse(time.RFC3339, annotations[AnnotationDescheduledAt]); err == nil {
+		if next := last.Add(thr); now.Before(next) {
+			// One move per threshold: the members' counts may still be
+			// those from before the last move.
+			d.next = next
+			return d
+		}
+	}
+	for _, s := range all {
+		due := s.item.UnschedulableSince.Add(thr)
+		if now.Before(due) {
+			if d.next.IsZero() || due.Before(d.next) {
+				d.next = due
+			}
+			continue
+		}
+		keep := max(s.target.Replicas-s.item.UnschedulableReplicas, 0)
+		if n := s.target.Replicas - keep; n > 0 {
+			d.moves = append(d.moves, move{cluster: s.target.Name, count: n, keep: keep, since: s.item.UnschedulableSince.Time})
+		}
+	}
+	if len(d.moves) > 0 {
+		d.next = time.Time{} // the move's annotation brings the binding back
+		d.reason = ReasonMoved
+		d.why = fmt.Sprintf("unschedulable for longer than %s", thr)
+	}
+	return d
+}
+
+// apply lowers the moved targets' replicas and stamps the move's time.
+func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, moves []move, now time.Time) map[string]string {
+	keep := map[string]int32{}
+	for _, m := range moves {
+		keep[m.cluster] = m.keep
+	}
+	for i := range spec.Clusters {
+		t := &spec.Clusters[i]
+		if k, ok := keep[t.Name]; ok && bindingutil.IsActive(*t) {
+			t.Replicas = k
+		}
+	}
+	out := make(map[string]string, len(annotations)+1)
+	for k, v := range annotations {
+		out[k] = v
+	}
+	out[AnnotationDescheduledAt] = now.UTC().Format(time.RFC3339)
+	return out
+}
+
+// condition is the ReplicasDescheduled condition for d; false when the
+// binding has nothing to say (the condition is then left as it is: the
+// last move stays recorded).
+func condition(d decision, generation int64) (metav1.Condition, bool) {
+	var parts []string
+	switch {
+	case len(d.moves) > 0:
+		for _, m := range d.moves {
+			parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))
+		}
+		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: ReasonMoved, ObservedGeneration: generation,
+			Message: fmt.Sprintf("Moved unschedulable replicas: %s; %s", strings.Join(parts, ", "), d.why)}, true
+	case len(d.reports) > 0:
+		for _, r := range d.reports {
+			parts = append(parts, fmt.Sprintf("%d in %s", r.count, r.cluster))
+		}
+		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionFalse, Reason: d.reason, ObservedGeneration: generation,
+			Message: fmt.Sprintf("Replicas Pending unschedulable: %s; %s", strings.Join(parts, ", "), d.why)}, true
+	}
+	return metav1.Condition{}, false
+}

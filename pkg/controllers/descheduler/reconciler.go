@@ -1,0 +1,144 @@
+package descheduler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+)
+
+// ControllerName prefixes the controllers' names in logs, metrics and events.
+const ControllerName = "descheduler"
+
+// EventReplicasDescheduled is the event reason of a move, on the binding and
+// its template.
+const EventReplicasDescheduled = "ReplicasDescheduled"
+
+// Reconciler moves unschedulable replicas of the bindings of one kind.
+type Reconciler[T workv1alpha1.BindingObject] struct {
+	client    client.Client
+	kind      bindingutil.Kind[T]
+	recorder  events.EventRecorder
+	conflicts *bindingutil.Conflicts
+	limiter   *rate.Limiter
+	opts      Options
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := logf.FromContext(ctx)
+	b := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, b); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if b.GetDeletionTimestamp() != nil {
+		return reconcile.Result{}, nil
+	}
+	now := r.opts.Now()
+	d := decide(b.GetBindingSpec(), b.GetBindingStatus(), b.GetAnnotations(), r.opts.Threshold, now)
+	var throttled time.Duration
+	if len(d.moves) > 0 {
+		// One token per binding, however many of its clusters give back.
+		if res := r.limiter.ReserveN(now, 1); res.DelayFrom(now) > 0 {
+			throttled = res.DelayFrom(now)
+			res.CancelAt(now)
+			d.moves = nil
+		}
+	}
+	if len(d.moves) > 0 {
+		orig := b.DeepCopyObject().(T)
+		b.SetAnnotations(apply(b.GetBindingSpec(), b.GetAnnotations(), d.moves, now))
+		if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
+			return reconcile.Result{}, err
+		}
+		r.report(ctx, b, d)
+		for _, m := range d.moves {
+			log.Info("moved unschedulable replicas", "cluster", m.cluster, "replicas", m.count, "keeps", m.keep, "since", m.since)
+		}
+	}
+	if throttled == 0 {
+		if err := r.updateCondition(ctx, b, d); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	next := time.Duration(0)
+	if !d.next.IsZero() {
+		next = max(d.next.Sub(r.opts.Now()), time.Millisecond)
+	}
+	if throttled > 0 && (next == 0 || throttled < next) {
+		next = throttled
+	}
+	return reconcile.Result{RequeueAfter: next}, nil
+}
+
+// report emits the events and the metric of a written move, on the binding
+// and on its template.
+func (r *Reconciler[T]) report(ctx context.Context, b T, d decision) {
+	ref := b.GetBindingSpec().Resource
+	var tmpl *unstructured.Unstructured
+	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err == nil {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gv.WithKind(ref.Kind))
+		if err := r.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, u); err == nil {
+			tmpl = u
+		}
+	}
+	for _, m := range d.moves {
+		replicasMoved.Add(float64(m.count))
+		note := bindingutil.Note(fmt.Sprintf("Moved %d replicas from cluster %s: unschedulable there since %s (%s); it keeps %d, the scheduler places the others",
+			m.count, m.cluster, m.since.UTC().Format(time.RFC3339), d.why, m.keep))
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, EventReplicasDescheduled, "Deschedule", "%s", note)
+		if tmpl != nil {
+			r.recorder.Eventf(tmpl, nil, corev1.EventTypeNormal, EventReplicasDescheduled, "Deschedule", "%s", note)
+		}
+	}
+}
+
+// updateCondition writes the ReplicasDescheduled condition when it
+// changes. A report (False) is removed once no replica is unschedulable;
+// a move (True) stays as the record of the last move.
+func (r *Reconciler[T]) updateCondition(ctx context.Context, b T, d decision) error {
+	orig := b.DeepCopyObject().(T)
+	conds := &b.GetBindingStatus().Conditions
+	var changed bool
+	if c, ok := condition(d, b.GetGeneration()); ok {
+		changed = meta.SetStatusCondition(conds, c)
+	} else if cur := meta.FindStatusCondition(*conds, ConditionReplicasDescheduled); cur != nil && cur.Status == metav1.ConditionFalse && d.next.IsZero() {
+		changed = meta.RemoveStatusCondition(conds, ConditionReplicasDescheduled)
+	}
+	if !changed {
+		return nil
+	}
+	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+// newReconciler builds the reconciler of one kind; limiter is shared by both kinds.
+func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) *Reconciler[T] {
+	return &Reconciler[T]{
+		client:    mgr.GetClient(),
+		kind:      kind,
+		recorder:  mgr.GetEventRecorder("shepherd-" + ControllerName),
+		conflicts: bindingutil.NewConflicts(),
+		limiter:   limiter,
+		opts:      opts,
+	}
+}
