@@ -13,6 +13,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/resourcefit"
 )
 
 // Scheduler places workloads with one profile. It is safe for concurrent use.
@@ -109,7 +110,9 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 	}
 	res := &Result{AffinityName: term.Name, snap: snap, cycle: cycle}
 	if len(cycle.Feasible) == 0 {
-		return res, newFitError(snap, cycle, nil, s.filters), nil
+		fe := newFitError(snap, cycle, nil, s.filters)
+		fe.Room = roomOf(snap, rejectedBy(cycle, resourcefit.Name), &w.Request)
+		return res, fe, nil
 	}
 	out, err := core.Schedule(cycle.Candidates, core.Request{Replicas: w.Replicas, Placement: w.Placement, Mode: w.Mode, TieSeed: w.UID})
 	var ue *core.UnschedulableError
@@ -117,7 +120,7 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 		res.failure = ue
 		fe := newFitError(snap, cycle, ue, s.filters)
 		if ue.Constraint == "replicas" {
-			fe.Room = roomOf(snap, cycle, &w.Request)
+			fe.Room = roomOf(snap, cycle.Feasible, &w.Request)
 		}
 		return res, fe, nil
 	}

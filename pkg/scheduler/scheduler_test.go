@@ -75,6 +75,12 @@ func TestRoomMessage(t *testing.T) {
 	if got := ue.Category(); strings.Contains(got, "frag") || strings.Contains(got, "room:") {
 		t.Errorf("category names clusters: %q", got)
 	}
+	// None feasible: the clusters the room filter rejected are named.
+	_, err = NewDefault().Schedule(context.Background(), snapshot(t, frag, small), deployment("web", 3, nil))
+	const wantDup = "0/2 clusters available: 1 insufficient cpu for all replicas, 1 insufficient room on any one node for all replicas; room: frag fits 2 (room on any one node: 2 × 1500m CPU 8192Mi 110 pods free); small fits 1 (cpu)"
+	if err == nil || err.Error() != wantDup {
+		t.Errorf("Duplicated message:\n got %v\nwant %s", err, wantDup)
+	}
 }
 
 func TestCoreConstraintMessage(t *testing.T) {

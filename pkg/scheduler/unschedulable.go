@@ -85,12 +85,15 @@ type ClusterRoom struct {
 // maxRoom bounds the clusters a message lists.
 const maxRoom = 5
 
-func roomOf(snap *framework.Snapshot, c *framework.Cycle, req *framework.Resources) []ClusterRoom {
-	if req.IsZero() {
+// roomOf lists the room of the clusters of snap at indices: the feasible
+// ones when they cannot hold the replicas, or those the room filter
+// rejected when none is feasible.
+func roomOf(snap *framework.Snapshot, indices []int32, req *framework.Resources) []ClusterRoom {
+	if req.IsZero() || len(indices) == 0 {
 		return nil
 	}
-	out := make([]ClusterRoom, 0, len(c.Feasible))
-	for _, i := range c.Feasible {
+	out := make([]ClusterRoom, 0, len(indices))
+	for _, i := range indices {
 		ci := snap.At(int(i))
 		n, limiting := ci.Fit(req)
 		r := ClusterRoom{Cluster: ci.Name, Fit: n, Limiting: string(limiting)}
@@ -101,6 +104,17 @@ func roomOf(snap *framework.Snapshot, c *framework.Cycle, req *framework.Resourc
 	}
 	slices.SortStableFunc(out, func(a, b ClusterRoom) int { return cmp.Compare(b.Fit, a.Fit) })
 	return out[:min(len(out), maxRoom)]
+}
+
+// rejectedBy lists the indices of the clusters plugin rejected.
+func rejectedBy(c *framework.Cycle, plugin string) []int32 {
+	var out []int32
+	for i, rej := range c.Rejections {
+		if rej.Status != nil && rej.Plugin == plugin {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // describeNodes writes a node model compactly: "2 × 8000m CPU 32Gi, 1 × 500m CPU 1Gi".

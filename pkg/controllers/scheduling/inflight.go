@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -148,11 +147,15 @@ func ledgerKey(kind string, b workv1alpha1.BindingObject) string {
 }
 
 // observe records b as the API holds it, unless the scheduler assumed a
-// newer placement for it.
+// placement for it that b does not show yet: an assumption stands until an
+// event of a version newer than the one it was made on (or, once written,
+// than the one its write produced). The cache is updated before event
+// handlers run, so a cycle can read a version and assume before the
+// handler sees that same version: it must not undo the assumption.
 func (l *ledger) observe(key string, b workv1alpha1.BindingObject) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if cur, ok := l.entries[key]; ok && cur.assumed && olderThan(b.GetResourceVersion(), cur.resourceVersion) {
+	if cur, ok := l.entries[key]; ok && cur.assumed && !newerThan(b.GetResourceVersion(), cur.resourceVersion) {
 		return
 	}
 	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(b)})
@@ -248,16 +251,15 @@ func (l *ledger) reservations(snap *framework.Snapshot) (map[string][]framework.
 	return out, l.version
 }
 
-// olderThan reports whether resource version a is older than b; versions
-// that cannot be compared count as not older (the event is taken).
-func olderThan(a, b string) bool {
-	if a == "" || b == "" || strings.EqualFold(a, b) {
+// newerThan reports whether resource version a is newer than b; versions
+// that cannot be compared count as newer (the event is taken).
+func newerThan(a, b string) bool {
+	if a == b {
 		return false
 	}
 	c, err := resourceversion.CompareResourceVersion(a, b)
-	return err == nil && c < 0
+	return err != nil || c > 0
 }
-
 // ledgerHandler keeps the fleet's ledger in step with the bindings of r's
 // kind as the cache sees them (from the first list on, so a restarted
 // controller manager starts from what the API holds). It queues nothing.

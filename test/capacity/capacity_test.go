@@ -1,0 +1,218 @@
+// Package capacity runs `shepherd up`'s fleet from a fleet file with finite
+// room (testdata/fleet.yaml) and checks that what the hub says Scheduled
+// runs in the members: a burst of workloads fills the members and no more,
+// nothing sits Pending, and a member whose summed room would hold more
+// than its nodes do gets only what fits.
+package capacity
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
+)
+
+var (
+	hub      client.Client
+	memberCl map[string]client.Client
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if testing.Short() {
+		fmt.Println("skipping the capacity suite in -short mode")
+		return 0
+	}
+	spec, err := member.LoadFleet("testdata/fleet.yaml")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	env, err := fleetenv.StartFleet("capacity", localfleet.Options{
+		Fleet:       spec,
+		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer env.Stop()
+	hub, memberCl = env.Hub, env.Members
+	return m.Run()
+}
+
+// deployment is a Deployment of replicas pods of one CPU each.
+func deployment(ns, name string, replicas int) string {
+	return strings.Replace(fleetenv.DeploymentYAML(ns, name, replicas), "requests: {cpu: 100m, memory: 64Mi}", "requests: {cpu: '1', memory: 64Mi}", 1)
+}
+
+func policy(ns, name, clusters, division string) string {
+	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]
+  placement:
+    clusterAffinity: {clusterNames: [%[3]s]}
+    replicaScheduling:
+      replicaSchedulingType: Divided
+%[4]s
+`, ns, name, clusters, division)
+}
+
+// scheduled counts the bindings of ns by their Scheduled condition.
+func scheduled(ctx context.Context, ns string) (placed, unschedulable int, _ error) {
+	list := &workv1alpha1.ResourceBindingList{}
+	if err := hub.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return 0, 0, err
+	}
+	for _, b := range list.Items {
+		switch c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionScheduled); {
+		case c == nil:
+		case c.Status == metav1.ConditionTrue:
+			placed++
+		default:
+			unschedulable++
+		}
+	}
+	return placed, unschedulable, nil
+}
+
+// pods counts the pods of ns in a member: running, and Pending without a
+// node (what the member's scheduler could not place).
+func pods(ctx context.Context, cluster, ns string) (running, pending int, _ error) {
+	var list corev1.PodList
+	if err := memberCl[cluster].List(ctx, &list, client.InNamespace(ns)); err != nil {
+		return 0, 0, err
+	}
+	for _, p := range list.Items {
+		switch {
+		case p.Spec.NodeName == "":
+			pending++
+		case p.Status.Phase == corev1.PodRunning:
+			running++
+		}
+	}
+	return running, pending, nil
+}
+
+// TestBurstFillsTheMembers: 20 Deployments of 4 one-CPU replicas, divided
+// by dynamic weights over a1..a3 (48 CPUs), applied at once. 12 are placed
+// and run, filling the members, none Pending; 8 are Unschedulable on the
+// hub with a reason naming the clusters' room, and reach no member.
+func TestBurstFillsTheMembers(t *testing.T) {
+	const ns = "burst"
+	ctx := context.Background()
+	fleetenv.CreateNamespace(t, hub, ns)
+	docs := []string{policy(ns, "spread", "a1, a2, a3", "      replicaDivisionPreference: Weighted\n      weightPreference: {dynamicWeight: AvailableReplicas}")}
+	for i := range 20 {
+		docs = append(docs, deployment(ns, fmt.Sprintf("w%02d", i), 4))
+	}
+	fleetenv.ApplyYAML(t, hub, "capacity", strings.Join(docs, "---\n"))
+
+	fleetenv.Eventually(t, "12 placed, 8 Unschedulable", func() error {
+		placed, unschedulable, err := scheduled(ctx, ns)
+		if err != nil {
+			return err
+		}
+		if placed > 12 {
+			t.Fatalf("%d workloads placed: the members hold 12", placed)
+		}
+		if placed != 12 || unschedulable != 8 {
+			return fmt.Errorf("%d placed, %d unschedulable", placed, unschedulable)
+		}
+		return nil
+	})
+	fleetenv.Eventually(t, "48 pods run, none Pending", func() error {
+		total := 0
+		for _, c := range []string{"a1", "a2", "a3"} {
+			running, pending, err := pods(ctx, c, ns)
+			if err != nil {
+				return err
+			}
+			if pending > 0 {
+				return fmt.Errorf("%s: %d pods Pending", c, pending)
+			}
+			total += running
+		}
+		if total != 48 {
+			return fmt.Errorf("%d of 48 pods running", total)
+		}
+		return nil
+	})
+	list := &workv1alpha1.ResourceBindingList{}
+	if err := hub.List(ctx, list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range list.Items {
+		c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionScheduled)
+		if c.Status == metav1.ConditionTrue {
+			continue
+		}
+		if !strings.Contains(c.Message, "room: ") {
+			t.Errorf("%s: the reason does not name the clusters' room: %s", b.Name, c.Message)
+		}
+		works := &workv1alpha1.WorkList{}
+		if err := hub.List(ctx, works, client.MatchingLabels(names.BindingLabels(names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: ns, Name: b.Name}))); err != nil {
+			t.Fatal(err)
+		}
+		if len(works.Items) != 0 {
+			t.Errorf("%s is Unschedulable but has %d Works", b.Name, len(works.Items))
+		}
+	}
+}
+
+// TestFragmentedMemberGetsWhatFits: frag's six 1.5-CPU nodes sum to 9
+// CPUs but hold six one-CPU pods. Nine replicas are refused on the hub,
+// naming the room on any one node; six are placed and all run.
+func TestFragmentedMemberGetsWhatFits(t *testing.T) {
+	const ns = "frag"
+	ctx := context.Background()
+	fleetenv.CreateNamespace(t, hub, ns)
+	agg := "      replicaDivisionPreference: Aggregated"
+	fleetenv.ApplyYAML(t, hub, "capacity", policy(ns, "frag", "frag", agg)+"---\n"+deployment(ns, "nine", 9))
+	fleetenv.Eventually(t, "nine: Unschedulable for room on any one node", func() error {
+		_, unschedulable, err := scheduled(ctx, ns)
+		if err != nil || unschedulable != 1 {
+			return fmt.Errorf("%d unschedulable (%v)", unschedulable, err)
+		}
+		b := &workv1alpha1.ResourceBinding{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: names.BindingName("Deployment", "nine")}, b); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionScheduled)
+		if !strings.Contains(c.Message, "feasible clusters fit 6; room: frag fits 6 (room on any one node: 6 × 1500m CPU") {
+			return fmt.Errorf("reason: %s", c.Message)
+		}
+		return nil
+	})
+	fleetenv.ApplyYAML(t, hub, "capacity", deployment(ns, "six", 6))
+	fleetenv.Eventually(t, "six: placed, six pods run, none Pending", func() error {
+		running, pending, err := pods(ctx, "frag", ns)
+		if err != nil {
+			return err
+		}
+		if pending > 0 || running != 6 {
+			return fmt.Errorf("%d running, %d Pending", running, pending)
+		}
+		return nil
+	})
+}
