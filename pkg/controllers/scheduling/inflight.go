@@ -190,8 +190,7 @@ func (l *ledger) release(key string, b workv1alpha1.BindingObject) {
 	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(b)})
 }
 
-// forget drops b (deleted, or its assumption failed to be written: the
-// next event of b records it again).
+// forget drops a deleted binding.
 func (l *ledger) forget(key string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -228,14 +227,11 @@ func sameEntries(a, b []ledgerEntry) bool {
 func (l *ledger) reservations(snap *framework.Snapshot) (map[string][]framework.Reservation, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	keys := make([]string, 0, len(l.entries))
-	for k := range l.entries {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	// Map order does not reach the result: each cluster's reservations
+	// are sorted (framework.SortReservations orders them totally).
 	out := map[string][]framework.Reservation{}
-	for _, k := range keys {
-		for _, e := range l.entries[k].entries {
+	for _, rec := range l.entries {
+		for _, e := range rec.entries {
 			i, ok := snap.Index(e.cluster)
 			if !ok {
 				continue

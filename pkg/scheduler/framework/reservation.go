@@ -41,12 +41,12 @@ func (s *Snapshot) WithReservations(byCluster map[string][]Reservation) *Snapsho
 	return &out
 }
 
-// SortReservations orders reservations so that WithReservations gives the
-// same result whatever order they were collected in: larger requests
-// first, then by replicas.
+// SortReservations orders reservations totally, so that WithReservations
+// gives the same result whatever order they were collected in: larger
+// requests first (cpu, memory, then extended resources by name), then more
+// replicas.
 func SortReservations(rs []Reservation) {
-	slices.SortStableFunc(rs, func(a, b Reservation) int {
-		return cmp.Or(cmp.Compare(b.Request.MilliCPU, a.Request.MilliCPU), cmp.Compare(b.Request.Memory, a.Request.Memory),
-			cmp.Compare(b.Replicas, a.Replicas))
+	slices.SortFunc(rs, func(a, b Reservation) int {
+		return cmp.Or(compareRoom(&b.Request, &a.Request), cmp.Compare(b.Replicas, a.Replicas))
 	})
 }
