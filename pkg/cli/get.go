@@ -34,7 +34,8 @@ func newGetCommand() *cobra.Command {
 
   clusters     member clusters: readiness, version, topology, taints, nodes
   bindings     one row per binding: kind, replicas, Scheduled, FullyApplied
-  placements   one row per workload: cluster -> replicas (health) for each target
+  placements   one row per workload: cluster -> replicas (health) for each target,
+               and [N unschedulable] for replicas Pending unschedulable there
   rendered     TYPE/NAME: the manifest each cluster is sent (its share of the
                replicas, its override policies), with the override rules applied
 
@@ -205,7 +206,8 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 	return fmt.Sprintf("%s (%s)", cond.Status, cond.Reason)
 }
 
-// placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)", or
+// placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)"
+// (with "[1 unschedulable]" for replicas Pending unschedulable there), or
 // the unschedulable reason when there are no targets.
 func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) string {
 	if len(spec.Clusters) == 0 {
@@ -215,8 +217,10 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		return "<pending>"
 	}
 	health := map[string]string{}
+	pending := map[string]int32{}
 	for _, s := range status.AggregatedStatus {
 		health[s.ClusterName] = string(s.Health)
+		pending[s.ClusterName] = s.UnschedulableReplicas
 		if !s.Applied && s.AppliedReason != "" {
 			// Why the copy is not applied (e.g. Conflict) says more
 			// than its health, which is Unknown then.
@@ -228,6 +232,9 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		p := fmt.Sprintf("%s=%d", t.Name, t.Replicas)
 		if h := health[t.Name]; h != "" {
 			p += " (" + h + ")"
+		}
+		if n := pending[t.Name]; n > 0 {
+			p += fmt.Sprintf(" [%d unschedulable]", n)
 		}
 		if spec.Suspension.Suspends(t.Name) {
 			p += " [suspended]"

@@ -17,6 +17,12 @@ import (
 // restart does not reset it.
 const AnnotationDescheduledAt = "work.shepherd.io/descheduled-at"
 
+// AnnotationDescheduled says what the last move took back ("2 from
+// member2 (keeps 2); unschedulable for longer than 5m0s"), written with
+// AnnotationDescheduledAt, so the ReplicasDescheduled condition can be
+// (re)written from it whatever happened to the first status write.
+const AnnotationDescheduled = "work.shepherd.io/descheduled"
+
 // annotationRescheduleObserved is the scheduler's record of the
 // RescheduleTask stamp it served (scheduling.AnnotationRescheduleObserved;
 // controllers do not import each other).
@@ -59,6 +65,9 @@ type decision struct {
 	reason  string
 	// next is when to look again (zero: nothing falls due).
 	next time.Time
+	// recorded is the last move (AnnotationDescheduled) while the binding
+	// waits out its threshold after it.
+	recorded string
 }
 
 // movable says whether the placement lets the scheduler choose where
@@ -155,6 +164,7 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 			// One move per threshold: the members' counts may still be
 			// those from before the last move.
 			d.next = next
+			d.recorded = annotations[AnnotationDescheduled]
 			return d
 		}
 	}
@@ -180,7 +190,8 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 }
 
 // apply lowers the moved targets' replicas and stamps the move's time.
-func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, moves []move, now time.Time) map[string]string {
+func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, d decision, now time.Time) map[string]string {
+	moves := d.moves
 	keep := map[string]int32{}
 	for _, m := range moves {
 		keep[m.cluster] = m.keep
@@ -196,6 +207,7 @@ func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, moves 
 		out[k] = v
 	}
 	out[AnnotationDescheduledAt] = now.UTC().Format(time.RFC3339)
+	out[AnnotationDescheduled] = describe(d)
 	return out
 }
 
@@ -204,13 +216,15 @@ func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, moves 
 // last move stays recorded).
 func condition(d decision, generation int64) (metav1.Condition, bool) {
 	var parts []string
+	moved := func(what string) (metav1.Condition, bool) {
+		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: ReasonMoved, ObservedGeneration: generation,
+			Message: "Moved unschedulable replicas: " + what}, true
+	}
 	switch {
 	case len(d.moves) > 0:
-		for _, m := range d.moves {
-			parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))
-		}
-		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: ReasonMoved, ObservedGeneration: generation,
-			Message: fmt.Sprintf("Moved unschedulable replicas: %s; %s", strings.Join(parts, ", "), d.why)}, true
+		return moved(describe(d))
+	case d.recorded != "":
+		return moved(d.recorded)
 	case len(d.reports) > 0:
 		for _, r := range d.reports {
 			parts = append(parts, fmt.Sprintf("%d in %s", r.count, r.cluster))
@@ -219,4 +233,14 @@ func condition(d decision, generation int64) (metav1.Condition, bool) {
 			Message: fmt.Sprintf("Replicas Pending unschedulable: %s; %s", strings.Join(parts, ", "), d.why)}, true
 	}
 	return metav1.Condition{}, false
+}
+
+// describe says what d moves: "2 from member2 (keeps 2); unschedulable
+// for longer than 5m0s".
+func describe(d decision) string {
+	parts := make([]string, 0, len(d.moves))
+	for _, m := range d.moves {
+		parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))
+	}
+	return strings.Join(parts, ", ") + "; " + d.why
 }

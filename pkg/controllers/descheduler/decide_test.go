@@ -41,11 +41,12 @@ func TestDecide(t *testing.T) {
 	const thr = 5 * time.Minute
 	targets := []workv1alpha1.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 4}}
 	type want struct {
-		moves   []move
-		reports []report
-		reason  string
-		why     string
-		next    time.Time
+		moves    []move
+		reports  []report
+		reason   string
+		why      string
+		next     time.Time
+		recorded string
 	}
 	for _, tc := range []struct {
 		name        string
@@ -109,6 +110,10 @@ func TestDecide(t *testing.T) {
 			annotations: map[string]string{AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339)},
 			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			want: want{next: t0.Add(9 * time.Minute)}},
+		{name: "within the threshold after a move, the move is still reported", placement: dynamic,
+			annotations: map[string]string{AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339), AnnotationDescheduled: "2 from b (keeps 2); x"},
+			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
+			want: want{next: t0.Add(9 * time.Minute), recorded: "2 from b (keeps 2); x"}},
 		{name: "moved longer ago than the threshold: moves again", placement: dynamic,
 			annotations: map[string]string{AnnotationDescheduledAt: t0.Format(time.RFC3339)},
 			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
@@ -143,7 +148,10 @@ func TestDecide(t *testing.T) {
 			if !d.next.Equal(tc.want.next) {
 				t.Errorf("next = %v, want %v", d.next, tc.want.next)
 			}
-			if _, ok := condition(d, 1); ok != (len(d.moves)+len(d.reports) > 0) {
+			if d.recorded != tc.want.recorded {
+				t.Errorf("recorded = %q, want %q", d.recorded, tc.want.recorded)
+			}
+			if _, ok := condition(d, 1); ok != (len(d.moves)+len(d.reports) > 0 || d.recorded != "") {
 				t.Errorf("condition present = %v", ok)
 			}
 		})
@@ -152,11 +160,11 @@ func TestDecide(t *testing.T) {
 
 func TestApply(t *testing.T) {
 	spec := &workv1alpha1.BindingSpec{Clusters: []workv1alpha1.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 4}}}
-	ann := apply(spec, map[string]string{"x": "y"}, []move{{cluster: "b", count: 3, keep: 1}}, t0)
+	ann := apply(spec, map[string]string{"x": "y"}, decision{moves: []move{{cluster: "b", count: 3, keep: 1}}, why: "w"}, t0)
 	if spec.Clusters[0].Replicas != 4 || spec.Clusters[1].Replicas != 1 {
 		t.Fatalf("targets %+v", spec.Clusters)
 	}
-	if ann["x"] != "y" || ann[AnnotationDescheduledAt] != "2026-03-08T08:00:00Z" {
+	if ann["x"] != "y" || ann[AnnotationDescheduledAt] != "2026-03-08T08:00:00Z" || ann[AnnotationDescheduled] != "3 from b (keeps 1); w" {
 		t.Fatalf("annotations %v", ann)
 	}
 	c, _ := condition(decision{moves: []move{{cluster: "b", count: 3, keep: 1}}, why: "unschedulable for longer than 5m0s"}, 2)

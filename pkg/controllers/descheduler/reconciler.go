@@ -66,7 +66,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	if len(d.moves) > 0 {
 		orig := b.DeepCopyObject().(T)
-		b.SetAnnotations(apply(b.GetBindingSpec(), b.GetAnnotations(), d.moves, now))
+		b.SetAnnotations(apply(b.GetBindingSpec(), b.GetAnnotations(), d, now))
 		if err := r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
 			return reconcile.Result{}, err
 		}
