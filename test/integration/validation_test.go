@@ -82,6 +82,18 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
       - targetCluster: {clusterNames: [member1]}
         weight: 0`),
 			[]string{"spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight", "greater than or equal to 1"}},
+		{"negative unschedulable threshold", policy("bad-unschedulable-threshold", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Divided
+    replicaDivisionPreference: Aggregated
+    unschedulableThresholdSeconds: -5`),
+			[]string{"spec.placement.replicaScheduling.unschedulableThresholdSeconds", "greater than or equal to 1"}},
+		{"zero unschedulable threshold", policy("bad-unschedulable-threshold-zero", selectNginx+`placement:
+  replicaScheduling:
+    replicaSchedulingType: Divided
+    replicaDivisionPreference: Aggregated
+    unschedulableThresholdSeconds: 0`),
+			[]string{"spec.placement.replicaScheduling.unschedulableThresholdSeconds", "greater than or equal to 1"}},
 		{"static and dynamic weights together", policy("bad-both-weights", selectNginx+`placement:
   replicaScheduling:
     replicaSchedulingType: Divided

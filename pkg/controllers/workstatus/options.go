@@ -4,7 +4,11 @@
 //  1. member object -> Work: a per-member informer (one per resource in
 //     use, only objects labelled app.kubernetes.io/managed-by=shepherd)
 //     notices status changes and writes each manifest's raw status and
-//     health (package health) into the Work's status.manifestStatuses;
+//     health (package health) into the Work's status.manifestStatuses,
+//     with, for kinds with a pod selector (interpreter.PodSelector), how
+//     many of the workload's pods the member's scheduler cannot place and
+//     since when (an informer of the member's Pending pods only, started
+//     on first use; see pods.go);
 //  2. Works -> binding: the Works of a binding (found through the Work's
 //     binding annotation or labels) become the binding's
 //     status.aggregatedStatus, one item per cluster, with the timestamps
