@@ -146,3 +146,35 @@ func TestBindingOf(t *testing.T) {
 		t.Error("a Work without binding")
 	}
 }
+
+// TestAggregateCarriesUnschedulable: the template's unschedulable count
+// and since-time reach the binding's item, and a change of either is a
+// change to write (and only that: the same count is not).
+func TestAggregateCarriesUnschedulable(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := work("m1", "True", raw(`{"replicas":4}`), healthy)
+	w.Status.ManifestStatuses[1].UnschedulableReplicas, w.Status.ManifestStatuses[1].UnschedulableSince = 2, &t0
+	got := aggregate(nil, []workv1alpha1.Work{w}, tmplRef, t0)
+	if got[0].UnschedulableReplicas != 2 || got[0].UnschedulableSince == nil || !got[0].UnschedulableSince.Equal(&t0) {
+		t.Fatalf("item %+v", got[0])
+	}
+	again := aggregate(got, []workv1alpha1.Work{w}, tmplRef, metav1.NewTime(t0.Add(time.Minute)))
+	if !sameItems(got, again) {
+		t.Fatalf("the same count is a change: %+v vs %+v", got, again)
+	}
+	w.Status.ManifestStatuses[1].UnschedulableReplicas = 3
+	if sameItems(got, aggregate(got, []workv1alpha1.Work{w}, tmplRef, t0)) {
+		t.Fatal("a new count is no change")
+	}
+	later := metav1.NewTime(t0.Add(time.Hour))
+	w.Status.ManifestStatuses[1].UnschedulableReplicas, w.Status.ManifestStatuses[1].UnschedulableSince = 2, &later
+	if sameItems(got, aggregate(got, []workv1alpha1.Work{w}, tmplRef, t0)) {
+		t.Fatal("a new since-time is no change")
+	}
+	a := []workv1alpha1.ManifestStatus{w.Status.ManifestStatuses[1]}
+	b := []workv1alpha1.ManifestStatus{*w.Status.ManifestStatuses[1].DeepCopy()}
+	b[0].UnschedulableReplicas = 0
+	if sameManifestStatuses(a, b) {
+		t.Fatal("manifest statuses: a new count is no change")
+	}
+}
