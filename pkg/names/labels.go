@@ -20,6 +20,18 @@ const AnnotationBinding = "work.shepherd.io/binding"
 // binding's namespace: a Work never writes outside what its binding names.
 const AnnotationResourceKind = "work.shepherd.io/resource-kind"
 
+// AnnotationRescheduleObserved on a binding holds, in RFC 3339, the
+// spec.rescheduleTriggeredAt the scheduler last served with a successful
+// Fresh cycle. It is written in the same patch as spec.clusters.
+//
+// Times in the API have second precision, so a stamp and the
+// lastScheduledTime of a cycle that ran in the same second compare equal:
+// "stamp later than lastScheduledTime" would drop a request made in the
+// second the binding was last scheduled, and "stamp not earlier" would
+// serve every stamp twice. The annotation breaks the tie (see the
+// scheduling controller's RescheduleServed).
+const AnnotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
+
 // AnnotationTemplateGeneration on a Work (and on a binding) holds the metadata.generation of
 // the hub template its manifest was built from: once every Work of a
 // binding holds the template's current generation and every member has

@@ -151,4 +151,3 @@ func FuzzNodeGroups(f *testing.F) {
 		}
 	})
 }
-

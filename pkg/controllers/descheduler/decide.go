@@ -10,6 +10,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // AnnotationDescheduledAt holds (RFC 3339) when replicas of the binding
@@ -22,11 +23,6 @@ const AnnotationDescheduledAt = "work.shepherd.io/descheduled-at"
 // AnnotationDescheduledAt, so the ReplicasDescheduled condition can be
 // (re)written from it whatever happened to the first status write.
 const AnnotationDescheduled = "work.shepherd.io/descheduled"
-
-// annotationRescheduleObserved is the scheduler's record of the
-// RescheduleTask stamp it served (scheduling.AnnotationRescheduleObserved;
-// controllers do not import each other).
-const annotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
 
 // The ReplicasDescheduled condition of a binding and its reasons.
 const (
@@ -116,7 +112,7 @@ func reschedulePending(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bind
 	if !got.Equal(want) {
 		return !got.After(want)
 	}
-	observed, err := time.Parse(time.RFC3339, annotations[annotationRescheduleObserved])
+	observed, err := time.Parse(time.RFC3339, annotations[names.AnnotationRescheduleObserved])
 	return err != nil || observed.Before(want)
 }
 

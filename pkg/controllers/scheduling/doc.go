@@ -8,7 +8,7 @@
 //
 //   - spec.rescheduleTriggeredAt was not served yet (RescheduleServed):
 //     it is later than status.lastScheduledTime, or in the same second and
-//     not the stamp recorded in AnnotationRescheduleObserved. A Fresh
+//     not the stamp recorded in names.AnnotationRescheduleObserved. A Fresh
 //     cycle, fallback affinity terms restarting from the first; it records
 //     the stamp it served in that annotation;
 //   - it was never scheduled, or its last attempt failed;

@@ -256,6 +256,7 @@ func newerThan(a, b string) bool {
 	c, err := resourceversion.CompareResourceVersion(a, b)
 	return err != nil || c > 0
 }
+
 // ledgerHandler keeps the fleet's ledger in step with the bindings of r's
 // kind as the cache sees them (from the first list on, so a restarted
 // controller manager starts from what the API holds). It queues nothing.

@@ -22,6 +22,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -233,7 +234,7 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 }
 
 // writeSpec sets spec.clusters and the hash annotation in one merge patch,
-// with AnnotationRescheduleObserved set to served when that is not empty
+// with names.AnnotationRescheduleObserved set to served when that is not empty
 // (a reschedule served: the patch is written even if the targets stay).
 // The patch carries the resourceVersion read, so it fails rather than
 // overwrite a state change the binding controller wrote meanwhile; the
@@ -246,7 +247,7 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 	hash := SchedulingHash(spec)
 	ann := b.GetAnnotations()
 	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && ann[AnnotationScheduledHash] == hash &&
-		(served == "" || ann[AnnotationRescheduleObserved] == served) {
+		(served == "" || ann[names.AnnotationRescheduleObserved] == served) {
 		return nil
 	}
 	if ann == nil {
@@ -254,7 +255,7 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 	}
 	ann[AnnotationScheduledHash] = hash
 	if served != "" {
-		ann[AnnotationRescheduleObserved] = served
+		ann[names.AnnotationRescheduleObserved] = served
 	}
 	b.SetAnnotations(ann)
 	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))

@@ -14,6 +14,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -21,18 +22,6 @@ import (
 // as the scheduler last left it. It is written in the same patch as
 // spec.clusters, so it always describes the targets it sits next to.
 const AnnotationScheduledHash = "work.shepherd.io/scheduled-hash"
-
-// AnnotationRescheduleObserved on a binding holds, in RFC 3339, the
-// spec.rescheduleTriggeredAt the scheduler last served with a successful
-// Fresh cycle. It is written in the same patch as spec.clusters.
-//
-// Times in the API have second precision, so a stamp and the
-// lastScheduledTime of a cycle that ran in the same second compare equal:
-// "stamp later than lastScheduledTime" would drop a request made in the
-// second the binding was last scheduled, and "stamp not earlier" would
-// serve every stamp twice. The annotation breaks the tie (see
-// RescheduleServed).
-const AnnotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
 
 // Trigger says why a binding is scheduled.
 type Trigger string
@@ -118,7 +107,7 @@ func rescheduleRequested(b workv1alpha1.BindingObject) bool {
 // RescheduleServed reports whether the scheduler has served a reschedule
 // requested at `at`: it scheduled b successfully in a later second, or in
 // the same second and recorded a stamp not earlier than `at` as served
-// (AnnotationRescheduleObserved). Both times are compared in whole seconds,
+// (names.AnnotationRescheduleObserved). Both times are compared in whole seconds,
 // the precision the API keeps. A failed cycle serves nothing: the request
 // stays pending and is retried, Fresh, with back-off.
 //
@@ -134,7 +123,7 @@ func RescheduleServed(b workv1alpha1.BindingObject, at metav1.Time) bool {
 	if !got.Equal(want) {
 		return got.After(want)
 	}
-	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[AnnotationRescheduleObserved])
+	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[names.AnnotationRescheduleObserved])
 	return err == nil && !observed.Before(want)
 }
 

@@ -13,6 +13,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -90,12 +91,12 @@ func TestDecide(t *testing.T) {
 		{name: "reschedule in the same second, served", b: scheduled(6, divided(), ab...), want: TriggerNone,
 			mutate: func(b *workv1alpha1.ResourceBinding) {
 				b.Spec.RescheduleTriggeredAt = &t0
-				b.Annotations[AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+				b.Annotations[names.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
 			}},
 		{name: "reschedule in the same second, an earlier stamp served", b: scheduled(6, divided(), ab...), want: TriggerReschedule,
 			mutate: func(b *workv1alpha1.ResourceBinding) {
 				b.Spec.RescheduleTriggeredAt = &t0
-				b.Annotations[AnnotationRescheduleObserved] = t0.Add(-time.Second).UTC().Format(time.RFC3339)
+				b.Annotations[names.AnnotationRescheduleObserved] = t0.Add(-time.Second).UTC().Format(time.RFC3339)
 			}},
 		{name: "last attempt failed", b: scheduled(6, divided(), ab...), want: TriggerRetry,
 			mutate: func(b *workv1alpha1.ResourceBinding) { b.Status.Conditions[0].Status = metav1.ConditionFalse }},
@@ -220,7 +221,7 @@ func TestRescheduleServedIgnoresSubseconds(t *testing.T) {
 	if RescheduleServed(b, at) {
 		t.Fatal("a stamp in the second of the last scheduling is served without the annotation")
 	}
-	b.Annotations[AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+	b.Annotations[names.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
 	if !RescheduleServed(b, at) {
 		t.Fatal("a stamp recorded as served is pending")
 	}
