@@ -30,6 +30,7 @@ func TestUnschedulableReplicasMove(t *testing.T) {
 	const ns, name, stuck, free = "e2e-pending", "web", "member2", "member1"
 	ctx := context.Background()
 	createNamespace(t, ns)
+	removeWorkloads(t, ns, free, stuck)
 	placement := "clusterAffinity:\n  clusterNames: [member1, member2]\nspreadConstraints:\n- {spreadByField: cluster, minGroups: 2, maxGroups: 2}\nreplicaScheduling:\n  replicaSchedulingType: Divided\n  replicaDivisionPreference: Weighted\n  weightPreference: {dynamicWeight: AvailableReplicas}\n  unschedulableThresholdSeconds: 15\n"
 	deploy := func(replicas int) string {
 		return strings.Replace(deploymentYAML(ns, name, replicas), "requests: {cpu: 100m, memory: 64Mi}", "requests: {cpu: '2', memory: 64Mi}", 1)

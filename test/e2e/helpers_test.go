@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,4 +126,32 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + lines[i]
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// removeWorkloads deletes the Deployments of ns on the hub when the test
+// ends and waits until the members have none left: a test that fills
+// members with large replicas must give the room back to the tests after
+// it, which the scheduler (counting room node by node and replicas in
+// flight) would otherwise find taken.
+func removeWorkloads(t *testing.T, ns string, clusters ...string) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := hub.DeleteAllOf(ctx, &appsv1.Deployment{}, client.InNamespace(ns)); err != nil {
+			t.Errorf("deleting the Deployments of %s: %v", ns, err)
+			return
+		}
+		for _, c := range clusters {
+			eventually(t, "the Deployments of "+ns+" gone from "+c, func() error {
+				var list appsv1.DeploymentList
+				if err := memberCl[c].List(ctx, &list, client.InNamespace(ns)); err != nil {
+					return err
+				}
+				if len(list.Items) > 0 {
+					return fmt.Errorf("%d left", len(list.Items))
+				}
+				return nil
+			})
+		}
+	})
 }

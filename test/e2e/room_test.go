@@ -23,6 +23,7 @@ func TestRoomIsCountedPerNode(t *testing.T) {
 	const ns = "e2e-room"
 	ctx := context.Background()
 	createNamespace(t, ns)
+	removeWorkloads(t, ns, "member3")
 	eventually(t, "member3 reports its node model", func() error {
 		c := &clusterv1alpha1.Cluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: "member3"}, c); err != nil {
@@ -93,6 +94,7 @@ func TestBurstFitsTheMember(t *testing.T) {
 	const ns, workloads = "e2e-burst", 10
 	ctx := context.Background()
 	createNamespace(t, ns)
+	removeWorkloads(t, ns, "member2")
 	// What member2 holds now, node by node (other tests may run there).
 	var capacity int64
 	eventually(t, "member2 reports its node model", func() error {
