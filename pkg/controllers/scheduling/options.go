@@ -23,7 +23,7 @@ import (
 // Options configure the scheduling controllers.
 type Options struct {
 	// Workers is how many bindings of each kind are scheduled in parallel
-	// (default 8). The queue never hands one binding to two workers.
+	// (default 16). The queue never hands one binding to two workers.
 	Workers int
 	// Scheduler runs the cycles (default scheduler.NewDefault()).
 	Scheduler *scheduler.Scheduler
