@@ -100,6 +100,12 @@ type PropagationSpec struct {
 	// +optional
 	DependentOverrides []string `json:"dependentOverrides,omitempty"`
 
+	// Rollout says how a change of what clusters are sent reaches them:
+	// all at once (the default), progressively or in stages, gated on
+	// each cluster's health. See docs/rollout.md.
+	// +optional
+	Rollout *RolloutStrategy `json:"rollout,omitempty"`
+
 	// SchedulePriority names the PriorityClass whose value orders the
 	// scheduling of this policy's bindings when the scheduler has a backlog
 	// (higher first). The PriorityClass must exist when a binding is written.

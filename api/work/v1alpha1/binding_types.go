@@ -220,6 +220,16 @@ type BindingSpec struct {
 	// +optional
 	SchedulePriority *SchedulePriority `json:"schedulePriority,omitempty"`
 
+	// Rollout copied from the policy: how a change reaches the clusters.
+	// +optional
+	Rollout *policyv1alpha1.RolloutStrategy `json:"rollout,omitempty"`
+
+	// RolloutControl holds what users decide about the binding's rollout
+	// (`shepherd rollout pause|resume|approve|undo`): the detector never
+	// writes it.
+	// +optional
+	RolloutControl *RolloutControl `json:"rolloutControl,omitempty"`
+
 	// Clusters are the targets and their replicas.
 	// +kubebuilder:validation:MaxItems=5000
 	// +listType=map
@@ -343,6 +353,10 @@ type BindingStatus struct {
 	// +listType=atomic
 	// +optional
 	SchedulingDecisions []ClusterDecision `json:"schedulingDecisions,omitempty"`
+	// Rollout is where the binding's rollout stands, all of it kept here
+	// so that a restarted controller carries on where it was.
+	// +optional
+	Rollout *RolloutStatus `json:"rollout,omitempty"`
 	// AggregatedStatus per member.
 	// +listType=map
 	// +listMapKey=clusterName

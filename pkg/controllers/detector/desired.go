@@ -107,6 +107,7 @@ func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1
 	spec.ConflictResolution = ps.ConflictResolution
 	spec.Suspension = ps.Suspension.DeepCopy()
 	spec.PreserveResourcesOnDeletion = ptr.Deref(ps.PreserveResourcesOnDeletion, false)
+	spec.Rollout = ps.Rollout.DeepCopy()
 	return b, nil
 }
 
@@ -157,6 +158,7 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		e.ConflictResolution == d.ConflictResolution &&
 		equality.Semantic.DeepEqual(e.Suspension, d.Suspension) &&
 		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion &&
+		equality.Semantic.DeepEqual(e.Rollout, d.Rollout) &&
 		equality.Semantic.DeepEqual(e.SchedulePriority, d.SchedulePriority)
 }
 
