@@ -109,3 +109,9 @@ func PolicyLabels(kind, namespace, name string) map[string]string {
 	}
 	return l
 }
+
+// AnnotationRevision on a Work names the binding's rollout revision its
+// manifest was rendered from (status.rollout.revision, a hash of the
+// template and the override policies that apply to it); only Works of
+// bindings with a Progressive or Staged rollout carry it.
+const AnnotationRevision = "work.shepherd.io/revision"

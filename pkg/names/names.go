@@ -117,3 +117,31 @@ func withHash(prefix, full string, max int) string {
 	}
 	return prefix + "-" + h
 }
+
+// ClusterBindingRevisionNamespace holds the ControllerRevisions of
+// ClusterResourceBindings, which have no namespace of their own; those of
+// a ResourceBinding live in its namespace.
+const ClusterBindingRevisionNamespace = "shepherd-system"
+
+// RevisionNamespace is where the rollout revisions of the binding ref are kept.
+func RevisionNamespace(ref BindingRef) string {
+	if ref.Namespace == "" {
+		return ClusterBindingRevisionNamespace
+	}
+	return ref.Namespace
+}
+
+// RevisionName names the ControllerRevision holding a binding's revision:
+// `<binding-name>-<revision>`, with `crb-` before the name of a
+// ClusterResourceBinding's so it cannot meet a ResourceBinding's of the
+// same name in the same namespace.
+func RevisionName(ref BindingRef, revision string) string {
+	name := ref.Name
+	if ref.Namespace == "" {
+		name = "crb-" + name
+	}
+	if max := 253 - len(revision) - 1; len(name) > max {
+		name = strings.TrimRight(name[:max], "-.")
+	}
+	return name + "-" + revision
+}

@@ -229,3 +229,27 @@ func (id identity) check(obj *unstructured.Unstructured) error {
 	}
 	return fmt.Errorf("changes %s, which Shepherd keeps: change another field", field)
 }
+
+// Selecting returns the policies among clusterPolicies and policies whose
+// selectors pick obj (those Apply would consider), in their given order:
+// what a rollout revision records so that re-rendering it later applies
+// exactly the same rules.
+func Selecting(obj *unstructured.Unstructured, clusterPolicies []policyv1alpha1.ClusterOverridePolicy, policies []policyv1alpha1.OverridePolicy) ([]policyv1alpha1.ClusterOverridePolicy, []policyv1alpha1.OverridePolicy) {
+	t := resourceselector.TemplateOf(obj)
+	var cps []policyv1alpha1.ClusterOverridePolicy
+	for i := range clusterPolicies {
+		p := &clusterPolicies[i]
+		if p.DeletionTimestamp == nil && appendIfSelected(nil, t, Policy{policyv1alpha1.KindClusterOverridePolicy, "", p.Name}, &p.Spec) != nil {
+			cps = append(cps, *p)
+		}
+	}
+	var ops []policyv1alpha1.OverridePolicy
+	for i := range policies {
+		p := &policies[i]
+		if p.DeletionTimestamp == nil && t.Namespace != "" && p.Namespace == t.Namespace &&
+			appendIfSelected(nil, t, Policy{policyv1alpha1.KindOverridePolicy, p.Namespace, p.Name}, &p.Spec) != nil {
+			ops = append(ops, *p)
+		}
+	}
+	return cps, ops
+}

@@ -39,19 +39,8 @@ func TestMain(m *testing.M) {
 		if cli, err = client.NewWithWatch(h.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
 			return nil, err
 		}
-		// The three controllers, wired the way the controller manager
-		// wires them.
-		mgr, err := h.StartManager(func(mgr ctrl.Manager) error {
-			if err := detector.Setup(mgr, detector.Options{UnknownKindRetry: time.Second}); err != nil {
-				return err
-			}
-			if err := scheduling.Setup(mgr, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
-				return err
-			}
-			return binding.Setup(mgr, binding.Options{})
-		})
-		if err != nil {
-			return nil, fmt.Errorf("starting the controllers: %w", err)
+		if err := startControllers(); err != nil {
+			return nil, err
 		}
 		stop := func() {
 			if err := mgr.Stop(); err != nil {
@@ -63,6 +52,40 @@ func TestMain(m *testing.M) {
 		}
 		return stop, nil
 	}))
+}
+
+// mgr runs the controllers; restartControllers replaces it.
+var mgr *testenv.Manager
+
+// startControllers starts the three controllers, wired the way the
+// controller manager wires them.
+func startControllers() error {
+	var err error
+	mgr, err = hub.StartManager(func(mgr ctrl.Manager) error {
+		if err := detector.Setup(mgr, detector.Options{UnknownKindRetry: time.Second}); err != nil {
+			return err
+		}
+		if err := scheduling.Setup(mgr, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
+			return err
+		}
+		return binding.Setup(mgr, binding.Options{})
+	})
+	if err != nil {
+		return fmt.Errorf("starting the controllers: %w", err)
+	}
+	return nil
+}
+
+// restartControllers stops the controllers and starts new ones, which
+// know only what the API holds.
+func restartControllers(t *testing.T) {
+	t.Helper()
+	if err := mgr.Stop(); err != nil {
+		t.Fatalf("stopping the controllers: %v", err)
+	}
+	if err := startControllers(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // createFleet registers the shared clusters.

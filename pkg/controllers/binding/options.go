@@ -79,6 +79,9 @@ func NewForClusterResourceBindings(mgr ctrl.Manager, opts Options) *Reconciler[*
 func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
 	return &Reconciler[T]{
 		client:    mgr.GetClient(),
+		reader:    mgr.GetAPIReader(),
+		revisions: &revisionCache{},
+		now:       time.Now,
 		cache:     mgr.GetCache(),
 		kind:      kind,
 		recorder:  mgr.GetEventRecorder("shepherd-binding"),
@@ -148,15 +151,16 @@ func (r *Reconciler[T]) bindingsOfOverride(ctx context.Context, obj client.Objec
 
 // workChanged passes Work events that can change what the controller
 // does or reports: creation, deletion, a change of spec, labels or
-// annotations (an edited Work is restored) and a change of what observe
-// reads (Applied, deletion). The
+// annotations (an edited Work is restored), a change of what observe
+// reads (Applied, deletion) and of whether its copy is ready for a
+// rollout (rolloutReady: health and rolled out). The
 // work status controller's writes of member statuses, several per Work
 // while a rollout goes on, do not wake it.
 func workChanged() predicate.TypedPredicate[*workv1alpha1.Work] {
 	return predicate.TypedFuncs[*workv1alpha1.Work]{
 		UpdateFunc: func(e event.TypedUpdateEvent[*workv1alpha1.Work]) bool {
 			o, n := e.ObjectOld, e.ObjectNew
-			return o.Generation != n.Generation || observe(o) != observe(n) ||
+			return o.Generation != n.Generation || observe(o) != observe(n) || rolloutReady(o) != rolloutReady(n) ||
 				!maps.Equal(o.Labels, n.Labels) || !maps.Equal(o.Annotations, n.Annotations)
 		},
 	}

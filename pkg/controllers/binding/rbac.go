@@ -24,5 +24,10 @@ package binding
 // detector's rule).
 // +kubebuilder:rbac:groups=*,resources=*,verbs=get;list;watch
 //
+// Rollout revisions: ControllerRevisions owned by the binding, in its
+// namespace (shepherd-system for cluster-scoped bindings, created when
+// missing), read uncached and deleted when pruned or the binding goes.
+// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=get;create;delete
+//
 // Events on bindings and templates.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,7 +38,12 @@ const (
 // targets through Scheduled, Bound and Unscheduled, and reports whether
 // every Work was applied. Both kinds run the same code.
 type Reconciler[T workv1alpha1.BindingObject] struct {
-	client    client.Client
+	client client.Client
+	// reader reads rollout revisions from the API server: they are read
+	// rarely, and a cache would hold every ControllerRevision of the hub.
+	reader    client.Reader
+	revisions *revisionCache
+	now       func() time.Time
 	cache     cache.Cache
 	kind      bindingutil.Kind[T]
 	recorder  events.EventRecorder
@@ -77,7 +83,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	if err := r.ensureFinalizer(ctx, b); err != nil {
 		return reconcile.Result{}, err
 	}
-	applied, err := r.syncWorks(ctx, b, ref, works)
+	applied, ro, err := r.syncWorks(ctx, b, ref, works)
 	if err != nil {
 		r.recorder.Eventf(b, nil, "Warning", ReasonSyncWorkFailed, "SyncWork", "%s", bindingutil.Note(err.Error()))
 		return reconcile.Result{}, err
@@ -107,7 +113,13 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	if len(applied)+len(deleted) > 0 {
 		r.recorder.Eventf(b, nil, "Normal", ReasonSyncWorkSucceed, "SyncWork", "%s", bindingutil.Note(describeSync(applied, deleted)))
 	}
-	return reconcile.Result{}, r.updateTargetsAndStatus(ctx, b, works)
+	if err := r.updateTargetsAndStatus(ctx, b, works, ro); err != nil {
+		return reconcile.Result{}, err
+	}
+	if ro != nil {
+		return reconcile.Result{RequeueAfter: ro.requeue}, nil
+	}
+	return reconcile.Result{}, nil
 }
 
 // works returns the binding's Works by cluster, from the cache index.
@@ -136,6 +148,11 @@ func (r *Reconciler[T]) finalize(ctx context.Context, b T, works map[string]*wor
 	}
 	if _, err := r.deleteWorks(ctx, works, nil); err != nil || len(works) > 0 {
 		return err
+	}
+	if ro := b.GetBindingStatus().Rollout; ro != nil {
+		if err := r.deleteRevisions(ctx, r.kind.Ref(b), ro.History); err != nil {
+			return err
+		}
 	}
 	orig := b.DeepCopyObject().(T)
 	controllerutil.RemoveFinalizer(b, workv1alpha1.FinalizerBinding)
@@ -178,85 +195,109 @@ func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstru
 // dependent binding requires this one in, see bindingutil.WorkTargets) whose Work is missing
 // or out of date, records the stored Works in works, and returns the
 // clusters written. A Work being deleted (its cluster left and came back)
-// is re-created once it is gone.
-func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work) ([]string, error) {
+// is re-created once it is gone. A binding with a Progressive or Staged
+// rollout goes through syncRollout, which also returns the rollout's
+// status.
+func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work) ([]string, *rolloutOutcome, error) {
 	tmpl, err := r.template(ctx, b)
 	if err != nil || tmpl == nil {
-		return nil, err
-	}
-	manifests, err := memberManifests(tmpl, b.GetBindingSpec())
-	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ops, err := r.overridePolicies(ctx, tmpl.GetNamespace())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if b.GetBindingSpec().Rollout.Gated() {
+		return r.syncRollout(ctx, b, ref, works, tmpl, ops)
+	}
+	manifests, err := memberManifests(tmpl, b.GetBindingSpec())
+	if err != nil {
+		return nil, nil, err
 	}
 	var applied []string
 	for _, t := range bindingutil.WorkTargets(b.GetBindingSpec()) {
-		existing := works[t.Name]
 		if leaving, err := r.clusterLeaving(ctx, t.Name); err != nil || leaving {
 			// Its Works are being removed with it (the scheduler moves
 			// the target away); writing one would undo that.
 			if err != nil {
-				return applied, err
+				return applied, nil, err
 			}
 			continue
 		}
-		manifest, appliedOverrides, err := r.render(ctx, manifests[t.Name], t.Name, ops)
-		reason := ReasonOverrideFailed
-		if err == nil {
-			if err = checkIdentity(manifest, b.GetBindingSpec().Resource); err != nil {
-				reason = ReasonIdentityChanged
-			}
-		}
+		wrote, err := r.writeWork(ctx, b, ref, tmpl, t.Name, manifests[t.Name], ops, tmpl.GetGeneration(), "", works)
 		if err != nil {
-			note := bindingutil.Note(fmt.Sprintf("Not updating the Work for %s: %v", t.Name, err))
-			r.recorder.Eventf(b, nil, "Warning", reason, "SyncWork", "%s", note)
-			r.recorder.Eventf(tmpl, b, "Warning", reason, "SyncWork", "%s", note)
-			continue
+			return applied, nil, err
 		}
-		desired := desiredWork(ref, t.Name, manifest, tmpl.GetGeneration(), b.GetBindingSpec())
-		if appliedOverrides != "" {
-			ann := desired.GetAnnotations()
-			ann[names.AnnotationAppliedOverrides] = appliedOverrides
-			desired.SetAnnotations(ann)
+		if wrote {
+			applied = append(applied, t.Name)
 		}
-		if r.opts.WorkFinalizer {
-			// In every apply, not only the first: server-side apply
-			// removes a field its manager applied before and leaves out
-			// now. Works being deleted are never applied (below), so the
-			// execution controller removes it undisturbed.
-			desired.SetFinalizers([]string{workv1alpha1.FinalizerWork})
-		}
-		if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
-			continue
-		}
-		if existing == nil {
-			if owner, taken := r.takenBy(ctx, desired, ref); taken {
-				r.recorder.Eventf(b, nil, "Warning", ReasonWorkNameConflict, "SyncWork", "%s", bindingutil.Note(fmt.Sprintf(
-					"Work %s/%s belongs to %s; not propagating to %s", desired.GetNamespace(), desired.GetName(), owner, t.Name)))
-				continue
-			}
-			if err := r.ensureNamespace(ctx, t.Name); err != nil {
-				return applied, err
-			}
-		}
-		if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(desired), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership); err != nil {
-			return applied, fmt.Errorf("applying Work %s/%s: %w", desired.GetNamespace(), desired.GetName(), err)
-		}
-		workOps.WithLabelValues(opApplied).Inc()
-		applied = append(applied, t.Name)
-		// desired now holds the Work the server stored: its generation
-		// tells the FullyApplied condition of this same reconcile that
-		// the new spec awaits the execution controller.
-		w := &workv1alpha1.Work{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, w); err != nil {
-			return applied, err
-		}
-		works[t.Name] = w
 	}
-	return applied, nil
+	return applied, nil, nil
+}
+
+// writeWork renders base for cluster with the override policies ps and
+// applies the Work holding it unless the stored one already does
+// (revision, when not empty, is written as AnnotationRevision). It reports
+// whether it wrote, and records the stored Work in works. A manifest the
+// overrides cannot render is reported in events and leaves the Work as it
+// was.
+func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef, tmpl *unstructured.Unstructured, cluster string, base *unstructured.Unstructured, ps *overridePolicies, templateGeneration int64, revision string, works map[string]*workv1alpha1.Work) (bool, error) {
+	existing := works[cluster]
+	manifest, appliedOverrides, err := r.render(ctx, base, cluster, ps)
+	reason := ReasonOverrideFailed
+	if err == nil {
+		if err = checkIdentity(manifest, b.GetBindingSpec().Resource); err != nil {
+			reason = ReasonIdentityChanged
+		}
+	}
+	if err != nil {
+		note := bindingutil.Note(fmt.Sprintf("Not updating the Work for %s: %v", cluster, err))
+		r.recorder.Eventf(b, nil, "Warning", reason, "SyncWork", "%s", note)
+		r.recorder.Eventf(tmpl, b, "Warning", reason, "SyncWork", "%s", note)
+		return false, nil
+	}
+	desired := desiredWork(ref, cluster, manifest, templateGeneration, b.GetBindingSpec())
+	ann := desired.GetAnnotations()
+	if appliedOverrides != "" {
+		ann[names.AnnotationAppliedOverrides] = appliedOverrides
+	}
+	if revision != "" {
+		ann[names.AnnotationRevision] = revision
+	}
+	desired.SetAnnotations(ann)
+	if r.opts.WorkFinalizer {
+		// In every apply, not only the first: server-side apply
+		// removes a field its manager applied before and leaves out
+		// now. Works being deleted are never applied (below), so the
+		// execution controller removes it undisturbed.
+		desired.SetFinalizers([]string{workv1alpha1.FinalizerWork})
+	}
+	if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
+		return false, nil
+	}
+	if existing == nil {
+		if owner, taken := r.takenBy(ctx, desired, ref); taken {
+			r.recorder.Eventf(b, nil, "Warning", ReasonWorkNameConflict, "SyncWork", "%s", bindingutil.Note(fmt.Sprintf(
+				"Work %s/%s belongs to %s; not propagating to %s", desired.GetNamespace(), desired.GetName(), owner, cluster)))
+			return false, nil
+		}
+		if err := r.ensureNamespace(ctx, cluster); err != nil {
+			return false, err
+		}
+	}
+	if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(desired), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership); err != nil {
+		return false, fmt.Errorf("applying Work %s/%s: %w", desired.GetNamespace(), desired.GetName(), err)
+	}
+	workOps.WithLabelValues(opApplied).Inc()
+	// desired now holds the Work the server stored: its generation
+	// tells the FullyApplied condition of this same reconcile that
+	// the new spec awaits the execution controller.
+	w := &workv1alpha1.Work{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, w); err != nil {
+		return true, err
+	}
+	works[cluster] = w
+	return true, nil
 }
 
 // clusterLeaving reports whether the target's Cluster is being deleted.
@@ -318,7 +359,7 @@ func (r *Reconciler[T]) deleteWorks(ctx context.Context, works map[string]*workv
 // updateTargetsAndStatus writes the target states and the FullyApplied
 // condition the Works call for, each only when it changes, with the
 // optimistic lock the scheduler also uses on spec.clusters.
-func (r *Reconciler[T]) updateTargetsAndStatus(ctx context.Context, b T, works map[string]*workv1alpha1.Work) error {
+func (r *Reconciler[T]) updateTargetsAndStatus(ctx context.Context, b T, works map[string]*workv1alpha1.Work, ro *rolloutOutcome) error {
 	states := make(map[string]workState, len(works))
 	for cluster, w := range works {
 		states[cluster] = observe(w)
@@ -346,6 +387,9 @@ func (r *Reconciler[T]) updateTargetsAndStatus(ctx context.Context, b T, works m
 		changed = meta.SetStatusCondition(conds, c)
 	default:
 		changed = meta.RemoveStatusCondition(conds, workv1alpha1.ConditionFullyApplied)
+	}
+	if (ro != nil || !b.GetBindingSpec().Rollout.Gated()) && setRollout(b.GetBindingStatus(), ro) {
+		changed = true
 	}
 	if !changed {
 		return nil
