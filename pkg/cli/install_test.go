@@ -17,6 +17,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // runCLI runs the shepherd command with args and returns its output.
@@ -124,9 +125,7 @@ func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
 // TestInstallAndUninstallAgainstAHub runs the commands against a real hub
 // (which runs no pods: the Deployment never becomes Available there).
 func TestInstallAndUninstallAgainstAHub(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a hub")
-	}
+	testenv.Heavy(t)
 	hub := membershiptest.StartHub(t)
 	kc := hub.ControlPlane.KubeconfigPath()
 

@@ -101,9 +101,7 @@ func TestRescheduleSpec(t *testing.T) {
 // controllers in-process: a workload and a missing one, waiting for the
 // outcome.
 func TestRescheduleCommand(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a hub")
-	}
+	testenv.Heavy(t)
 	hub, err := testenv.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

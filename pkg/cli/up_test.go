@@ -58,6 +58,7 @@ func (s *syncBuffer) String() string {
 // Its dashboard's port is taken: up serves the dashboard on a free one and
 // prints it.
 func TestUpServesTheHubAndStopsQuickly(t *testing.T) {
+	testenv.Heavy(t)
 	dir := t.TempDir()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -149,6 +150,7 @@ func TestUpRejectsBadFlags(t *testing.T) {
 // It runs in a process of its own: controller names are unique per
 // process, and TestUpServesTheHubAndStopsQuickly starts them here already.
 func TestUpWithoutMembers(t *testing.T) {
+	testenv.Heavy(t)
 	if os.Getenv("SHEPHERD_TEST_CHILD") != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestUpWithoutMembers$", "-test.v")
 		cmd.Env = append(os.Environ(), "SHEPHERD_TEST_CHILD=1")
@@ -336,6 +338,7 @@ spec:
 // that wrote it, with failurePolicy Fail: a fleet that joined its members
 // before serving the webhook again could not restart.
 func TestUpRestartsWithTheSameDataDir(t *testing.T) {
+	testenv.Heavy(t)
 	dir := t.TempDir()
 	args := []string{"--members", "1", "--pull-members", "1", "--dashboard-listen", ""}
 	members := []string{"member1", "pull1"}

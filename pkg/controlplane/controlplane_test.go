@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 var widgetGVR = schema.GroupVersionResource{Group: "test.shepherd.io", Version: "v1alpha1", Resource: "widgets"}
@@ -170,6 +171,7 @@ func seed(ctx context.Context, t *testing.T, kc kubernetes.Interface, dc dynamic
 }
 
 func TestControlPlane(t *testing.T) {
+	testenv.Heavy(t)
 	cp, _ := start(t, t.TempDir())
 	ctx := t.Context()
 	kc, dc := clientsFromKubeconfig(t, cp)
@@ -209,6 +211,7 @@ func TestControlPlane(t *testing.T) {
 }
 
 func TestRestartKeepsData(t *testing.T) {
+	testenv.Heavy(t)
 	dir := t.TempDir()
 	cp, cancel := start(t, dir)
 	kc, dc := clientsFromKubeconfig(t, cp)
@@ -278,6 +281,7 @@ func readFile(t *testing.T, path string) []byte {
 // process: they share upstream globals (feature gates, metrics registry) but
 // must keep their data separate.
 func TestConcurrentInstances(t *testing.T) {
+	testenv.Heavy(t)
 	a, _ := start(t, t.TempDir())
 	b, _ := start(t, t.TempDir())
 	ctx := t.Context()

@@ -4,15 +4,15 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestRunSmallFleet runs the benchmark end to end on a small fleet: every
 // binding must get scheduled and every Work applied. Times are reported, not
 // asserted.
 func TestRunSmallFleet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a fleet")
-	}
+	testenv.Heavy(t)
 	rep, err := Run(context.Background(), Options{Members: 2, Deployments: 20, Policies: 2})
 	if err != nil {
 		t.Fatal(err)

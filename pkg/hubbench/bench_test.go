@@ -3,6 +3,8 @@ package hubbench
 import (
 	"context"
 	"testing"
+
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // A small run through a real embedded hub: every case writes every object
@@ -10,9 +12,7 @@ import (
 // cases are compared with a floor case, and the stored objects are read
 // back. Numbers are not asserted: they are the benchmark's output.
 func TestRunMeasuresEveryCase(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a hub")
-	}
+	testenv.Heavy(t)
 	rep, err := Run(context.Background(), Options{DataDir: t.TempDir(), Objects: 20, Workers: 4})
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestFlowControl starts a hub with the controller manager, as `shepherd
@@ -38,9 +39,7 @@ import (
 // controller manager's scheduling writes and the status writes of it and
 // of a Pull cluster's agent where they belong, and nothing else there.
 func TestFlowControl(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a hub and the controller manager")
-	}
+	testenv.Heavy(t)
 	env, err := fleetenv.StartFleet("flowcontrol", localfleet.Options{})
 	if err != nil {
 		t.Fatal(err)

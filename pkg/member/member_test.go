@@ -27,6 +27,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // stderrLogger prints V(0) logs and errors. It deliberately does not use
@@ -83,6 +84,7 @@ func startMember(t *testing.T, ctx context.Context, dataDir string, spec member.
 // removes pods, out-of-tree scheduler plugins apply, and a restart keeps
 // everything.
 func TestMembers(t *testing.T) {
+	testenv.Heavy(t)
 	before := runtime.NumGoroutine()
 	dataDir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())

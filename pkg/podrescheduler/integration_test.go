@@ -26,6 +26,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/schedplugin"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // stderrLogger prints V(0) logs and errors, not through testing.T:
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 // four kwok nodes), with the controller and webhook in-process reached
 // through a url: webhook configuration, as `shepherd up` would run them.
 func TestPodRescheduling(t *testing.T) {
+	testenv.Heavy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	begin := time.Now()

@@ -52,6 +52,7 @@ func newCA(t *testing.T) []byte {
 // is in the caBundle the whole time, and the dead ones' CAs leave once
 // their Leases expire.
 func TestCABundleFollowsLiveReplicas(t *testing.T) {
+	testenv.Heavy(t)
 	dir := t.TempDir()
 	hub, err := testenv.Start(dir)
 	if err != nil {

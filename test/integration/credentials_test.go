@@ -31,6 +31,7 @@ func kubeconfigWith(t *testing.T, user *clientcmdapi.AuthInfo) []byte {
 // entry; self-contained ones, Secrets without a kubeconfig and Secrets of
 // other namespaces are admitted.
 func TestCredentialsWebhook(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	kc, err := kubernetes.NewForConfig(hub.Config)
 	if err != nil {

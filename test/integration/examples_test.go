@@ -19,6 +19,7 @@ import (
 // named *-refused.yaml shows an object the API refuses: applying it must
 // fail with the message of its "# refused with:" comment.
 func TestExamplesApply(t *testing.T) {
+	suite.Hub(t)
 	files, err := testenv.YAMLFiles(filepath.Join("..", "..", "examples"))
 	if err != nil {
 		t.Fatal(err)

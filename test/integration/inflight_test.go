@@ -28,6 +28,7 @@ import (
 // answers), so at most 8 one-CPU replicas may go there, whichever process
 // placed them.
 func TestInFlightSurvivesARestart(t *testing.T) {
+	suite.Hub(t)
 	const ns, cluster = "inflight", "inflight-a"
 	ctx := context.Background()
 	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})

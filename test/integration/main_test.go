@@ -19,8 +19,13 @@ import (
 // hub is shared by the package's tests: starting one takes a few seconds.
 var hub *testenv.Hub
 
-func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, "shepherd-integration-", func(h *testenv.Hub) (func(), error) {
+func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+
+// suite starts the hub for the first test (suite.Hub(t)); none runs under
+// -short.
+var suite = testenv.Shared{
+	Prefix: "shepherd-integration-",
+	Before: func(h *testenv.Hub) (func(), error) {
 		hub = h
 		// The HealthInterpreter webhook, as the controller manager serves
 		// it: part of the API that these tests check.
@@ -33,5 +38,5 @@ func TestMain(m *testing.M) {
 			return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
 		}
 		return func() { _ = webhook.Stop() }, nil
-	}))
+	},
 }

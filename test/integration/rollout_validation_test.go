@@ -13,6 +13,7 @@ import (
 // TestRolloutRejectsBadInput feeds each rule of spec.rollout bad input: the
 // API server refuses it with a message naming the field.
 func TestRolloutRejectsBadInput(t *testing.T) {
+	suite.Hub(t)
 	cases := []struct {
 		name    string
 		rollout string

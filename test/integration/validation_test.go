@@ -42,6 +42,7 @@ const selectNginx = `resourceSelectors:
 // TestInvalidObjectsAreRejected feeds objects that break each validation rule
 // and checks the API server refuses them with a message naming the field.
 func TestInvalidObjectsAreRejected(t *testing.T) {
+	suite.Hub(t)
 	cases := []struct {
 		name string
 		yaml string
@@ -381,6 +382,7 @@ spec:
 // spelling of a purge mode rewritten), and the defaults fill only what
 // was left out.
 func TestLifecycleFieldsAreStoredAsWritten(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	written := policy("lifecycle-accepted", selectNginx+`conflictResolution: Overwrite
 activationPreference: Lazy
@@ -482,6 +484,7 @@ placement:
 // TestPolicyDefaults: what a policy leaves out of the life-cycle and
 // failover fields reads back with the documented defaults (docs/api.md).
 func TestPolicyDefaults(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	applied, err := hub.Apply(ctx, []byte(policy("lifecycle-defaults", selectNginx+`failover:
   application: {}
@@ -582,6 +585,7 @@ func isEmpty(v any) bool {
 // TestRejectedUpdateKeepsStoredObject checks a refused update leaves the
 // stored object exactly as it was.
 func TestRejectedUpdateKeepsStoredObject(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	good := policy("keep-me", selectNginx+`placement:
   spreadConstraints:
@@ -621,6 +625,7 @@ func unwrapStatus(err error) error {
 // rule is refused and the rule stays; one that fixes nothing but labels
 // goes through.
 func TestHealthInterpreterWebhookOnUpdate(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	const good = `apiVersion: config.shepherd.io/v1alpha1
 kind: HealthInterpreter
@@ -667,6 +672,7 @@ func unchanged(t *testing.T, before *unstructured.Unstructured) *unstructured.Un
 // nor credentials, and no cluster changes its mode: the hub and an agent
 // would both apply its Works.
 func TestClusterSyncModeIsImmutable(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	pull := `apiVersion: cluster.shepherd.io/v1alpha1
 kind: Cluster

@@ -36,8 +36,13 @@ const (
 	renewDeadline = 9 * time.Second
 )
 
-func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, "shepherd-leader-", func(h *testenv.Hub) (func(), error) {
+func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+
+// suite starts the hub and builds the binary for the first test
+// (suite.Hub(t)); none runs under -short.
+var suite = testenv.Shared{
+	Prefix: "shepherd-leader-",
+	Before: func(h *testenv.Hub) (func(), error) {
 		hub = h
 		dir, err := os.MkdirTemp("", "shepherd-bin-")
 		if err != nil {
@@ -49,7 +54,7 @@ func TestMain(m *testing.M) {
 			return func() { os.RemoveAll(dir) }, fmt.Errorf("building shepherd: %v\n%s", err, out)
 		}
 		return func() { os.RemoveAll(dir) }, nil
-	}))
+	},
 }
 
 // replica is one controller-manager process.
@@ -143,6 +148,7 @@ func finalizers(ctx context.Context, c client.Client, name string) ([]string, er
 // write is fenced: the Cluster stays without it until the current leader
 // resumes and adds it.
 func TestFrozenLeaderWritesNothing(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	c, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"testing"
 
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/utils/ptr"
@@ -53,38 +52,4 @@ func (h *Hub) StartManager(setup func(ctrl.Manager) error) (*Manager, error) {
 func (m *Manager) Stop() error {
 	m.cancel()
 	return <-m.done
-}
-
-// Main runs a test package's tests against a hub of its own, started in
-// a temporary directory named after prefix, with before run first (e.g.
-// to start controllers; its cleanup, if any, runs after the tests). It
-// returns the exit code for os.Exit.
-func Main(m *testing.M, prefix string, before func(*Hub) (cleanup func(), err error)) int {
-	dir, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	hub, err := Start(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the hub:", err)
-		return 1
-	}
-	defer func() {
-		if err := hub.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the hub:", err)
-		}
-	}()
-	if before != nil {
-		cleanup, err := before(hub)
-		if cleanup != nil {
-			defer cleanup()
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-	}
-	return m.Run()
 }

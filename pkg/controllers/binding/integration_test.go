@@ -30,6 +30,7 @@ import (
 // applied, a steady scale-up, a placement change that moves it, and the
 // cleanup when the template goes.
 func TestDividedDeployment(t *testing.T) {
+	suite.Hub(t)
 	const ns = "divided"
 	namespace(t, ns)
 	apply(t, dividedPolicyYAML(ns, fleet...)+"---"+deploymentYAML(ns, 6, "nginx:1.27"))
@@ -154,6 +155,7 @@ func TestDividedDeployment(t *testing.T) {
 // TestUnschedulable: a placement no cluster satisfies says why, in the
 // Scheduled condition and in an event.
 func TestUnschedulable(t *testing.T) {
+	suite.Hub(t)
 	const ns = "unschedulable"
 	namespace(t, ns)
 	apply(t, dividedPolicyYAML(ns, "nowhere")+"---"+deploymentYAML(ns, 2, "nginx:1.27"))
@@ -187,6 +189,7 @@ func TestUnschedulable(t *testing.T) {
 // TestDuplicatedConfigMap: a kind without replicas goes whole to every
 // selected cluster.
 func TestDuplicatedConfigMap(t *testing.T) {
+	suite.Hub(t)
 	const ns = "duplicated"
 	namespace(t, ns)
 	apply(t, `
@@ -223,6 +226,7 @@ spec:
 // ClusterRole under a ClusterPropagationPolicy, removed when the policy
 // goes and no other policy matches.
 func TestClusterScopedTemplate(t *testing.T) {
+	suite.Hub(t)
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "shepherd-test-reader"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get"}}},
@@ -271,6 +275,7 @@ func TestClusterScopedTemplate(t *testing.T) {
 // falls to a matching ClusterPropagationPolicy, and is unbound when that
 // goes too.
 func TestPolicyDeletionRematches(t *testing.T) {
+	suite.Hub(t)
 	const ns = "rematch"
 	namespace(t, ns)
 	apply(t, `

@@ -29,6 +29,7 @@ import (
 // TestTemplateEditDoesNotReschedule: editing the image updates the Works
 // but is no scheduling input, and once settled nobody writes the binding.
 func TestTemplateEditDoesNotReschedule(t *testing.T) {
+	suite.Hub(t)
 	const ns = "edit"
 	namespace(t, ns)
 	apply(t, dividedPolicyYAML(ns, "c1", "c2")+"---"+deploymentYAML(ns, 4, "nginx:1.27"))
@@ -84,6 +85,7 @@ func TestTemplateEditDoesNotReschedule(t *testing.T) {
 // eligible cluster gains a cluster that becomes eligible without moving
 // the others, and loses one that leaves the fleet.
 func TestEverywherePlacementFollowsTheFleet(t *testing.T) {
+	suite.Hub(t)
 	const ns = "everywhere"
 	namespace(t, ns)
 	apply(t, `
@@ -162,6 +164,7 @@ spec:
 // TestRescheduleRequest: spec.rescheduleTriggeredAt later than the last
 // scheduling makes the scheduler place the binding again.
 func TestRescheduleRequest(t *testing.T) {
+	suite.Hub(t)
 	const ns = "reschedule"
 	namespace(t, ns)
 	apply(t, dividedPolicyYAML(ns, "c1", "c2")+"---"+deploymentYAML(ns, 2, "nginx:1.27"))

@@ -144,6 +144,7 @@ func holdFor(t *testing.T, ref names.BindingRef, want map[string]string, d time.
 // carries on where it was; a cluster past its deadline stops the rollout
 // and gets the last good revision back while the others never leave it.
 func TestProgressiveRollout(t *testing.T) {
+	suite.Hub(t)
 	const ns = "rollout-progressive"
 	namespace(t, ns)
 	ref := rbRef(ns, names.BindingName("Deployment", "web"))
@@ -215,6 +216,7 @@ func TestProgressiveRollout(t *testing.T) {
 // also across a controller restart, until spec.rolloutControl approves it
 // for the revision going out; the next stage follows once it is done.
 func TestStagedRolloutWaitsForApproval(t *testing.T) {
+	suite.Hub(t)
 	const ns = "rollout-staged"
 	namespace(t, ns)
 	for name, ring := range map[string]string{"canary1": "canary", "prod1": "prod"} {

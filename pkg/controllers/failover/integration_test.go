@@ -34,6 +34,7 @@ func appFailover(toleration int32, purge policyv1alpha1.PurgeMode, grace *int32)
 // toleration and starts new ones: unhealthySince is untouched and the
 // eviction happens at the original deadline.
 func TestRestartKeepsTheClock(t *testing.T) {
+	suite.Hub(t)
 	const ns = "restart"
 	const toleration = 6
 	setup(t, ns, appFailover(toleration, policyv1alpha1.PurgeImmediately, nil), nil, "a1", "a2")
@@ -80,6 +81,7 @@ func TestRestartKeepsTheClock(t *testing.T) {
 // TestPurgeNeverWaitsForConfirmation: the old copy's Work stays, the
 // binding says it waits, and a confirmation lets it go.
 func TestPurgeNeverWaitsForConfirmation(t *testing.T) {
+	suite.Hub(t)
 	const ns = "never"
 	setup(t, ns, appFailover(1, policyv1alpha1.PurgeNever, nil), nil, "n1", "n2")
 	startManager(t)
@@ -119,6 +121,7 @@ func TestPurgeNeverWaitsForConfirmation(t *testing.T) {
 // TestPurgeGraciously: the old copy stays while the new clusters are not
 // Healthy, and goes when the grace period ends.
 func TestPurgeGraciously(t *testing.T) {
+	suite.Hub(t)
 	const ns = "graciously"
 	setup(t, ns, appFailover(1, policyv1alpha1.PurgeGraciously, ptr.To[int32](4)), nil, "g1", "g2")
 	startManager(t)
@@ -149,6 +152,7 @@ func TestPurgeGraciously(t *testing.T) {
 // TestClusterFailover taints a cluster NoExecute: a binding that does not
 // tolerate it leaves at once, one tolerating it for 3 s leaves after that.
 func TestClusterFailover(t *testing.T) {
+	suite.Hub(t)
 	ctx := context.Background()
 	c := &clusterv1alpha1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: "broken"},

@@ -22,13 +22,18 @@ var (
 	cli client.Client
 )
 
-func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, "shepherd-failover-", func(h *testenv.Hub) (func(), error) {
+func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+
+// suite starts the hub for the first test that needs it (suite.Hub(t));
+// the package's pure tests never wait for it.
+var suite = testenv.Shared{
+	Prefix: "shepherd-failover-",
+	Before: func(h *testenv.Hub) (func(), error) {
 		hub = h
 		var err error
 		cli, err = client.New(h.Config, client.Options{Scheme: scheme.Scheme})
 		return nil, err
-	}))
+	},
 }
 
 // startManager runs the failover and binding controllers until the

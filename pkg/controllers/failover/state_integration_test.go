@@ -22,6 +22,7 @@ import (
 // cluster still gets the checkpoint as a label, because the state was kept
 // in the API, not in a controller.
 func TestStatePreservationAcrossRestart(t *testing.T) {
+	suite.Hub(t)
 	const ns = "state-restart"
 	ctx := context.Background()
 	fo := appFailover(1, policyv1alpha1.PurgeDirectly, nil)

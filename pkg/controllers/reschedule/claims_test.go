@@ -38,6 +38,7 @@ func governedBy(t *testing.T, ns, name, policy string) *workv1alpha1.ResourceBin
 // with preemption Always and a higher priority takes it over, with an event
 // on the template.
 func TestPolicyClaimsAndPreemption(t *testing.T) {
+	suite.Hub(t)
 	const ns = "claims"
 	namespace(t, ns)
 	apply(t, policyYAML(ns, "old", dividedOver("c1"))+"---\n"+deploymentYAML(ns, "web", 2, "nginx:1"))
@@ -87,6 +88,7 @@ func TestPolicyClaimsAndPreemption(t *testing.T) {
 // resolved to the PriorityClass value on the binding; while the class does
 // not exist the binding is not written and the template says why.
 func TestSchedulePriorityFromPriorityClass(t *testing.T) {
+	suite.Hub(t)
 	const ns = "sched-priority"
 	namespace(t, ns)
 	policy := strings.Replace(policyYAML(ns, "urgent", dividedOver("c1")), "spec:\n",
@@ -120,6 +122,7 @@ func TestSchedulePriorityFromPriorityClass(t *testing.T) {
 // OverridePolicy in spec.dependentOverrides propagates nothing until that
 // OverridePolicy exists; the template says what it waits for.
 func TestDependentOverridesHoldThePolicyBack(t *testing.T) {
+	suite.Hub(t)
 	const ns = "dependent-overrides"
 	namespace(t, ns)
 	policy := strings.Replace(policyYAML(ns, "waits", dividedOver("c1")), "spec:\n", "spec:\n  dependentOverrides: [web-images]\n", 1)

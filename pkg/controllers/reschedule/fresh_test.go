@@ -15,6 +15,7 @@ import (
 // TestRescheduleRestartsFallbackTerms: a reschedule is a Fresh cycle, so
 // ordered fallback affinity terms restart from the first one.
 func TestRescheduleRestartsFallbackTerms(t *testing.T) {
+	suite.Hub(t)
 	const ns = "fallback"
 	namespace(t, ns)
 	apply(t, policyYAML(ns, "web", `clusterAffinities:
@@ -44,6 +45,7 @@ replicaScheduling: {replicaSchedulingType: Divided}`)+"---"+deploymentYAML(ns, "
 // TestFailedRescheduleReportsWhy: when the Fresh cycle cannot place the
 // workload, the target fails with the scheduler's reason.
 func TestFailedRescheduleReportsWhy(t *testing.T) {
+	suite.Hub(t)
 	const ns = "fresh-fails"
 	namespace(t, ns)
 	if err := createCluster(context.Background(), "ff-1", map[string]string{"pool": "ff"}); err != nil {

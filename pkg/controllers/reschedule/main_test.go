@@ -36,8 +36,13 @@ var (
 // fleet are the clusters every test may place on and none changes.
 var fleet = []string{"c1", "c2", "c3"}
 
-func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, "shepherd-reschedule-", func(h *testenv.Hub) (func(), error) {
+func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+
+// suite starts the hub, the controllers and the fleet for the first test
+// that needs them (suite.Hub(t)); the package's pure tests never wait for it.
+var suite = testenv.Shared{
+	Prefix: "shepherd-reschedule-",
+	Before: func(h *testenv.Hub) (func(), error) {
 		hub = h
 		var err error
 		if cli, err = client.New(h.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
@@ -59,7 +64,7 @@ func TestMain(m *testing.M) {
 			return stop, fmt.Errorf("creating the fleet: %w", err)
 		}
 		return stop, nil
-	}))
+	},
 }
 
 // startManager runs the detector, scheduling, binding and RescheduleTask

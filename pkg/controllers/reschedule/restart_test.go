@@ -46,6 +46,7 @@ func snapshotPlaced(ns string, count int) (map[string]placed, error) {
 // manager and checks that nothing was written: every binding keeps its
 // targets, lastScheduledTime and resourceVersion.
 func TestRestartMovesNothing(t *testing.T) {
+	suite.Hub(t)
 	const ns, count = "restart", 100
 	namespace(t, ns)
 	var yaml strings.Builder

@@ -49,6 +49,7 @@ func unchanged(t *testing.T, what string, before *workv1alpha1.ResourceBinding) 
 // changing leave the placement alone; replicas and placement changes
 // schedule, a scale-up keeping the replicas where they are.
 func TestWhatDoesNotReschedule(t *testing.T) {
+	suite.Hub(t)
 	const ns = "stability"
 	namespace(t, ns)
 	for _, c := range []string{"st-a", "st-b"} {
@@ -88,6 +89,7 @@ func TestWhatDoesNotReschedule(t *testing.T) {
 // cluster gains the clusters that become eligible (labelled, joined, a
 // taint removed) and nothing else moves.
 func TestEverywherePlacementOnlyAdds(t *testing.T) {
+	suite.Hub(t)
 	const ns = "everywhere"
 	namespace(t, ns)
 	edge := map[string]string{"tier": "st-edge"}
@@ -137,6 +139,7 @@ func TestEverywherePlacementOnlyAdds(t *testing.T) {
 // TestBestNRaiseAndLower: raising N of a "best N" placement only adds
 // clusters; lowering it removes the lowest-scored first.
 func TestBestNRaiseAndLower(t *testing.T) {
+	suite.Hub(t)
 	const ns = "best-n"
 	namespace(t, ns)
 	weights := map[string]int{"bn-1": 100, "bn-2": 60, "bn-3": 30, "bn-4": 10}
@@ -214,6 +217,7 @@ func TestBestNRaiseAndLower(t *testing.T) {
 // execution controller holds it until the member's objects are deleted),
 // then disappears.
 func TestUnscheduledUntilWorkGone(t *testing.T) {
+	suite.Hub(t)
 	const ns = "unscheduled"
 	const hold = "test.shepherd.io/hold"
 	namespace(t, ns)

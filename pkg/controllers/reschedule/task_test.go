@@ -36,6 +36,7 @@ replicaScheduling:
 // replicas move, it comes back, nothing moves by itself, and a task moves
 // the replicas back per the placement.
 func TestTaskMovesReplicasBack(t *testing.T) {
+	suite.Hub(t)
 	const ns = "move-back"
 	namespace(t, ns)
 	for _, c := range []string{"back-a", "back-b"} {
@@ -94,6 +95,7 @@ func TestTaskMovesReplicasBack(t *testing.T) {
 // binding fails that target with the reason, still reschedules the
 // others, and goes after its TTL.
 func TestTaskForMissingWorkloadFails(t *testing.T) {
+	suite.Hub(t)
 	const ns = "missing"
 	namespace(t, ns)
 	apply(t, policyYAML(ns, "web", dividedOver("c1", "c2"))+"---"+deploymentYAML(ns, "web", 2, "nginx:1.27"))
@@ -134,6 +136,7 @@ func TestTaskForMissingWorkloadFails(t *testing.T) {
 // TestTaskByPolicy reschedules every workload a policy governs, once each
 // even when also named, and fails missing policies with the reason.
 func TestTaskByPolicy(t *testing.T) {
+	suite.Hub(t)
 	const ns = "by-policy"
 	namespace(t, ns)
 	apply(t, policyYAML(ns, "all", dividedOver("c1", "c2"))+"---"+deploymentYAML(ns, "a", 2, "nginx:1.27")+"---"+deploymentYAML(ns, "b", 2, "nginx:1.27"))
@@ -171,6 +174,7 @@ func TestTaskByPolicy(t *testing.T) {
 // TestTwoTasksInQuickSuccession: two tasks for one workload, one right
 // after the other, both finish; the binding keeps the later stamp.
 func TestTwoTasksInQuickSuccession(t *testing.T) {
+	suite.Hub(t)
 	const ns = "two-tasks"
 	namespace(t, ns)
 	apply(t, policyYAML(ns, "web", dividedOver("c1", "c2"))+"---"+deploymentYAML(ns, "web", 2, "nginx:1.27"))
@@ -199,6 +203,7 @@ func TestTwoTasksInQuickSuccession(t *testing.T) {
 // very second the binding was last scheduled is not lost (times in the
 // API have second precision).
 func TestRescheduleInTheSecondOfTheLastScheduling(t *testing.T) {
+	suite.Hub(t)
 	const ns = "same-second"
 	namespace(t, ns)
 	for attempt := 1; ; attempt++ {

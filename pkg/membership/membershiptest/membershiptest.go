@@ -42,9 +42,11 @@ func Logger() logr.Logger {
 	return funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{Verbosity: v})
 }
 
-// StartHub starts a hub with Shepherd's CRDs, stopped when t ends.
+// StartHub starts a hub with Shepherd's CRDs, stopped when t ends. The
+// test is skipped under -short (testenv.Heavy).
 func StartHub(t testing.TB) *testenv.Hub {
 	t.Helper()
+	testenv.Heavy(t)
 	ctrllog.SetLogger(Logger())
 	hub, err := testenv.Start(t.TempDir())
 	if err != nil {
@@ -79,7 +81,8 @@ type Member struct {
 	cancel  context.CancelFunc
 }
 
-// StartMember starts a member named name, stopped when t ends.
+// StartMember starts a member named name, stopped when t ends (skipped
+// under -short, as Start).
 func StartMember(t testing.TB, name string) *Member {
 	t.Helper()
 	m := &Member{Name: name, DataDir: filepath.Join(t.TempDir(), name), port: FreePort(t)}
@@ -88,9 +91,11 @@ func StartMember(t testing.TB, name string) *Member {
 	return m
 }
 
-// Start (re)starts the member on its data dir and port.
+// Start (re)starts the member on its data dir and port. The test is
+// skipped under -short (testenv.Heavy).
 func (m *Member) Start(t testing.TB) {
 	t.Helper()
+	testenv.Heavy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	begin := time.Now()
 	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: m.DataDir, APIServerPort: m.port, Logger: Logger().WithName(m.Name)})
