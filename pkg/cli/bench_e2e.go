@@ -48,9 +48,19 @@ does, with no member behind them: one simulator in the process writes what
 each one's agent would (its Cluster's status, a Lease renewal every 10 s, and
 for every Work that it was applied and is Healthy), so the hub can be measured
 at the scale of a thousand clusters on one machine. The report adds the
-process's memory and goroutines once every Work was applied.`,
+process's memory and goroutines once every Work was applied.
+
+--capacity F gives members finite room: two nodes each, sized so the fleet
+holds about F (0 to 1) of all the replicas, each replica asking for 100m
+CPU, divided by dynamic weights. The run ends when every binding is
+Scheduled or Unschedulable, every Work applied and the members' pods
+settled, and reports what the hub placed against the members' room: replicas
+placed beyond a member's nodes, pods left Pending in members (the goal is 0)
+and workloads Unschedulable on the hub.`,
 		Example: `  shepherd bench e2e --members 20 --deployments 1000 --policies 10
   shepherd bench e2e -o json
+  # a fleet with room for 60% of the replicas: 0 Pending is the goal
+  shepherd bench e2e --members 20 --deployments 1000 --capacity 0.6
   # the hub with a thousand clusters and ten thousand workloads
   shepherd bench e2e --members 0 --simulated-pull-clusters 1000 --deployments 10000 --policies 100
   # profile the hub pipeline and the members together
@@ -89,6 +99,12 @@ process's memory and goroutines once every Work was applied.`,
 			}
 			if o.Deployments < 1 || o.Policies < 1 {
 				return fmt.Errorf("--deployments %d and --policies %d must each be at least 1", o.Deployments, o.Policies)
+			}
+			if o.Capacity < 0 || o.Capacity > 1 {
+				return fmt.Errorf("--capacity %g: give the share of all replicas the members hold, above 0 and at most 1 (for example 0.6), or 0 for room for everything", o.Capacity)
+			}
+			if o.Capacity > 0 && (o.MembersAPIOnly || o.SimulatedPullClusters > 0) {
+				return fmt.Errorf("--capacity needs members that schedule pods: it cannot be combined with --members-api-only or --simulated-pull-clusters")
 			}
 			rep, err := fleetbench.Run(cmd.Context(), o)
 			if err != nil {
@@ -146,6 +162,12 @@ process's memory and goroutines once every Work was applied.`,
 			fmt.Fprintf(w, "writes that changed nothing\t%d to bindings, %d to Works\n", rep.NoOpWrites["ResourceBinding"], rep.NoOpWrites["Work"])
 			fmt.Fprintf(w, "memory at the end\tRSS %.0f MiB (peak %.0f MiB), Go heap %.0f MiB, %d goroutines\n",
 				mib(rep.Memory.RSSBytes), mib(rep.Memory.PeakRSSBytes), mib(rep.Memory.HeapInuseBytes), rep.Memory.Goroutines)
+			if c := rep.Capacity; c != nil {
+				fmt.Fprintf(w, "finite capacity\troom for %d replicas (%.0f%% of all), node by node\n", c.RoomReplicas, 100*c.Fraction)
+				fmt.Fprintf(w, "  workloads\t%d Scheduled, %d Unschedulable on the hub\n", c.ScheduledWorkloads, c.UnschedulableWorkloads)
+				fmt.Fprintf(w, "  replicas placed\t%d (%d beyond a member's room)\n", c.PlacedReplicas, c.ReplicasBeyondRoom)
+				fmt.Fprintf(w, "  pods in members\t%d running, %d Pending (settled %.1f s after the last Work applied)\n", c.RunningPods, c.PendingPods, c.SettleSeconds)
+			}
 			fmt.Fprintf(w, "reconciles\t\n")
 			for _, r := range rep.Reconciles {
 				fmt.Fprintf(w, "  %s\t%d (%d errors)\n", r.Controller, r.Total, r.Errors)
@@ -159,6 +181,7 @@ process's memory and goroutines once every Work was applied.`,
 	f.IntVar(&o.Policies, "policies", 10, "PropagationPolicies the Deployments are spread over")
 	f.IntVar(&o.SimulatedPullClusters, "simulated-pull-clusters", 0, "Pull clusters registered with no member behind them, served by one in-process simulator of their agents")
 	f.BoolVar(&o.MembersAPIOnly, "members-api-only", false, "members run their API server and nodes only (no controllers, scheduler or pods): the hub measured as if members had machines of their own")
+	f.Float64Var(&o.Capacity, "capacity", 0, "members with finite room for about this share (0 to 1) of all replicas; 0 gives room for everything")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "how long to wait for every binding to be Scheduled and every Work applied")
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")

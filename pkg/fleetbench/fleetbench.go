@@ -50,6 +50,13 @@ type Options struct {
 	// member behind them, served by one simulator (see simulated.go):
 	// the hub at the scale of a large fleet, on one machine.
 	SimulatedPullClusters int
+	// Capacity, between 0 and 1, runs members with finite room: nodes
+	// sized so the fleet holds about that share of all the replicas, each
+	// replica asking for 100m CPU, placed by dynamic weights. The run then
+	// waits for every binding to be Scheduled or Unschedulable and for the
+	// members' pods to settle, and reports the pods left Pending (see
+	// CapacityReport). 0 (the default) gives members room for everything.
+	Capacity float64
 }
 
 // Report is what one run measured.
@@ -137,6 +144,8 @@ type Report struct {
 	// hub, the controllers and whatever else runs in it (members, or the
 	// simulator).
 	Memory MemoryStats `json:"memory"`
+	// Capacity is what a finite-capacity run (Options.Capacity) found.
+	Capacity *CapacityReport `json:"capacity,omitempty"`
 }
 
 // creators is how many Deployments are created at once.
@@ -146,6 +155,9 @@ const creators = 16
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Members+o.SimulatedPullClusters < 1 || o.Members < 0 || o.SimulatedPullClusters < 0 || o.Deployments < 1 || o.Policies < 1 {
 		return nil, fmt.Errorf("members (or simulated Pull clusters), deployments and policies must each be at least 1 (got %d+%d, %d, %d)", o.Members, o.SimulatedPullClusters, o.Deployments, o.Policies)
+	}
+	if err := validCapacity(o); err != nil {
+		return nil, err
 	}
 	if o.ReplicasPerDeployment <= 0 {
 		o.ReplicasPerDeployment = 2
@@ -164,6 +176,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	fleetSpec := member.DefaultFleet(o.Members)
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
+	}
+	newPolicy, newDeployment := policy, deployment
+	if o.Capacity > 0 {
+		fleetSpec = capacityFleet(o.Members, o.Deployments, o.ReplicasPerDeployment, o.Capacity)
+		newPolicy, newDeployment = capacityPolicy, capacityDeployment
 	}
 	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies, SimulatedPullClusters: o.SimulatedPullClusters}
 	started := time.Now()
@@ -229,7 +246,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	storedBefore, versionsBefore := progress.storedBytes(), progress.versionCount()
 	begin, cpuBegin := time.Now(), hubbench.ProcessCPU()
 	for p := 0; p < o.Policies; p++ {
-		if err := hub.Create(ctx, policy(ns, p)); err != nil {
+		if err := hub.Create(ctx, newPolicy(ns, p)); err != nil {
 			return nil, fmt.Errorf("creating policy %d: %w", p, err)
 		}
 	}
@@ -240,7 +257,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	g.SetLimit(creators)
 	for d := 0; d < o.Deployments; d++ {
 		g.Go(func() error {
-			if err := hub.Create(gctx, deployment(ns, d, d%o.Policies, o.ReplicasPerDeployment)); err != nil {
+			if err := hub.Create(gctx, newDeployment(ns, d, d%o.Policies, o.ReplicasPerDeployment)); err != nil {
 				return fmt.Errorf("creating deployment %d: %w", d, err)
 			}
 			return nil
@@ -253,7 +270,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	waitCtx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	if err := poll(waitCtx, func() (bool, error) { return allScheduled(waitCtx, progress, ns, o.Deployments) }); err != nil {
+	scheduled := allScheduled
+	if o.Capacity > 0 {
+		scheduled = allDecided
+	}
+	if err := poll(waitCtx, func() (bool, error) { return scheduled(waitCtx, progress, ns, o.Deployments) }); err != nil {
 		return nil, fmt.Errorf("waiting for every binding to be scheduled: %w", err)
 	}
 	rep.ScheduledSeconds = time.Since(begin).Seconds()
@@ -308,6 +329,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.Reconciles = reconcileDelta(reconcilesBefore, reconcilesAfter)
 	rep.Memory = memoryNow()
+	if o.Capacity > 0 {
+		if rep.Capacity, err = capacityOutcome(waitCtx, f, fleetSpec, ns, o.Capacity); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 
