@@ -232,18 +232,49 @@ func printPlanTable(out io.Writer, r planReport, explain bool) error {
 		}
 		fmt.Fprintln(out, ":")
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  CLUSTER\tSELECTED\tREPLICAS\tSCORES\tTOTAL\tFILTERED BY\tREASON")
+		fmt.Fprintln(tw, "  CLUSTER\tSELECTED\tREPLICAS\tROOM\tSCORES\tTOTAL\tFILTERED BY\tREASON")
 		for _, e := range w.Explanations {
 			scores := make([]string, len(e.Scores))
 			for i, s := range e.Scores {
 				scores[i] = fmt.Sprintf("%s=%d", s.Plugin, s.Score)
 			}
-			fmt.Fprintf(tw, "  %s\t%t\t%d\t%s\t%d\t%s\t%s\n", e.Cluster, e.Selected, e.Replicas,
+			fmt.Fprintf(tw, "  %s\t%t\t%d\t%s\t%s\t%d\t%s\t%s\n", e.Cluster, e.Selected, e.Replicas, roomCell(e.Room),
 				dash(strings.Join(scores, ",")), e.Total, dash(e.FilteredBy), e.Reason)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		printNodeModels(out, w.Explanations)
 	}
 	return nil
+}
+
+// roomCell is how many replicas fit on a cluster and, when it is not the
+// CPU or memory sums, what limits them ("node room": no single node has
+// the room, whatever the sums say).
+func roomCell(r *scheduler.ClusterRoom) string {
+	switch {
+	case r == nil:
+		return "-"
+	case r.Limiting == "":
+		return fmt.Sprint(r.Fit)
+	default:
+		return fmt.Sprintf("%d (%s)", r.Fit, r.Limiting)
+	}
+}
+
+// printNodeModels lists the node model of each cluster that reports one:
+// the free room node by node that ROOM was counted from.
+func printNodeModels(out io.Writer, es []scheduler.Explanation) {
+	header := false
+	for _, e := range es {
+		if e.Room == nil || e.Room.Nodes == "" {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(out, "  node model (free room, node by node; replicas in flight deducted):")
+			header = true
+		}
+		fmt.Fprintf(out, "    %s: %s\n", e.Cluster, e.Room.Nodes)
+	}
 }

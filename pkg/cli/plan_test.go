@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/shepherd-io/shepherd/pkg/scenario/scenariotest"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
 // execute runs a command with args and returns its stdout.
@@ -235,5 +236,50 @@ func TestPlanInOrder(t *testing.T) {
 		if tt.inOrder && len(tt.want) == 20 && cpus != 48 {
 			t.Errorf("plan %v: %d one-CPU replicas placed, want the fleet's 48", tt.args, cpus)
 		}
+	}
+}
+
+// --explain shows each cluster's room for the workload and the node model
+// it was counted from: frag's summed CPU holds 9 one-CPU replicas, its six
+// 1.5-CPU nodes hold 6, and ROOM says the room on any one node limits it.
+func TestPlanExplainShowsRoomPerNode(t *testing.T) {
+	doc := `{"name": "frag", "clusters": [
+		{"name": "frag", "available": {"cpu": 9000, "memory": 65536, "pods": 660}, "apis": ["apps/v1/Deployment"],
+		 "nodes": [{"count": 6, "free": {"cpu": 1500, "memory": 10922, "pods": 110}}]},
+		{"name": "plain", "available": {"cpu": 2000, "memory": 65536, "pods": 110}, "apis": ["apps/v1/Deployment"]}],
+		"workloads": [{"namespace": "ns", "name": "w", "apiVersion": "apps/v1", "kind": "Deployment",
+		"replicas": 6, "request": {"cpu": 1000, "memory": 256}, "placement": {"clusterNames": ["frag"], "replicaScheduling": "Aggregated"}}]}`
+	file := filepath.Join(t.TempDir(), "frag.json")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(t, newPlanCommand(), "-f", file, "--explain")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"ROOM",
+		"frag     true      6         6 (room on any one node)",
+		"plain    false     0         2 (cpu)      ",
+		"node model (free room, node by node; replicas in flight deducted):",
+		"frag: 6 × 1500m CPU",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "plain: ") {
+		t.Errorf("a cluster without a node model is listed in the node model:\n%s", out)
+	}
+	var report planReport
+	js, err := execute(t, newPlanCommand(), "-f", file, "--explain", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(js), &report); err != nil {
+		t.Fatal(err)
+	}
+	if e := report.Workloads[0].Explanations[0]; e.Room == nil || e.Room.Fit != 6 || e.Room.Limiting != string(framework.ResourceNodeRoom) {
+		t.Errorf("json explanation of frag: %+v", e.Room)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -30,6 +31,7 @@ type Result struct {
 	AffinityName string
 
 	snap        *framework.Snapshot
+	request     *framework.Resources
 	cycle       *framework.Cycle
 	notSelected []core.Explanation
 	failure     *core.UnschedulableError
@@ -51,6 +53,9 @@ type Explanation struct {
 	Replicas int32 `json:"replicas,omitempty"`
 	// Reason says why the cluster was filtered out, selected or not.
 	Reason string `json:"reason"`
+	// Room is how many replicas of the workload the cluster has room for
+	// and its node model, for workloads that ask for resources.
+	Room *ClusterRoom `json:"room,omitempty"`
 }
 
 // Reasons of feasible clusters.
@@ -81,11 +86,19 @@ func (r *Result) live() *framework.Cycle {
 	return r.cycle
 }
 
-// Explanations explains every cluster of the snapshot, in name order.
+// Explanations explains every cluster of the snapshot, in name order,
+// each with its room for the workload and node model when the workload
+// asks for resources (Explain and Decisions leave the room out: the
+// binding controller writes decisions every cycle and the messages
+// already name the room when it is short).
 func (r *Result) Explanations() []Explanation {
 	out := make([]Explanation, r.snap.Len())
 	for i := range out {
 		out[i] = r.Explain(i)
+		if r.request != nil && !r.request.IsZero() {
+			room := clusterRoom(r.snap.At(i), r.request, true, clusterv1alpha1.MaxNodeGroups)
+			out[i].Room = &room
+		}
 	}
 	return out
 }
@@ -94,10 +107,11 @@ func (r *Result) Explanations() []Explanation {
 func (r *Result) Explain(i int) Explanation {
 	c := r.live()
 	name := r.snap.At(i).Name
-	if rej := c.Rejections[i]; rej.Status != nil {
-		return Explanation{Cluster: name, FilteredBy: rej.Plugin, Reason: rej.Status.Message()}
-	}
 	e := Explanation{Cluster: name}
+	if rej := c.Rejections[i]; rej.Status != nil {
+		e.FilteredBy, e.Reason = rej.Plugin, rej.Status.Message()
+		return e
+	}
 	if j, ok := slices.BinarySearch(c.Feasible, int32(i)); ok && len(c.Totals) > 0 {
 		np := len(c.ScorePlugins)
 		e.Scores = make([]workv1alpha1.PluginScore, np)

@@ -108,7 +108,7 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("scheduling %s/%s: %w", w.Namespace, w.Name, err)
 	}
-	res := &Result{AffinityName: term.Name, snap: snap, cycle: cycle}
+	res := &Result{AffinityName: term.Name, snap: snap, request: &w.Request, cycle: cycle}
 	if len(cycle.Feasible) == 0 {
 		fe := newFitError(snap, cycle, nil, s.filters)
 		fe.Room = roomOf(snap, rejectedBy(cycle, resourcefit.Name), &w.Request)

@@ -75,11 +75,29 @@ func newFitError(snap *framework.Snapshot, c *framework.Cycle, ue *core.Unschedu
 // ClusterRoom is how many replicas of the workload fit on one feasible
 // cluster, and what limits the number.
 type ClusterRoom struct {
-	Cluster  string
-	Fit      int64
-	Limiting string
-	// Nodes describes the node model ("2 × 8 CPU") when it limits.
-	Nodes string
+	Cluster string `json:"cluster"`
+	// Fit is how many replicas fit: the smallest of the cluster's summed
+	// room and its node model (replicas in flight already deducted).
+	Fit int64 `json:"fit"`
+	// Limiting is the resource that runs out first
+	// (framework.ResourceNodeRoom when the node model is tighter than the
+	// sums).
+	Limiting string `json:"limiting,omitempty"`
+	// Nodes describes the node model ("2 × 8000m CPU 32768Mi 110 pods
+	// free"): in messages when it limits, in explanations always.
+	Nodes string `json:"nodes,omitempty"`
+}
+
+// clusterRoom is ci's room for replicas of req; the node model is
+// described when it limits, or always with allNodes (up to maxGroups
+// groups).
+func clusterRoom(ci *framework.ClusterInfo, req *framework.Resources, allNodes bool, maxGroups int) ClusterRoom {
+	n, limiting := ci.Fit(req)
+	r := ClusterRoom{Cluster: ci.Name, Fit: n, Limiting: string(limiting)}
+	if allNodes || limiting == framework.ResourceNodeRoom {
+		r.Nodes = describeNodes(ci.Nodes, maxGroups)
+	}
+	return r
 }
 
 // maxRoom bounds the clusters a message lists.
@@ -94,13 +112,7 @@ func roomOf(snap *framework.Snapshot, indices []int32, req *framework.Resources)
 	}
 	out := make([]ClusterRoom, 0, len(indices))
 	for _, i := range indices {
-		ci := snap.At(int(i))
-		n, limiting := ci.Fit(req)
-		r := ClusterRoom{Cluster: ci.Name, Fit: n, Limiting: string(limiting)}
-		if limiting == framework.ResourceNodeRoom {
-			r.Nodes = describeNodes(ci.Nodes)
-		}
-		out = append(out, r)
+		out = append(out, clusterRoom(snap.At(int(i)), req, false, messageGroups))
 	}
 	slices.SortStableFunc(out, func(a, b ClusterRoom) int { return cmp.Compare(b.Fit, a.Fit) })
 	return out[:min(len(out), maxRoom)]
@@ -117,12 +129,16 @@ func rejectedBy(c *framework.Cycle, plugin string) []int32 {
 	return out
 }
 
-// describeNodes writes a node model compactly: "2 × 8000m CPU 32Gi, 1 × 500m CPU 1Gi".
-func describeNodes(nodes []framework.NodeRoom) string {
-	parts := make([]string, 0, min(len(nodes), 3))
+// messageGroups bounds the node groups an Unschedulable message describes.
+const messageGroups = 3
+
+// describeNodes writes a node model compactly, at most max groups:
+// "2 × 8000m CPU 32768Mi 110 pods free, 1 × 500m CPU 1024Mi 10 pods free".
+func describeNodes(nodes []framework.NodeRoom, max int) string {
+	parts := make([]string, 0, min(len(nodes), max+1))
 	for i, g := range nodes {
-		if i == 3 {
-			parts = append(parts, fmt.Sprintf("+%d more groups", len(nodes)-3))
+		if i == max {
+			parts = append(parts, fmt.Sprintf("+%d more groups", len(nodes)-max))
 			break
 		}
 		parts = append(parts, fmt.Sprintf("%d × %dm CPU %dMi %d pods free", g.Count, g.Free.MilliCPU, g.Free.Memory>>20, g.Free.Pods))
