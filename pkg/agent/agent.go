@@ -49,8 +49,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
-	"github.com/shepherd-io/shepherd/pkg/health"
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -175,14 +174,13 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
-	reg := opts.WorkStatus.Health
-	if reg == nil {
-		reg = health.Default()
-	}
+	// One interpreter per agent: several agents in one process (`shepherd
+	// up` with Pull members) each learn their own.
+	in := interpreter.New()
 	ex, ws, cs := opts.Execution, opts.WorkStatus, opts.ClusterStatus
 	ex.PullCluster, ws.PullCluster, cs.PullCluster = opts.Cluster, opts.Cluster, opts.Cluster
 	ex.Clients, ws.Clients, cs.Clients = clients, clients, clients
-	ex.Health, ws.Health = reg, reg
+	ex.Interpreter, ws.Interpreter = in, in
 	ex.Fence = fence.Check
 	// Hub namespaces are read one by one (their Pod Security labels): the
 	// agent may get a namespace it names, not list them all.
@@ -194,8 +192,8 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		{"execution", func() error { return (&execution.Reconciler{Options: ex}).SetupWithManager(mgr) }},
 		{"work status", func() error { return (&workstatus.Reconciler{Options: ws}).SetupWithManager(mgr) }},
 		{"cluster status", func() error { return (&clusterstatus.Reconciler{Options: cs}).SetupWithManager(mgr) }},
-		{"health interpreter", func() error { return (&healthcel.Reconciler{Registry: reg, ReadOnly: true}).SetupWithManager(mgr) }},
-		{"interpreter customization", func() error { return (&custom.Reconciler{Registry: reg, ReadOnly: true}).SetupWithManager(mgr) }},
+		{"health interpreter", func() error { return custom.NewForHealthInterpreters(in, true).SetupWithManager(mgr) }},
+		{"interpreter customization", func() error { return custom.NewForCustomizations(in, true).SetupWithManager(mgr) }},
 	}
 	for _, s := range steps {
 		if err := s.setup(); err != nil {

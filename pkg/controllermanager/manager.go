@@ -37,8 +37,8 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
-	"github.com/shepherd-io/shepherd/pkg/health"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -88,6 +88,10 @@ type Options struct {
 	// (package health/cel) on every replica, leader or not: the API server
 	// may call any of them. Readiness waits for its CA to be published.
 	Webhook *healthcel.WebhookOptions
+	// Interpreter is what the controllers know of kinds; nil: a new one
+	// (the built-in kinds, then what ResourceInterpreterCustomizations and
+	// HealthInterpreters teach it).
+	Interpreter *interpreter.Layered
 
 	Detector      detector.Options
 	Scheduling    scheduling.Options
@@ -251,12 +255,13 @@ func setup(mgr ctrl.Manager, opts Options) error {
 	opts.ClusterStatus.Clients = clients
 	opts.Execution.Clients = clients
 	opts.WorkStatus.Clients = clients
-	// One health registry: the CEL interpreters that users define are
-	// consulted by the work status controller that computes health.
-	if opts.WorkStatus.Health == nil {
-		opts.WorkStatus.Health = health.Default()
+	// One interpreter for every controller: what a customization or a
+	// HealthInterpreter teaches it, all of them know at once.
+	in := opts.Interpreter
+	if in == nil {
+		in = interpreter.New()
 	}
-	opts.Execution.Health = opts.WorkStatus.Health
+	opts.Detector.Interpreter, opts.Binding.Interpreter, opts.Execution.Interpreter, opts.WorkStatus.Interpreter = in, in, in, in
 	steps := []struct {
 		name  string
 		setup func() error
@@ -270,7 +275,7 @@ func setup(mgr ctrl.Manager, opts Options) error {
 			return binding.Setup(mgr, opts.Binding)
 		}},
 		{"policy status", func() error { return policystatus.Setup(mgr, policystatus.Options{}) }},
-		{"dependencies", func() error { return dependencies.Setup(mgr, dependencies.Options{}) }},
+		{"dependencies", func() error { return dependencies.Setup(mgr, dependencies.Options{Interpreter: in}) }},
 		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
 		{"cluster cleanup", func() error { return clustercleanup.Setup(mgr, clustercleanup.Options{}) }},
 		{"cluster status", func() error {
@@ -278,12 +283,8 @@ func setup(mgr ctrl.Manager, opts Options) error {
 		}},
 		{"execution", func() error { return (&execution.Reconciler{Options: opts.Execution}).SetupWithManager(mgr) }},
 		{"work status", func() error { return (&workstatus.Reconciler{Options: opts.WorkStatus}).SetupWithManager(mgr) }},
-		{"health interpreter", func() error {
-			return (&healthcel.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
-		}},
-		{"interpreter customization", func() error {
-			return (&custom.Reconciler{Registry: opts.WorkStatus.Health}).SetupWithManager(mgr)
-		}},
+		{"health interpreter", func() error { return custom.NewForHealthInterpreters(in, false).SetupWithManager(mgr) }},
+		{"interpreter customization", func() error { return custom.NewForCustomizations(in, false).SetupWithManager(mgr) }},
 		{"failover", func() error { return failover.Setup(mgr, opts.Failover) }},
 		{"descheduler", func() error { return descheduler.Setup(mgr, opts.Descheduler) }},
 	}

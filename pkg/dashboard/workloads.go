@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"sort"
@@ -9,10 +8,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
@@ -59,6 +59,7 @@ type TargetBar struct {
 
 // Row builds a binding's row.
 func Row(b Binding) WorkloadRow {
+	kinds := interpreter.Builtin()
 	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
 	r := WorkloadRow{
 		Ref: b.Ref(), Kind: spec.Resource.Kind, Namespace: spec.Resource.Namespace, Name: spec.Resource.Name,
@@ -71,9 +72,10 @@ func Row(b Binding) WorkloadRow {
 		}
 	}
 	health := map[string]policyv1alpha1.ResourceHealth{}
+	gk := schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind).GroupKind()
 	for _, item := range status.AggregatedStatus {
 		health[item.ClusterName] = item.Health
-		if n, ok := readyReplicas(item.Status); ok {
+		if n, ok := kinds.ReadyReplicas(gk, item.Status); ok {
 			r.Ready += n
 			r.HasReady = true
 		}
@@ -123,20 +125,6 @@ func workloadHealth(status *workv1alpha1.BindingStatus, targets []TargetBar) (st
 		return HealthHealthy, ""
 	}
 	return HealthProgressing, ""
-}
-
-// readyReplicas reads status.readyReplicas of a member copy's status.
-func readyReplicas(raw *runtime.RawExtension) (int32, bool) {
-	if raw == nil || len(raw.Raw) == 0 {
-		return 0, false
-	}
-	var s struct {
-		ReadyReplicas *int32 `json:"readyReplicas"`
-	}
-	if json.Unmarshal(raw.Raw, &s) != nil || s.ReadyReplicas == nil {
-		return 0, false
-	}
-	return *s.ReadyReplicas, true
 }
 
 // Strategy names how a placement divides replicas, as the docs do: the

@@ -13,8 +13,8 @@ import (
 // workload (readyReplicas 5 = 3 in one member + 2 in another). Conditions,
 // observedGeneration and times do not add up and are left out. ok is false
 // for kinds whose status is not aggregated.
-func AggregateStatus(gk schema.GroupKind, items []workv1alpha1.AggregatedStatusItem) (map[string]any, bool) {
-	k := lookup(gk)
+func (l *Layered) AggregateStatus(gk schema.GroupKind, items []workv1alpha1.AggregatedStatusItem) (map[string]any, bool) {
+	k := l.lookup(gk)
 	if k == nil || len(k.summed) == 0 {
 		return nil, false
 	}

@@ -18,7 +18,7 @@ func TestAggregateStatus(t *testing.T) {
 		{ClusterName: "m3"},
 		{ClusterName: "m4", Status: raw(`not json`)},
 	}
-	got, ok := AggregateStatus(schema.GroupKind{Group: "apps", Kind: "Deployment"}, items)
+	got, ok := New().AggregateStatus(schema.GroupKind{Group: "apps", Kind: "Deployment"}, items)
 	want := map[string]int64{"replicas": 5, "readyReplicas": 4, "availableReplicas": 3, "updatedReplicas": 3, "unavailableReplicas": 1}
 	if !ok || len(got) != len(want) {
 		t.Fatalf("got %v", got)
@@ -28,13 +28,13 @@ func TestAggregateStatus(t *testing.T) {
 			t.Errorf("%s = %v, want %d", k, got[k], v)
 		}
 	}
-	job, ok := AggregateStatus(schema.GroupKind{Group: "batch", Kind: "Job"}, []workv1alpha1.AggregatedStatusItem{
+	job, ok := New().AggregateStatus(schema.GroupKind{Group: "batch", Kind: "Job"}, []workv1alpha1.AggregatedStatusItem{
 		{Status: raw(`{"active":1,"succeeded":2}`)}, {Status: raw(`{"failed":1,"succeeded":1}`)},
 	})
 	if !ok || job["active"] != int64(1) || job["succeeded"] != int64(3) || job["failed"] != int64(1) {
 		t.Errorf("job: %v", job)
 	}
-	if _, ok := AggregateStatus(schema.GroupKind{Kind: "ConfigMap"}, items); ok {
+	if _, ok := New().AggregateStatus(schema.GroupKind{Kind: "ConfigMap"}, items); ok {
 		t.Error("ConfigMap status is not summed")
 	}
 }

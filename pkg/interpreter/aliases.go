@@ -10,7 +10,7 @@ import (
 // apiVersion and kind of a built-in kind.
 func KindByName(name string) (apiVersion, kind string, ok bool) {
 	name = strings.ToLower(name)
-	for gk, k := range kinds {
+	for gk, k := range builtin {
 		for _, n := range k.names {
 			if n == name {
 				return k.apiVersion, gk.Kind, true
@@ -24,7 +24,7 @@ func KindByName(name string) (apiVersion, kind string, ok bool) {
 // sorted.
 func KindNames() []string {
 	var out []string
-	for _, k := range kinds {
+	for _, k := range builtin {
 		out = append(out, k.names...)
 	}
 	slices.Sort(out)

@@ -18,15 +18,15 @@ type Dependency struct {
 	Name       string
 }
 
-// GetDependencies lists, sorted and without duplicates, the objects the
+// Dependencies lists, sorted and without duplicates, the objects the
 // pod template of obj refers to: ConfigMaps and Secrets mounted as volumes
 // (projected ones too) or read into the environment, image pull Secrets,
 // PersistentVolumeClaims mounted as volumes, and the ServiceAccount (not
 // "default", which every namespace has). References marked optional are
 // dependencies too: if the template has them, the member should as well.
 // Kinds without a pod template have none.
-func GetDependencies(obj *unstructured.Unstructured) ([]Dependency, error) {
-	k := lookup(obj.GroupVersionKind().GroupKind())
+func (l *Layered) Dependencies(obj *unstructured.Unstructured) ([]Dependency, error) {
+	k := l.lookup(obj.GroupVersionKind().GroupKind())
 	if k != nil && k.dependenciesFn != nil {
 		deps, err := k.dependenciesFn(obj)
 		if err != nil {

@@ -66,7 +66,7 @@ spec: {template: {spec: {volumes: [{name: a, configMap: {name: cfg}}]}}}
 `, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			deps, err := GetDependencies(parse(t, tc.doc))
+			deps, err := New().Dependencies(parse(t, tc.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +80,7 @@ spec: {template: {spec: {volumes: [{name: a, configMap: {name: cfg}}]}}}
 		})
 	}
 	// A pod spec that does not decode is an error, not an empty list.
-	if _, err := GetDependencies(parse(t, `
+	if _, err := New().Dependencies(parse(t, `
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: bad, namespace: ns}

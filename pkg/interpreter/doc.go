@@ -1,25 +1,34 @@
 // Package interpreter is what Shepherd knows about resource kinds, in one
 // place: where a kind keeps its replicas and pod template, how a member
-// cluster's share of the replicas is written, which status fields add up
-// on the hub, whether its status reports observedGeneration, how its health
-// is judged, which objects it depends on, which fields member controllers
-// own, and the short names the CLI accepts.
+// cluster's share of the replicas is written, what the hub allocated that
+// a member allocates itself, which status fields add up on the hub, how
+// many replicas are ready, whether its status reports observedGeneration,
+// how its health is judged, which objects it depends on, which fields
+// member controllers own, and the short names the CLI accepts.
 //
-// Every controller, the scheduler's inputs and the CLI ask this package;
-// adding a built-in kind means adding one entry to the table in kinds.go.
+// The knowledge is one object, an Interpreter, built once per process
+// (New) and handed to every controller that needs it; nothing else holds
+// per-kind knowledge. It is layered (see Layered): HealthInterpreters over
+// ResourceInterpreterCustomizations over the built-in kinds, the first
+// two taught at run time by the controllers of package interpreter/custom.
+// Adding a built-in kind means adding one entry to the table in kinds.go.
 // The operations live one per file, as in Karmada's native resource
 // interpreter:
 //
-//	replicas.go     GetReplicas: replicas and what one replica needs
-//	revise.go       ReviseReplica: a cluster's share written into the object
+//	interpreter.go  the Interpreter interface and its layers
+//	replicas.go     Replicas: replicas and what one replica needs
+//	revise.go       ReviseReplicas: a cluster's share written into the object
+//	prune.go        Prune, ReadyReplicas, DependencyKinds
 //	aggregate.go    AggregateStatus: member statuses summed for the hub
 //	generation.go   ObservesGeneration
-//	health.go       InterpretHealth (the built-in health rules)
-//	dependencies.go GetDependencies: ConfigMaps, Secrets, ServiceAccounts
+//	health.go       Health (the built-in rules under the run-time ones)
+//	observe.go      Observe: status, health and generation for a Work
+//	dependencies.go Dependencies: ConfigMaps, Secrets, ServiceAccounts
 //	                and PVCs a pod template refers to
 //	retain.go       Retain: fields a member controller owns
+//	selector.go     PodSelector: the pods a workload runs
 //	aliases.go      kind names the CLI accepts
 //
-// A kind the table does not list has no replicas, no summed status, no
+// A kind no layer knows has no replicas, no summed status, no
 // dependencies and Unknown health: it is propagated whole.
 package interpreter

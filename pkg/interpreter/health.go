@@ -1,16 +1,13 @@
 package interpreter
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 )
@@ -22,34 +19,31 @@ type HealthResult struct {
 	Reason string
 }
 
-// InterpretHealth judges a member's copy of a built-in kind: Healthy,
-// Unhealthy or Unknown, with the reason. ok is false for kinds without a
-// built-in rule (package health then answers Unknown, or a user-defined
-// rule applies). The rules err towards Unhealthy only for states a user
+// Health judges a member's copy: Healthy, Unhealthy or Unknown, with the
+// reason. The rule is the HealthInterpreter's for the object's exact
+// group, version and kind, else its customization's, else the built-in
+// one (for the version the built-in rule reads); a kind without any is
+// Unknown. The built-in rules err towards Unhealthy only for states a user
 // would call broken or not yet serving, and towards Unknown for what they
 // cannot read: Unknown never triggers failover.
-func InterpretHealth(obj *unstructured.Unstructured) (HealthResult, bool) {
-	k := lookup(obj.GroupVersionKind().GroupKind())
-	if k == nil || k.health == nil {
-		return HealthResult{}, false
+func (l *Layered) Health(obj *unstructured.Unstructured) HealthResult {
+	if obj == nil {
+		return unknown("object not found")
 	}
-	return k.health(obj), true
-}
-
-// HealthKinds lists the kinds with a built-in health rule, in the version
-// the rule reads, sorted.
-func HealthKinds() []schema.GroupVersionKind {
-	var out []schema.GroupVersionKind
-	for gk, k := range kinds {
-		if k.health != nil {
-			gv, _ := schema.ParseGroupVersion(k.apiVersion)
-			out = append(out, gv.WithKind(gk.Kind))
-		}
+	gvk := obj.GroupVersionKind()
+	l.mu.RLock()
+	f, ok := l.healthRules[gvk]
+	if !ok {
+		f, ok = l.customHealth[gvk]
 	}
-	slices.SortFunc(out, func(a, b schema.GroupVersionKind) int {
-		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version))
-	})
-	return out
+	l.mu.RUnlock()
+	if ok {
+		return f(obj)
+	}
+	if k := builtin[gvk.GroupKind()]; k != nil && k.health != nil && k.apiVersion == gvk.GroupVersion().String() {
+		return k.health(obj)
+	}
+	return unknown("no health interpreter for %s", gvk.String())
 }
 
 // typed adapts a rule on a typed object (e.g. *appsv1.Deployment) to the

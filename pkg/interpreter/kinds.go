@@ -34,8 +34,14 @@ type kind struct {
 	pod bool
 	// names the CLI accepts for the kind (singular, plural, short).
 	names []string
-	// apiVersion the CLI uses for the kind.
+	// apiVersion the CLI uses for the kind, and the version its health
+	// rule reads.
 	apiVersion string
+	// prune removes the values the hub allocated (see Prune).
+	prune func(*unstructured.Unstructured)
+	// ready is the status field counting ready replicas, when not
+	// readyReplicas.
+	ready string
 }
 
 var (
@@ -43,9 +49,9 @@ var (
 	specReplicas = []string{"spec", "replicas"}
 )
 
-// kinds are the built-in kinds, by group and kind: every served version
+// builtin are the built-in kinds, by group and kind: every served version
 // keeps its fields in the same places.
-var kinds = map[schema.GroupKind]*kind{
+var builtin = map[schema.GroupKind]*kind{
 	{Group: "apps", Kind: "Deployment"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(deploymentHealth),
 		summed:     []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
 		apiVersion: "apps/v1", names: []string{"deployment", "deployments", "deploy"}},
@@ -59,13 +65,13 @@ var kinds = map[schema.GroupKind]*kind{
 		summed: []string{"currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled",
 			"numberReady", "updatedNumberScheduled", "numberAvailable", "numberUnavailable"},
 		apiVersion: "apps/v1", names: []string{"daemonset", "daemonsets", "ds"}},
-	{Group: "batch", Kind: "Job"}: {replicas: []string{"spec", "parallelism"}, podSpec: podTemplate, job: true, health: typed(jobHealth),
+	{Group: "batch", Kind: "Job"}: {replicas: []string{"spec", "parallelism"}, podSpec: podTemplate, job: true, health: typed(jobHealth), prune: pruneJob,
 		summed:     []string{"active", "succeeded", "failed", "ready", "terminating"},
 		apiVersion: "batch/v1", names: []string{"job", "jobs"}},
 	{Group: "batch", Kind: "CronJob"}: {podSpec: []string{"spec", "jobTemplate", "spec", "template", "spec"},
 		apiVersion: "batch/v1", names: []string{"cronjob", "cronjobs", "cj"}},
 	{Kind: "Pod"}:                                 {podSpec: []string{"spec"}, pod: true, health: typed(podHealth), apiVersion: "v1", names: []string{"pod", "pods", "po"}},
-	{Kind: "Service"}:                             {health: typed(serviceHealth), apiVersion: "v1", names: []string{"service", "services", "svc"}},
+	{Kind: "Service"}:                             {health: typed(serviceHealth), prune: pruneService, apiVersion: "v1", names: []string{"service", "services", "svc"}},
 	{Kind: "ConfigMap"}:                           {apiVersion: "v1", names: []string{"configmap", "configmaps", "cm"}},
 	{Kind: "Secret"}:                              {apiVersion: "v1", names: []string{"secret", "secrets"}},
 	{Kind: "ServiceAccount"}:                      {apiVersion: "v1", names: []string{"serviceaccount", "serviceaccounts", "sa"}},

@@ -10,7 +10,7 @@ import (
 // health rule or replicas says which apiVersion it reads.
 func TestKindTable(t *testing.T) {
 	seen := map[string]schema.GroupKind{}
-	for gk, k := range kinds {
+	for gk, k := range builtin {
 		if k.apiVersion == "" {
 			t.Errorf("%v: no apiVersion", gk)
 		}

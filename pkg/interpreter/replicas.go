@@ -8,12 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
-// GetReplicas reads how many replicas a template asks for and what one
+// Replicas reads how many replicas a template asks for and what one
 // replica needs: 0 and nil for kinds without replicas.
 //
 //   - Deployment, StatefulSet, ReplicaSet: spec.replicas (1 when unset, the
@@ -27,8 +28,8 @@ import (
 // (restartable sidecars add up), plus the pod overhead; a container that
 // sets a limit but no request requests its limit, as the API server's pod
 // defaulting does.
-func GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
-	k := lookup(obj.GroupVersionKind().GroupKind())
+func (l *Layered) Replicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRequirements, error) {
+	k := l.lookup(obj.GroupVersionKind().GroupKind())
 	if k == nil || (k.replicas == nil && k.replicasFn == nil && !k.pod) {
 		return 0, nil, nil
 	}
@@ -62,8 +63,8 @@ func GetReplicas(obj *unstructured.Unstructured) (int32, *workv1alpha1.ReplicaRe
 
 // PodSpecPath is where the kind keeps the pod spec its replicas run (nil
 // for kinds without one), as a field path.
-func PodSpecPath(obj *unstructured.Unstructured) []string {
-	if k := lookup(obj.GroupVersionKind().GroupKind()); k != nil {
+func (l *Layered) PodSpecPath(gk schema.GroupKind) []string {
+	if k := l.lookup(gk); k != nil {
 		return slices.Clone(k.podSpec)
 	}
 	return nil

@@ -80,7 +80,7 @@ spec:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			replicas, req, err := GetReplicas(parse(t, tt.doc))
+			replicas, req, err := New().Replicas(parse(t, tt.doc))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestReviseReplicas(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := parse(t, tt.doc)
 			orig := obj.DeepCopy()
-			out, err := ReviseReplicas(obj, targets)
+			out, err := New().ReviseReplicas(obj, targets)
 			if err != nil {
 				t.Fatal(err)
 			}

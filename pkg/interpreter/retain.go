@@ -27,11 +27,11 @@ const (
 // Service's cluster IPs, a Job's generated selector) are not in the
 // manifest at all (the binding controller leaves them out), so server-side
 // apply never touches them and they need no rule here.
-func Retain(desired, observed *unstructured.Unstructured) error {
+func (l *Layered) Retain(desired, observed *unstructured.Unstructured) error {
 	if observed == nil {
 		return nil
 	}
-	k := lookup(desired.GroupVersionKind().GroupKind())
+	k := l.lookup(desired.GroupVersionKind().GroupKind())
 	if k == nil {
 		return nil
 	}

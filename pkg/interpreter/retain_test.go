@@ -30,7 +30,7 @@ spec: {replicas: 1}
 		{"nothing in the member yet: the template's", deploy(", labels: {work.shepherd.io/retain-replicas: \"true\"}", 2), nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := Retain(tc.desired, tc.observed); err != nil {
+			if err := New().Retain(tc.desired, tc.observed); err != nil {
 				t.Fatal(err)
 			}
 			if got, _, _ := unstructured.NestedInt64(tc.desired.Object, "spec", "replicas"); got != tc.want {

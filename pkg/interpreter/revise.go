@@ -14,9 +14,9 @@ import (
 // the method the scheduler divides replicas with) so the fleet still runs
 // the completions asked for, not one full set per cluster. Kinds without
 // replicas come back unchanged (copies). obj is not modified.
-func ReviseReplicas(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster) (map[string]*unstructured.Unstructured, error) {
+func (l *Layered) ReviseReplicas(obj *unstructured.Unstructured, targets []workv1alpha1.TargetCluster) (map[string]*unstructured.Unstructured, error) {
 	out := make(map[string]*unstructured.Unstructured, len(targets))
-	k := lookup(obj.GroupVersionKind().GroupKind())
+	k := l.lookup(obj.GroupVersionKind().GroupKind())
 	if k == nil || k.replicas == nil {
 		for _, t := range targets {
 			out[t.Name] = obj.DeepCopy()

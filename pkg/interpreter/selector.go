@@ -20,7 +20,7 @@ var selectsPods = map[schema.GroupKind]bool{
 // (spec.selector of Deployments, ReplicaSets and StatefulSets), or false
 // for other kinds and for a missing, empty or malformed selector (an empty
 // one would select every pod of the namespace).
-func PodSelector(obj *unstructured.Unstructured) (labels.Selector, bool) {
+func (l *Layered) PodSelector(obj *unstructured.Unstructured) (labels.Selector, bool) {
 	if obj == nil || !selectsPods[obj.GroupVersionKind().GroupKind()] {
 		return nil, false
 	}

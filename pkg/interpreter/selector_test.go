@@ -32,7 +32,7 @@ func TestPodSelector(t *testing.T) {
 		{"daemonset not counted", obj("apps/v1", "DaemonSet", match), false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sel, ok := PodSelector(tc.obj)
+			sel, ok := New().PodSelector(tc.obj)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v", ok, tc.ok)
 			}

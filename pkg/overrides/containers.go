@@ -11,22 +11,18 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 )
 
-// podSpecPaths are where the workload kinds Shepherd knows hold their pod
-// spec; imageOverrider without a predicate, commandOverrider and
-// argsOverrider work on these kinds only.
-var podSpecPaths = map[schema.GroupKind][]string{
-	{Kind: "Pod"}:                        {"spec"},
-	{Group: "apps", Kind: "Deployment"}:  {"spec", "template", "spec"},
-	{Group: "apps", Kind: "ReplicaSet"}:  {"spec", "template", "spec"},
-	{Group: "apps", Kind: "StatefulSet"}: {"spec", "template", "spec"},
-	{Group: "apps", Kind: "DaemonSet"}:   {"spec", "template", "spec"},
-	{Group: "batch", Kind: "Job"}:        {"spec", "template", "spec"},
-	{Group: "batch", Kind: "CronJob"}:    {"spec", "jobTemplate", "spec", "template", "spec"},
+// Kinds says where a kind keeps the pod spec its replicas run (nil for a
+// kind without one): imageOverrider without a predicate, commandOverrider
+// and argsOverrider work on those kinds only. The process's interpreter
+// answers, so a kind a ResourceInterpreterCustomization teaches (its
+// podSpecPath) is overridden like a built-in workload.
+type Kinds interface {
+	PodSpecPath(gk schema.GroupKind) []string
 }
 
-func podSpecPath(obj *unstructured.Unstructured) ([]string, bool) {
-	p, ok := podSpecPaths[obj.GroupVersionKind().GroupKind()]
-	return p, ok
+func podSpecPath(kinds Kinds, obj *unstructured.Unstructured) ([]string, bool) {
+	p := kinds.PodSpecPath(obj.GroupVersionKind().GroupKind())
+	return p, p != nil
 }
 
 // containerLists are the pod spec's lists of containers, in the order
@@ -68,8 +64,8 @@ func eachContainer(obj *unstructured.Unstructured, specPath []string, fn func(c 
 // as Karmada does: add appends the values (creating the list), remove
 // drops every item equal to one of them. Karmada has no replace; neither
 // does the API here.
-func applyCommandArgs(obj *unstructured.Unstructured, field string, o *policyv1alpha1.CommandArgsOverrider) error {
-	specPath, ok := podSpecPath(obj)
+func applyCommandArgs(kinds Kinds, obj *unstructured.Unstructured, field string, o *policyv1alpha1.CommandArgsOverrider) error {
+	specPath, ok := podSpecPath(kinds, obj)
 	if !ok {
 		return fmt.Errorf("%s has no containers; narrow resourceSelectors to workloads", obj.GetKind())
 	}

@@ -10,8 +10,8 @@ import (
 
 // applyImage applies one imageOverrider: to the image at predicate.path, or
 // without a predicate to every container and init container image of a
-// workload kind Shepherd knows.
-func applyImage(obj *unstructured.Unstructured, o *policyv1alpha1.ImageOverrider) error {
+// kind with a pod spec (see Kinds).
+func applyImage(kinds Kinds, obj *unstructured.Unstructured, o *policyv1alpha1.ImageOverrider) error {
 	if o.Predicate != nil {
 		ptr, err := parsePointer(o.Predicate.Path)
 		if err != nil {
@@ -31,7 +31,7 @@ func applyImage(obj *unstructured.Unstructured, o *policyv1alpha1.ImageOverrider
 		}
 		return ptr.set(obj.Object, changed)
 	}
-	specPath, ok := podSpecPath(obj)
+	specPath, ok := podSpecPath(kinds, obj)
 	if !ok {
 		return fmt.Errorf("%s has no container images; add predicate.path or narrow resourceSelectors", obj.GetKind())
 	}

@@ -22,7 +22,7 @@ func runOverriders(t *testing.T, cases []overriderCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := object(t, tt.obj)
 			p := op("default", "p", nil, rule(nil, tt.o))
-			applied, err := Apply(obj, member("member1", nil), nil, []policyv1alpha1.OverridePolicy{p})
+			applied, err := Apply(builtin, obj, member("member1", nil), nil, []policyv1alpha1.OverridePolicy{p})
 			wantErr(t, err, tt.err)
 			if tt.err != "" {
 				return

@@ -62,9 +62,10 @@ func (e *Error) Unwrap() error { return e.Err }
 // what goes to cluster, applying the matching clusterPolicies and policies
 // in the order the package documentation gives. It returns the rules it
 // applied, in order. On error obj is partly changed and must be discarded.
-func Apply(obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster, clusterPolicies []policyv1alpha1.ClusterOverridePolicy, policies []policyv1alpha1.OverridePolicy) ([]Applied, error) {
-	if obj == nil || cluster == nil {
-		return nil, errors.New("overrides: Apply needs an object and a cluster")
+// kinds says where obj's kind keeps its pod spec.
+func Apply(kinds Kinds, obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster, clusterPolicies []policyv1alpha1.ClusterOverridePolicy, policies []policyv1alpha1.OverridePolicy) ([]Applied, error) {
+	if kinds == nil || obj == nil || cluster == nil {
+		return nil, errors.New("overrides: Apply needs the kinds, an object and a cluster")
 	}
 	t := resourceselector.TemplateOf(obj)
 	var cands []candidate
@@ -99,7 +100,7 @@ func Apply(obj *unstructured.Unstructured, cluster *clusterv1alpha1.Cluster, clu
 			if !ok {
 				continue
 			}
-			if name, err := applyRule(obj, &rule.Overriders, id); err != nil {
+			if name, err := applyRule(kinds, obj, &rule.Overriders, id); err != nil {
 				return applied, &Error{Policy: c.policy, Rule: ri, Overrider: name, Err: err}
 			}
 			applied = append(applied, Applied{Policy: c.policy, Rule: ri})
@@ -146,16 +147,16 @@ func empty(o *policyv1alpha1.Overriders) bool {
 
 // applyRule applies a rule's overriders in Karmada's order. On error it
 // returns the name of the overrider that failed.
-func applyRule(obj *unstructured.Unstructured, o *policyv1alpha1.Overriders, id identity) (string, error) {
+func applyRule(kinds Kinds, obj *unstructured.Unstructured, o *policyv1alpha1.Overriders, id identity) (string, error) {
 	type step struct {
 		name  string
 		n     int
 		apply func(i int) error
 	}
 	steps := []step{
-		{"imageOverrider", len(o.ImageOverrider), func(i int) error { return applyImage(obj, &o.ImageOverrider[i]) }},
-		{"commandOverrider", len(o.CommandOverrider), func(i int) error { return applyCommandArgs(obj, "command", &o.CommandOverrider[i]) }},
-		{"argsOverrider", len(o.ArgsOverrider), func(i int) error { return applyCommandArgs(obj, "args", &o.ArgsOverrider[i]) }},
+		{"imageOverrider", len(o.ImageOverrider), func(i int) error { return applyImage(kinds, obj, &o.ImageOverrider[i]) }},
+		{"commandOverrider", len(o.CommandOverrider), func(i int) error { return applyCommandArgs(kinds, obj, "command", &o.CommandOverrider[i]) }},
+		{"argsOverrider", len(o.ArgsOverrider), func(i int) error { return applyCommandArgs(kinds, obj, "args", &o.ArgsOverrider[i]) }},
 		{"labelsOverrider", len(o.LabelsOverrider), func(i int) error { return applyLabels(obj, &o.LabelsOverrider[i]) }},
 		{"annotationsOverrider", len(o.AnnotationsOverrider), func(i int) error { return applyAnnotations(obj, &o.AnnotationsOverrider[i]) }},
 		{"fieldOverrider", len(o.FieldOverrider), func(i int) error { return applyField(obj, &o.FieldOverrider[i]) }},

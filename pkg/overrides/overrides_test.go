@@ -130,7 +130,7 @@ func TestOrder(t *testing.T) {
 					slices.Reverse(ops)
 				}
 				obj := object(t, deploymentYAML)
-				applied, err := Apply(obj, cluster, cops, ops)
+				applied, err := Apply(builtin, obj, cluster, cops, ops)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -151,7 +151,7 @@ func TestSelectionOnTheTemplate(t *testing.T) {
 	obj := object(t, deploymentYAML)
 	relabel := cop("relabel", nil, rule(nil, labelsOrAnnotations(false, policyv1alpha1.OverriderOpAdd, map[string]string{"app": "api"})))
 	forAPI := op("default", "for-api", selectors(byLabel("apps/v1", "Deployment", map[string]string{"app": "api"})), rule(nil, setReplicas(9)))
-	applied, err := Apply(obj, member("member1", nil), []policyv1alpha1.ClusterOverridePolicy{relabel}, []policyv1alpha1.OverridePolicy{forAPI})
+	applied, err := Apply(builtin, obj, member("member1", nil), []policyv1alpha1.ClusterOverridePolicy{relabel}, []policyv1alpha1.OverridePolicy{forAPI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestClusterScopedObject(t *testing.T) {
 	ns := object(t, `{apiVersion: v1, kind: Namespace, metadata: {name: team}}`)
 	all := op("team", "all", nil, rule(nil, labelsOrAnnotations(false, policyv1alpha1.OverriderOpAdd, map[string]string{"from": "op"})))
 	fleet := cop("fleet", selectors(byName("v1", "Namespace", "team")), rule(nil, labelsOrAnnotations(false, policyv1alpha1.OverriderOpAdd, map[string]string{"from": "cop"})))
-	applied, err := Apply(ns, member("member1", nil), []policyv1alpha1.ClusterOverridePolicy{fleet}, []policyv1alpha1.OverridePolicy{all})
+	applied, err := Apply(builtin, ns, member("member1", nil), []policyv1alpha1.ClusterOverridePolicy{fleet}, []policyv1alpha1.OverridePolicy{all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			applied, err := Apply(object(t, deploymentYAML), member("member1", nil), tt.cops, tt.ops)
+			applied, err := Apply(builtin, object(t, deploymentYAML), member("member1", nil), tt.cops, tt.ops)
 			wantErr(t, err, tt.want)
 			var e *Error
 			if !errors.As(err, &e) {
@@ -223,7 +223,7 @@ func TestErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Apply(object(t, deploymentYAML), nil, nil, nil); err == nil {
+	if _, err := Apply(builtin, object(t, deploymentYAML), nil, nil, nil); err == nil {
 		t.Fatal("no error for a nil cluster")
 	}
 }
@@ -233,7 +233,7 @@ func TestErrors(t *testing.T) {
 func TestNothingChangesWithoutPolicies(t *testing.T) {
 	obj := object(t, deploymentYAML)
 	before := obj.DeepCopy()
-	applied, err := Apply(obj, &clusterv1alpha1.Cluster{}, nil, nil)
+	applied, err := Apply(builtin, obj, &clusterv1alpha1.Cluster{}, nil, nil)
 	if err != nil || applied != nil {
 		t.Fatalf("Apply = %v, %v", applied, err)
 	}

@@ -29,17 +29,11 @@ var hubMetadata = []string{
 // lastApplied is kubectl's record of what it applied to the hub.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
-// jobGeneratedLabels are the labels the API server puts on a Job's pod
-// template when it generates the Job's selector.
-var jobGeneratedLabels = []string{
-	"controller-uid", "job-name", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name",
-}
-
 // memberManifest returns what to create in a member for tmpl: a copy without its
 // status, the metadata the hub's API server set, and the values the hub
-// allocated that a member must allocate itself (a Job's generated
-// selector, a Service's cluster IPs). tmpl is not modified.
-func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured {
+// allocated that a member must allocate itself (in.Prune: a Job's
+// generated selector, a Service's cluster IPs). tmpl is not modified.
+func memberManifest(in interpreter.Interpreter, tmpl *unstructured.Unstructured) *unstructured.Unstructured {
 	m := tmpl.DeepCopy()
 	delete(m.Object, "status")
 	for _, f := range hubMetadata {
@@ -52,29 +46,16 @@ func memberManifest(tmpl *unstructured.Unstructured) *unstructured.Unstructured 
 		}
 		m.SetAnnotations(ann)
 	}
-	switch m.GroupVersionKind().GroupKind() {
-	case schema.GroupKind{Group: "batch", Kind: "Job"}:
-		if manual, _, _ := unstructured.NestedBool(m.Object, "spec", "manualSelector"); !manual {
-			unstructured.RemoveNestedField(m.Object, "spec", "selector")
-			for _, l := range jobGeneratedLabels {
-				unstructured.RemoveNestedField(m.Object, "spec", "template", "metadata", "labels", l)
-			}
-		}
-	case schema.GroupKind{Kind: "Service"}:
-		if ip, _, _ := unstructured.NestedString(m.Object, "spec", "clusterIP"); ip != "None" {
-			unstructured.RemoveNestedField(m.Object, "spec", "clusterIP")
-			unstructured.RemoveNestedField(m.Object, "spec", "clusterIPs")
-		}
-	}
+	in.Prune(m)
 	return m
 }
 
 // memberManifests returns the manifest of each active target: the template's
 // replicas for a Duplicated placement (and for kinds without replicas),
-// the target's share for a Divided one (see interpreter.ReviseReplicas), with the
+// the target's share for a Divided one (in.ReviseReplicas), with the
 // labels a failover's state preservation carries (see preservedState).
-func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
-	base := memberManifest(tmpl)
+func memberManifests(in interpreter.Interpreter, tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
+	base := memberManifest(in, tmpl)
 	active := bindingutil.WorkTargets(spec)
 	var out map[string]*unstructured.Unstructured
 	if framework.IsDuplicated(spec.Placement) {
@@ -84,7 +65,7 @@ func memberManifests(tmpl *unstructured.Unstructured, spec *workv1alpha1.Binding
 		}
 	} else {
 		var err error
-		if out, err = interpreter.ReviseReplicas(base, active); err != nil {
+		if out, err = in.ReviseReplicas(base, active); err != nil {
 			return nil, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -57,7 +58,7 @@ status:
 func TestMemberManifest(t *testing.T) {
 	tmpl := parse(t, hubDeployment)
 	orig := tmpl.DeepCopy()
-	m := memberManifest(tmpl)
+	m := memberManifest(interpreter.New(), tmpl)
 	if !equalObjects(tmpl, orig) {
 		t.Fatal("Manifest modified the template")
 	}
@@ -108,7 +109,7 @@ func TestMemberManifestPrunesHubAllocations(t *testing.T) {
 		kept: [][]string{{"spec", "clusterIP"}},
 	}}
 	for _, tt := range tests {
-		m := memberManifest(parse(t, tt.doc))
+		m := memberManifest(interpreter.New(), parse(t, tt.doc))
 		for _, p := range tt.gone {
 			if _, found, _ := unstructured.NestedFieldNoCopy(m.Object, p...); found {
 				t.Errorf("%s: manifest keeps %v", tt.name, p)
@@ -138,7 +139,7 @@ func TestMemberManifests(t *testing.T) {
 		{name: "duplicated keeps the template's replicas", want: map[string]int64{"a": 6, "b": 6}},
 	}
 	for _, tt := range tests {
-		ms, err := memberManifests(parse(t, hubDeployment), &workv1alpha1.BindingSpec{Replicas: 6, Placement: tt.placement, Clusters: targets})
+		ms, err := memberManifests(interpreter.New(), parse(t, hubDeployment), &workv1alpha1.BindingSpec{Replicas: 6, Placement: tt.placement, Clusters: targets})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestMemberManifests(t *testing.T) {
 
 func TestDesiredWorkAndUpToDate(t *testing.T) {
 	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "team", Name: "web-deployment"}
-	manifest := memberManifest(parse(t, hubDeployment))
+	manifest := memberManifest(interpreter.New(), parse(t, hubDeployment))
 	desired := desiredWork(ref, "c1", manifest, 1, &workv1alpha1.BindingSpec{})
 	if desired.GetNamespace() != "shepherd-es-c1" || desired.GetName() != "team.web-deployment" {
 		t.Errorf("Work %s/%s", desired.GetNamespace(), desired.GetName())
@@ -217,7 +218,7 @@ func TestPreservedStateLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := &workv1alpha1.BindingSpec{Replicas: 6, Placement: duplicated, Clusters: tt.targets, EvictionHistory: history}
-			ms, err := memberManifests(parse(t, hubDeployment), spec)
+			ms, err := memberManifests(interpreter.New(), parse(t, hubDeployment), spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +231,7 @@ func TestPreservedStateLabels(t *testing.T) {
 	}
 	// The template itself is never modified.
 	tmpl := parse(t, hubDeployment)
-	if _, err := memberManifests(tmpl, &workv1alpha1.BindingSpec{Placement: duplicated, Clusters: []workv1alpha1.TargetCluster{{Name: "b"}}, EvictionHistory: history}); err != nil {
+	if _, err := memberManifests(interpreter.New(), tmpl, &workv1alpha1.BindingSpec{Placement: duplicated, Clusters: []workv1alpha1.TargetCluster{{Name: "b"}}, EvictionHistory: history}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := tmpl.GetLabels()["ckpt"]; ok {

@@ -20,6 +20,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -41,11 +42,17 @@ type Options struct {
 	// too (the controller manager does): nothing else removes the
 	// finalizer, so without it a Work could never be deleted.
 	WorkFinalizer bool
+	// Interpreter knows the kinds (replica shares, what to prune, pod
+	// spec paths for overrides); nil: the built-in kinds only.
+	Interpreter interpreter.Interpreter
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 16
+	}
+	if o.Interpreter == nil {
+		o.Interpreter = interpreter.Builtin()
 	}
 	switch {
 	case o.CoalesceWindow == 0:

@@ -210,7 +210,7 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	if b.GetBindingSpec().Rollout.Gated() {
 		return r.syncRollout(ctx, b, ref, works, tmpl, ops)
 	}
-	manifests, err := memberManifests(tmpl, b.GetBindingSpec())
+	manifests, err := memberManifests(r.opts.Interpreter, tmpl, b.GetBindingSpec())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/overrides"
 )
@@ -38,8 +39,8 @@ type revision struct {
 }
 
 // newRevision is the revision of tmpl under the override policies ps.
-func newRevision(tmpl *unstructured.Unstructured, ps *overridePolicies) *revision {
-	base := memberManifest(tmpl)
+func newRevision(in interpreter.Interpreter, tmpl *unstructured.Unstructured, ps *overridePolicies) *revision {
+	base := memberManifest(in, tmpl)
 	cps, ops := overrides.Selecting(base, ps.cluster, ps.namespaced)
 	rev := &revision{Template: base.Object, TemplateGeneration: tmpl.GetGeneration()}
 	// Only what rendering reads: names and specs.

@@ -9,6 +9,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func tmplWith(image string, generation int64) *unstructured.Unstructured {
@@ -35,7 +36,7 @@ func overrideFor(name, image string) policyv1alpha1.OverridePolicy {
 // select it.
 func TestRevisionHash(t *testing.T) {
 	hash := func(tmpl *unstructured.Unstructured, ops ...policyv1alpha1.OverridePolicy) string {
-		h, err := newRevision(tmpl, &overridePolicies{namespaced: ops}).hash()
+		h, err := newRevision(interpreter.Builtin(), tmpl, &overridePolicies{namespaced: ops}).hash()
 		if err != nil {
 			t.Fatal(err)
 		}

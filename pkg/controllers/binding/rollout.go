@@ -49,7 +49,7 @@ type rolloutOutcome struct {
 // keeps exactly what it ran.
 func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work, tmpl *unstructured.Unstructured, ps *overridePolicies) ([]string, *rolloutOutcome, error) {
 	spec := b.GetBindingSpec()
-	current := newRevision(tmpl, ps)
+	current := newRevision(r.opts.Interpreter, tmpl, ps)
 	target, err := current.hash()
 	if err != nil {
 		return nil, nil, err
@@ -109,7 +109,7 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 		}
 		manifests, ok := rendered[rev]
 		if !ok {
-			if manifests, err = memberManifests(v.manifest(), spec); err != nil {
+			if manifests, err = memberManifests(r.opts.Interpreter, v.manifest(), spec); err != nil {
 				return applied, nil, err
 			}
 			rendered[rev] = manifests

@@ -19,6 +19,7 @@ import (
 // it.
 type AttachedReconciler struct {
 	client client.Client
+	deps   *watcher
 }
 
 // Reconcile implements reconcile.Reconciler for attached ResourceBindings.
@@ -31,8 +32,13 @@ func (r *AttachedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 		return reconcile.Result{}, nil
 	}
 	res := b.Spec.Resource
+	gvk := schema.FromAPIVersionAndKind(res.APIVersion, res.Kind)
+	// Attached before this process started: its kind is watched from now.
+	if err := r.deps.watch(gvk); err != nil {
+		return reconcile.Result{}, err
+	}
 	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(res.APIVersion, res.Kind))
+	obj.SetGroupVersionKind(gvk)
 	err := r.client.Get(ctx, client.ObjectKey{Namespace: res.Namespace, Name: res.Name}, obj)
 	if err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, err

@@ -2,20 +2,26 @@ package dependencies
 
 import (
 	"context"
+	"fmt"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -39,15 +45,18 @@ var attachedOps = prometheus.NewCounterVec(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(attachedOps) }
 
-// dependencyKinds are the kinds interpreter.GetDependencies returns; their
-// objects are watched (metadata only) to keep attached bindings current.
-var dependencyKinds = []string{"ConfigMap", "Secret", "ServiceAccount", "PersistentVolumeClaim"}
-
-// Options configure the controllers (none yet).
-type Options struct{}
+// Options configure the controllers.
+type Options struct {
+	// Interpreter lists a template's dependencies and the kinds they may
+	// name; nil: the built-in kinds only.
+	Interpreter interpreter.Interpreter
+}
 
 // Setup adds both controllers to mgr.
-func Setup(mgr manager.Manager, _ Options) error {
+func Setup(mgr manager.Manager, opts Options) error {
+	if opts.Interpreter == nil {
+		opts.Interpreter = interpreter.Builtin()
+	}
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.ResourceBinding{}, indexRequiredBy, func(obj client.Object) []string {
 		var out []string
 		for _, s := range obj.(*workv1alpha1.ResourceBinding).Spec.RequiredBy {
@@ -58,7 +67,8 @@ func Setup(mgr manager.Manager, _ Options) error {
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName)}
+	deps := &watcher{cache: mgr.GetCache(), watched: map[schema.GroupVersionKind]bool{}}
+	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName), in: opts.Interpreter, deps: deps}
 	dependents := builder.WithPredicates(predicate.Funcs{
 		// Targets, the template version and propagateDeps are in the
 		// spec; deletions must release what the binding required.
@@ -73,16 +83,52 @@ func Setup(mgr manager.Manager, _ Options) error {
 		Complete(r); err != nil {
 		return err
 	}
-	a := builder.ControllerManagedBy(mgr).Named(ControllerName+"-attached").
+	c, err := builder.ControllerManagedBy(mgr).Named(ControllerName+"-attached").
 		For(&workv1alpha1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
 			return obj.GetLabels()[LabelAttached] == "true"
-		})))
-	for _, kind := range dependencyKinds {
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: kind})
-		a = a.WatchesMetadata(m, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: names.BindingName(kind, obj.GetName())}}}
-		}))
+		}))).
+		Build(&AttachedReconciler{client: mgr.GetClient(), deps: deps})
+	if err != nil {
+		return err
 	}
-	return a.Complete(&AttachedReconciler{client: mgr.GetClient()})
+	deps.controller = c
+	// The kinds the interpreter names up front are watched from the start;
+	// others (a customization's expression may name any kind) as the
+	// first dependency of each is seen.
+	for _, gvk := range opts.Interpreter.DependencyKinds() {
+		if err := deps.watch(gvk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watcher watches (metadata only) the kinds of the dependencies seen, to
+// keep attached bindings on their objects: an edit moves the binding's
+// resource version, a deletion takes the binding with it.
+type watcher struct {
+	cache      cache.Cache
+	controller controller.Controller
+	mu         sync.Mutex
+	watched    map[schema.GroupVersionKind]bool
+}
+
+// watch starts watching gvk's objects, once.
+func (w *watcher) watch(gvk schema.GroupVersionKind) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.watched[gvk] {
+		return nil
+	}
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(gvk)
+	kind := gvk.Kind
+	err := w.controller.Watch(source.Kind(w.cache, client.Object(m), handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: obj.GetNamespace(), Name: names.BindingName(kind, obj.GetName())}}}
+	})))
+	if err != nil {
+		return fmt.Errorf("watching %s, a kind dependencies name: %w", gvk, err)
+	}
+	w.watched[gvk] = true
+	return nil
 }

@@ -36,6 +36,8 @@ const missingRetry = 30 * time.Second
 type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
+	in       interpreter.Interpreter
+	deps     *watcher
 }
 
 // Reconcile implements reconcile.Reconciler for dependent ResourceBindings.
@@ -91,15 +93,19 @@ func (r *Reconciler) dependencies(ctx context.Context, b *workv1alpha1.ResourceB
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: res.Namespace, Name: res.Name}, tmpl); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
-	return interpreter.GetDependencies(tmpl)
+	return r.in.Dependencies(tmpl)
 }
 
 // require writes b's entry into the binding of dependency d, creating an
 // attached binding when none exists. found is false when d is not on the
 // hub.
 func (r *Reconciler) require(ctx context.Context, b *workv1alpha1.ResourceBinding, d interpreter.Dependency, name string) (found bool, err error) {
+	gvk := schema.FromAPIVersionAndKind(d.APIVersion, d.Kind)
+	if err := r.deps.watch(gvk); err != nil {
+		return false, err
+	}
 	obj := &metav1.PartialObjectMetadata{}
-	obj.SetGroupVersionKind(schema.FromAPIVersionAndKind(d.APIVersion, d.Kind))
+	obj.SetGroupVersionKind(gvk)
 	if err := r.client.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: d.Name}, obj); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}

@@ -54,8 +54,8 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 //
 // tied are the policies that match the template as well as p; they are
 // listed, with p, in the binding's AnnotationTiedPolicies.
-func desiredBinding(tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
-	replicas, requirements, err := interpreter.GetReplicas(tmpl)
+func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
+	replicas, requirements, err := in.Replicas(tmpl)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func deploymentTemplate(replicas int64) *unstructured.Unstructured {
@@ -38,7 +39,7 @@ func dividedPolicy() *policyv1alpha1.PropagationPolicy {
 
 func TestDesiredBinding(t *testing.T) {
 	p := dividedPolicy()
-	b, err := desiredBinding(deploymentTemplate(6), true, p, nil)
+	b, err := desiredBinding(interpreter.New(), deploymentTemplate(6), true, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestDesiredClusterBinding(t *testing.T) {
 		"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
 		"metadata": map[string]any{"name": "reader", "uid": "u2"},
 	}}
-	b, err := desiredBinding(role, false, cpp("roles", 0), nil)
+	b, err := desiredBinding(interpreter.New(), role, false, cpp("roles", 0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestDesiredClusterBinding(t *testing.T) {
 }
 
 func TestOwnedFieldsEqual(t *testing.T) {
-	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy(), nil)
+	desired, err := desiredBinding(interpreter.New(), deploymentTemplate(6), true, dividedPolicy(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestOwnedFieldsEqual(t *testing.T) {
 }
 
 func TestApplyObject(t *testing.T) {
-	desired, err := desiredBinding(deploymentTemplate(6), true, dividedPolicy(), nil)
+	desired, err := desiredBinding(interpreter.New(), deploymentTemplate(6), true, dividedPolicy(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

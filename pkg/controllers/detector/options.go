@@ -27,6 +27,9 @@ type Options struct {
 	// UnknownKindRetry is how long to wait before resolving again a kind a
 	// policy names but the hub does not serve yet (default 30 s).
 	UnknownKindRetry time.Duration
+	// Interpreter reads a template's replicas; nil: the built-in kinds
+	// only.
+	Interpreter interpreter.Interpreter
 }
 
 func (o Options) withDefaults() Options {
@@ -35,6 +38,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UnknownKindRetry <= 0 {
 		o.UnknownKindRetry = 30 * time.Second
+	}
+	if o.Interpreter == nil {
+		o.Interpreter = interpreter.Builtin()
 	}
 	return o
 }
@@ -87,7 +93,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})); err != nil {
 		return err
 	}
-	interpreter.OnCustomChange(func(gk schema.GroupKind) { r.templatesOf(gk, reinterpret, stopped) })
+	r.opts.Interpreter.OnChange(func(gvk schema.GroupVersionKind) { r.templatesOf(gvk.GroupKind(), reinterpret, stopped) })
 	if err := c.Watch(source.TypedChannel[*unstructured.Unstructured, TemplateKey](reinterpret, templateHandler())); err != nil {
 		return err
 	}

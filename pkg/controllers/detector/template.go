@@ -209,7 +209,7 @@ func (r *Reconciler) existing(ctx context.Context, key TemplateKey) (workv1alpha
 func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject,
 	tied []policyv1alpha1.PolicyObject, existing workv1alpha1.BindingObject, ours bool) error {
 	log := logf.FromContext(ctx)
-	desired, err := desiredBinding(tmpl, key.Namespace != "", p, tied)
+	desired, err := desiredBinding(r.opts.Interpreter, tmpl, key.Namespace != "", p, tied)
 	if err != nil {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
 		return err

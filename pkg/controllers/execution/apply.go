@@ -139,7 +139,7 @@ const maxApplyAttempts = 3
 //     names this Work, and with its UID as a precondition, so the write
 //     fails rather than reach an object that replaced it since the read;
 //     the fields a member controller owns keep the member's values
-//     (interpreter.Retain: e.g. replicas a member's HPA scales).
+//     (Interpreter.Retain: e.g. replicas a member's HPA scales).
 //
 // A conflict under Abort returns a *ConflictError. A missing namespace is
 // created and the write retried.
@@ -183,7 +183,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			}
 		}
 		desired := obj.DeepCopy()
-		if err := interpreter.Retain(desired, live); err != nil {
+		if err := r.kinds().Retain(desired, live); err != nil {
 			return nil, err
 		}
 		applied, err := applyObject(ctx, ri, desired, live.GetUID())
@@ -357,4 +357,12 @@ func jsonPointerEscape(s string) string {
 // ordinal and version may change without the object changing.
 func sameObject(a, b workv1alpha1.ResourceIdentifier) bool {
 	return a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// kinds is the interpreter the controller was given, or the built-in one.
+func (r *Reconciler) kinds() interpreter.Interpreter {
+	if r.Options.Interpreter != nil {
+		return r.Options.Interpreter
+	}
+	return interpreter.Builtin()
 }

@@ -13,7 +13,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func TestBreaker(t *testing.T) {
@@ -85,7 +85,7 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	}
 	// What the member answered to the apply replaces what was collected.
 	fresh := &runtime.RawExtension{Raw: []byte(`{"replicas":3}`)}
-	got = manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, map[int]health.Observation{
+	got = manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, map[int]interpreter.Observation{
 		0: {Health: policyv1alpha1.ResourceHealthy, Generation: 1},
 		1: {Status: fresh, Health: policyv1alpha1.ResourceUnhealthy, Generation: 5},
 	})

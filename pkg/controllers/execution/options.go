@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Defaults of Options.
@@ -65,11 +65,13 @@ type Options struct {
 	// Clients is the member client cache, shared with the other
 	// controllers; nil makes SetupWithManager create one.
 	Clients *clusterclient.Cache
-	// Health, when set, judges each object the member returns from an
-	// apply, so that its status and health reach the Work with the
-	// Applied condition (the work status controller's registry: the two
-	// must agree). Nil leaves the statuses to the work status controller.
-	Health *health.Registry
+	// Interpreter says which fields of a member object its controllers
+	// own (kept on every apply) and, when set, judges each object the
+	// member returns from an apply, so that its status and health reach
+	// the Work with the Applied condition (the work status controller's
+	// interpreter: the two must agree). Nil keeps the built-in fields and
+	// leaves the statuses to the work status controller.
+	Interpreter interpreter.Interpreter
 	// Fence, when set, is asked before every write to a member; an error
 	// refuses the write (a leader that may have lost its lease).
 	Fence func() error

@@ -20,7 +20,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Message caps: the Applied condition's message, and event notes, which
@@ -51,7 +51,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonOutOfScope, err.Error())
 	}
 	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
-	observed := make(map[int]health.Observation, len(manifests))
+	observed := make(map[int]interpreter.Observation, len(manifests))
 	var failures []string
 	var unreachable error
 	retry := false
@@ -66,12 +66,12 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		default:
 			var obj *unstructured.Unstructured
 			obj, err = r.applyManifest(ctx, clients, work, mf)
-			if err == nil && r.Options.Health != nil {
+			if err == nil && r.Options.Interpreter != nil {
 				// The member's answer is the object's current state: its
 				// status goes into the Work with the Applied condition,
 				// in one write, rather than in a second one by the work
 				// status controller moments later.
-				if o, oerr := r.Options.Health.Observe(obj); oerr == nil {
+				if o, oerr := interpreter.Observe(r.Options.Interpreter, obj); oerr == nil {
 					observed[i] = o
 				}
 			}
@@ -203,7 +203,7 @@ func containsObject(ids []workv1alpha1.ResourceIdentifier, id workv1alpha1.Resou
 
 // manifestStatuses lists the current identifiers, keeping the status and
 // health the status controller collected for objects that stay.
-func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]health.Observation) []workv1alpha1.ManifestStatus {
+func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]interpreter.Observation) []workv1alpha1.ManifestStatus {
 	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
 	for i, id := range ids {
 		ms := workv1alpha1.ManifestStatus{Identifier: id}

@@ -20,6 +20,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -51,13 +52,14 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 	// unstructured object from the API server on every reconcile.
 	templates client.Reader
 	recorder  events.EventRecorder
+	in        interpreter.Interpreter
 }
 
 // setupBindingController registers the aggregation controller of one
 // binding kind: the binding's own spec changes (at once), and any change
 // of one of its Works (coalesced: the Works of a binding change together).
 func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, o Options) error {
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec}
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: o.Interpreter}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -107,7 +109,7 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
 		targets = append(targets, t.Name)
 	}
-	wrote, err := reflectTemplate(ctx, r.templates, r.client, spec.Resource, items,
+	wrote, err := reflectTemplate(ctx, r.in, r.templates, r.client, spec.Resource, items,
 		func(gen int64) bool { return rolledOut(gen, targets, works.Items) })
 	if err != nil {
 		return reconcile.Result{}, err

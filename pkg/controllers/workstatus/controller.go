@@ -75,10 +75,11 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	})); err != nil {
 		return err
 	}
-	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, health: o.Health, members: ms, pullCluster: o.PullCluster}
-	// A HealthInterpreter set or cleared changes the health of every object
+	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, in: o.Interpreter, members: ms, pullCluster: o.PullCluster}
+	// A HealthInterpreter or customization set or cleared changes the
+	// health of every object
 	// of its kind, though none of them changed: look at their Works again.
-	o.Health.OnOverrideChange(func(gvk schema.GroupVersionKind) {
+	o.Interpreter.OnChange(func(gvk schema.GroupVersionKind) {
 		works := &workv1alpha1.WorkList{}
 		if err := mgr.GetClient().List(context.Background(), works); err != nil {
 			// Only before the cache started: no Work was reconciled yet,

@@ -4,8 +4,8 @@
 //  1. member object -> Work: a per-member informer (one per resource in
 //     use, only objects labelled app.kubernetes.io/managed-by=shepherd)
 //     notices status changes and writes each manifest's raw status and
-//     health (package health) into the Work's status.manifestStatuses,
-//     with, for kinds with a pod selector (interpreter.PodSelector), how
+//     health (Interpreter.Health) into the Work's status.manifestStatuses,
+//     with, for kinds with a pod selector (Interpreter.PodSelector), how
 //     many of the workload's pods the member's scheduler cannot place and
 //     since when (an informer of the member's Pending pods only, started
 //     on first use; see pods.go);
@@ -31,7 +31,7 @@ import (
 	"time"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Defaults of Options.
@@ -47,8 +47,9 @@ type Options struct {
 	// Clients is the member client cache, shared with the other
 	// controllers; nil makes SetupWithManager create one.
 	Clients *clusterclient.Cache
-	// Health interprets member objects; nil means health.Default().
-	Health *health.Registry
+	// Interpreter judges member objects' health, finds their pods and sums
+	// their statuses; nil: the built-in kinds only.
+	Interpreter interpreter.Interpreter
 	// CoalesceWindow is how long a change waits before it is reported
 	// (default 1 s; negative reports at once): a member object's change
 	// before it is written into its Work, a Work's change before it is
@@ -71,8 +72,8 @@ func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
 	}
-	if o.Health == nil {
-		o.Health = health.Default()
+	if o.Interpreter == nil {
+		o.Interpreter = interpreter.Builtin()
 	}
 	switch {
 	case o.CoalesceWindow == 0:

@@ -15,18 +15,18 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
-// reflectTemplate writes the aggregated status (interpreter.AggregateStatus) into the template's status
+// reflectTemplate writes the aggregated status (Interpreter.AggregateStatus) into the template's status
 // subresource on the hub when it differs, reading the template with
 // reader; for kinds that observe generations, observedGeneration too once
 // rolledOut says the template's generation runs everywhere. It reports
 // whether it wrote.
-func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client, ref workv1alpha1.ObjectReference,
+func reflectTemplate(ctx context.Context, in interpreter.Interpreter, reader client.Reader, c client.Client, ref workv1alpha1.ObjectReference,
 	items []workv1alpha1.AggregatedStatusItem, rolledOut func(generation int64) bool) (bool, error) {
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return false, nil
 	}
-	sums, ok := interpreter.AggregateStatus(gv.WithKind(ref.Kind).GroupKind(), items)
+	sums, ok := in.AggregateStatus(gv.WithKind(ref.Kind).GroupKind(), items)
 	if !ok {
 		return false, nil
 	}
@@ -38,7 +38,7 @@ func reflectTemplate(ctx context.Context, reader client.Reader, c client.Client,
 		}
 		return false, fmt.Errorf("reading template %s %s: %w", ref.Kind, ref.Name, err)
 	}
-	if interpreter.ObservesGeneration(tmpl.GroupVersionKind().GroupKind()) && rolledOut(tmpl.GetGeneration()) {
+	if in.ObservesGeneration(tmpl.GroupVersionKind().GroupKind()) && rolledOut(tmpl.GetGeneration()) {
 		sums["observedGeneration"] = tmpl.GetGeneration()
 	}
 	// An absent counter reads as 0: the API omits zero counters.

@@ -14,7 +14,6 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/health"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
@@ -27,7 +26,7 @@ const syncRecheck = time.Second
 type workReconciler struct {
 	client  client.Client
 	clients *clusterclient.Cache
-	health  *health.Registry
+	in      interpreter.Interpreter
 	members *members
 	// pullCluster is the one cluster an agent reports for; empty on the
 	// hub, which reports for Push clusters only.
@@ -88,13 +87,13 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if obj != nil && obj.GetAnnotations()[workv1alpha1.AnnotationWork] != key {
 			obj = nil // another Work's object: not ours to report
 		}
-		o, err := r.health.Observe(obj)
+		o, err := interpreter.Observe(r.in, obj)
 		if err != nil {
 			return reconcile.Result{}, err
 		}
 		ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
 		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
-		sel, ok := interpreter.PodSelector(obj)
+		sel, ok := r.in.PodSelector(obj)
 		if !ok {
 			mi.unwatchPods(req.NamespacedName)
 			continue

@@ -1,13 +1,8 @@
 package cel
 
-// RBAC on the hub of the health interpreter controller and of the
-// validating webhook (gathered into config/rbac/role.yaml by
-// `make generate`).
-//
-// The controller: HealthInterpreters' Compiled condition.
-// +kubebuilder:rbac:groups=config.shepherd.io,resources=healthinterpreters,verbs=get;list;watch
-// +kubebuilder:rbac:groups=config.shepherd.io,resources=healthinterpreters/status,verbs=patch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// RBAC on the hub of the validating webhook (gathered into
+// config/rbac/role.yaml by `make generate`; the controllers of the objects
+// it checks are in package interpreter/custom).
 //
 // The webhook publishes its CA in the deployed configuration
 // (config/controllermanager/webhook.yaml), and only in that one: get and

@@ -9,14 +9,12 @@ import (
 	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/health/expr"
 	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver"
@@ -35,36 +33,14 @@ const (
 const webhookTimeoutSeconds = 5
 
 // Validate returns what is wrong with hi that the CRD's schema cannot
-// say: whether its expression compiles, and whether its apiVersion parses.
-// Each error names the field, the value and what to do.
+// say (see custom.ValidateHealthInterpreter).
 func Validate(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
-	var errs field.ErrorList
-	spec := field.NewPath("spec")
-	if _, err := schema.ParseGroupVersion(hi.Spec.Target.APIVersion); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("target", "apiVersion"), hi.Spec.Target.APIVersion,
-			"must be GROUP/VERSION or VERSION, e.g. apps/v1 or v1"))
-	}
-	if _, err := expr.Compile(hi.Spec.Health.Expression); err != nil {
-		errs = append(errs, field.Invalid(spec.Child("health", "expression"), hi.Spec.Health.Expression,
-			fmt.Sprintf("does not compile: %v; fix the CEL expression (see docs/failover.md#health-interpreters-in-cel)", err)))
-	}
-	return errs
-}
-
-// validatingWebhook admits a HealthInterpreter whose rule compiles (see
-// webhookserver.SpecValidator).
-func validatingWebhook() webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter] {
-	return webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter]{
-		Kind:     configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(),
-		New:      func() *configv1alpha1.HealthInterpreter { return &configv1alpha1.HealthInterpreter{} },
-		Spec:     func(hi *configv1alpha1.HealthInterpreter) any { return hi.Spec },
-		Validate: Validate,
-	}
+	return custom.ValidateHealthInterpreter(hi)
 }
 
 // NewValidatingHandler returns the webhook's HTTP handler.
 func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
-	return validatingWebhook().Handler(scheme.Scheme, ValidatePath, log)
+	return custom.HealthInterpreterValidator().Handler(scheme.Scheme, ValidatePath, log)
 }
 
 // WebhookConfiguration is the ValidatingWebhookConfiguration calling the

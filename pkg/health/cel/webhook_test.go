@@ -14,6 +14,7 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
@@ -42,7 +43,7 @@ func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtensio
 func TestValidatingWebhook(t *testing.T) {
 	const good = `observedObj.status.ready ? "Healthy" : "Unhealthy"`
 	const broken = `observedObj.status.ready ? "Healthy"`
-	v := validatingWebhook().Admission(scheme.Scheme)
+	v := custom.HealthInterpreterValidator().Admission(scheme.Scheme)
 	cases := []struct {
 		name      string
 		op        admissionv1.Operation

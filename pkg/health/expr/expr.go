@@ -1,7 +1,7 @@
 // Package expr compiles and evaluates health rules written in CEL over
-// the member object observedObj: the rule of a HealthInterpreter (package
-// health/cel) and the health operation of a ResourceInterpreterCustomization
-// (package interpreter/custom). A rule is compiled once and is safe for
+// the member object observedObj: the rule of a HealthInterpreter and the
+// health operation of a ResourceInterpreterCustomization (both compiled by
+// package interpreter/custom). A rule is compiled once and is safe for
 // concurrent use; an evaluation is cost-limited, and any error makes the
 // object Unknown, which never triggers failover.
 package expr
@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/health"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // VariableName is the variable an expression reads the member object from.
@@ -36,14 +36,14 @@ func mustEnv() *celgo.Env {
 	return e
 }
 
-// Interpreter evaluates one compiled expression; it implements
-// health.Interpreter and is safe for concurrent use.
+// Interpreter evaluates one compiled expression (its Interpret is an
+// interpreter.HealthFunc); it is safe for concurrent use.
 type Interpreter struct {
 	source string
 	prg    celgo.Program
 }
 
-var _ health.Interpreter = (*Interpreter)(nil)
+var _ interpreter.HealthFunc = (*Interpreter)(nil).Interpret
 
 // Compile checks and compiles expr. It fails when the expression does not
 // parse or type-check, or when its type cannot be a health (neither
@@ -68,25 +68,25 @@ func Compile(expr string) (*Interpreter, error) {
 // Interpret evaluates the expression on obj. Evaluation errors and results
 // that are not a health are Unknown, with the reason saying why: a broken
 // rule must never cause a failover.
-func (i *Interpreter) Interpret(obj *unstructured.Unstructured) health.Result {
+func (i *Interpreter) Interpret(obj *unstructured.Unstructured) interpreter.HealthResult {
 	val, _, err := i.prg.Eval(map[string]any{VariableName: obj.Object})
 	if err != nil {
-		return health.Result{Health: policyv1alpha1.ResourceUnknown, Reason: "CEL evaluation failed: " + err.Error()}
+		return interpreter.HealthResult{Health: policyv1alpha1.ResourceUnknown, Reason: "CEL evaluation failed: " + err.Error()}
 	}
 	switch v := val.Value().(type) {
 	case bool:
 		if v {
-			return health.Result{Health: policyv1alpha1.ResourceHealthy, Reason: "CEL expression returned true"}
+			return interpreter.HealthResult{Health: policyv1alpha1.ResourceHealthy, Reason: "CEL expression returned true"}
 		}
-		return health.Result{Health: policyv1alpha1.ResourceUnhealthy, Reason: "CEL expression returned false"}
+		return interpreter.HealthResult{Health: policyv1alpha1.ResourceUnhealthy, Reason: "CEL expression returned false"}
 	case string:
 		switch h := policyv1alpha1.ResourceHealth(v); h {
 		case policyv1alpha1.ResourceHealthy, policyv1alpha1.ResourceUnhealthy, policyv1alpha1.ResourceUnknown:
-			return health.Result{Health: h, Reason: "CEL expression returned " + v}
+			return interpreter.HealthResult{Health: h, Reason: "CEL expression returned " + v}
 		}
-		return health.Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("CEL expression returned %q, not Healthy, Unhealthy or Unknown", v)}
+		return interpreter.HealthResult{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("CEL expression returned %q, not Healthy, Unhealthy or Unknown", v)}
 	}
-	return health.Result{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("CEL expression returned a %T, not a string or bool", val.Value())}
+	return interpreter.HealthResult{Health: policyv1alpha1.ResourceUnknown, Reason: fmt.Sprintf("CEL expression returned a %T, not a string or bool", val.Value())}
 }
 
 // Truncate keeps a compiler message within the limit of a condition's

@@ -5,8 +5,12 @@
 // health rule over the member object (`observedObj`, as in a
 // HealthInterpreter). Compile checks everything once, at admission
 // (Validate, served by the webhook) and again in the controller, which
-// hands the result to package interpreter (SetCustom) and the health
-// registry.
+// hands the result to the process's interpreter (Layered.SetCustom).
+//
+// HealthInterpreters are the same thing with one operation, health, and
+// a higher layer (Layered.SetHealthRule): CompileHealthInterpreter, one
+// controller implementation (Reconciler) and one webhook check serve
+// both CRDs.
 package custom
 
 import (
@@ -20,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/health"
 	"github.com/shepherd-io/shepherd/pkg/health/expr"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
@@ -41,12 +44,10 @@ func mustEnv() *celgo.Env {
 	return e
 }
 
-// Compiled is a customization ready to use.
+// Compiled is a customization (or a HealthInterpreter) ready to use.
 type Compiled struct {
 	GVK    schema.GroupVersionKind
 	Custom *interpreter.Custom
-	// Health is the health rule; nil when not customized.
-	Health health.Interpreter
 }
 
 // Compile checks c and builds what it says. Every problem is returned,
@@ -104,7 +105,7 @@ func Compile(c *configv1alpha1.ResourceInterpreterCustomization) (*Compiled, fie
 			errs = append(errs, field.Invalid(p.Child("health", "expression"), h.Expression,
 				fmt.Sprintf("does not compile: %v; fix the CEL expression over observedObj", err)))
 		} else {
-			out.Health = hi
+			out.Custom.Health = hi.Interpret
 		}
 	}
 	if len(errs) > 0 {
@@ -175,4 +176,26 @@ func evalDependencies(prg celgo.Program, obj *unstructured.Unstructured) ([]inte
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// CompileHealthInterpreter checks hi and builds its health rule, as
+// Compile does for a customization's health operation. Each error names
+// the field, the value and what to do.
+func CompileHealthInterpreter(hi *configv1alpha1.HealthInterpreter) (*Compiled, field.ErrorList) {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	gv, err := schema.ParseGroupVersion(hi.Spec.Target.APIVersion)
+	if err != nil {
+		errs = append(errs, field.Invalid(spec.Child("target", "apiVersion"), hi.Spec.Target.APIVersion,
+			"must be GROUP/VERSION or VERSION, e.g. apps/v1 or v1"))
+	}
+	rule, err := expr.Compile(hi.Spec.Health.Expression)
+	if err != nil {
+		errs = append(errs, field.Invalid(spec.Child("health", "expression"), hi.Spec.Health.Expression,
+			fmt.Sprintf("does not compile: %v; fix the CEL expression (see docs/failover.md#health-interpreters-in-cel)", err)))
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &Compiled{GVK: gv.WithKind(hi.Spec.Target.Kind), Custom: &interpreter.Custom{Health: rule.Interpret}}, nil
 }

@@ -89,42 +89,52 @@ func TestCustomizationTeachesAKind(t *testing.T) {
 	obj := rollout(map[string]any{"replicas": int64(6), "configName": "settings",
 		"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "x",
 			"resources": map[string]any{"requests": map[string]any{"cpu": "250m"}}}}}}})
-	if n, _, _ := interpreter.GetReplicas(obj); n != 0 {
+	in := interpreter.New()
+	if n, _, _ := in.Replicas(obj); n != 0 {
 		t.Fatalf("before the customization: %d replicas", n)
 	}
-	interpreter.SetCustom(gk, c.Custom)
-	defer interpreter.ClearCustom(gk)
+	in.SetCustom(c.GVK, c.Custom)
 
-	n, req, err := interpreter.GetReplicas(obj)
+	n, req, err := in.Replicas(obj)
 	if err != nil || n != 6 || req == nil || req.ResourceRequest.Cpu().MilliValue() != 250 {
 		t.Errorf("GetReplicas = %d %+v %v", n, req, err)
 	}
-	out, err := interpreter.ReviseReplicas(obj, []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 4}, {Name: "m2", Replicas: 2}})
+	out, err := in.ReviseReplicas(obj, []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 4}, {Name: "m2", Replicas: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _ := unstructured.NestedInt64(out["m2"].Object, "spec", "replicas"); v != 2 {
 		t.Errorf("m2's share: %d", v)
 	}
-	if !interpreter.ObservesGeneration(gk) {
+	if !in.ObservesGeneration(gk) {
 		t.Error("observesGeneration not taken")
 	}
-	deps, err := interpreter.GetDependencies(obj)
+	deps, err := in.Dependencies(obj)
 	if err != nil || len(deps) != 1 || deps[0].Kind != "ConfigMap" || deps[0].Name != "settings" || deps[0].Namespace != "ns" {
 		t.Errorf("GetDependencies = %+v %v", deps, err)
 	}
 	desired, observed := rollout(map[string]any{"paused": false}), rollout(map[string]any{"paused": true})
-	if err := interpreter.Retain(desired, observed); err != nil {
+	if err := in.Retain(desired, observed); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _ := unstructured.NestedBool(desired.Object, "spec", "paused"); !v {
 		t.Error("spec.paused not retained")
 	}
-	if res := c.Health.Interpret(&unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"phase": "Healthy"}}}); res.Health != "Healthy" {
+	member := rollout(nil)
+	member.Object["status"] = map[string]any{"phase": "Healthy"}
+	if res := in.Health(member); res.Health != "Healthy" {
 		t.Errorf("health: %+v", res)
 	}
+	if got := in.PodSpecPath(gk); strings.Join(got, ".") != "spec.template.spec" {
+		t.Errorf("PodSpecPath = %v", got)
+	}
+	in.ClearCustom(c.GVK)
+	if n, _, _ := in.Replicas(obj); n != 0 {
+		t.Errorf("after the customization is cleared: %d replicas", n)
+	}
+	in.SetCustom(c.GVK, c.Custom)
 	// Evaluation errors are errors, not numbers.
-	if _, _, err := interpreter.GetReplicas(rollout(map[string]any{"replicas": "six"})); err == nil {
+	if _, _, err := in.Replicas(rollout(map[string]any{"replicas": "six"})); err == nil {
 		t.Error("a string replica count gave no error")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,13 +17,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/health"
 	"github.com/shepherd-io/shepherd/pkg/health/expr"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
-// ControllerName names the controller in logs, metrics and events.
-const ControllerName = "interpreter-customization"
+// Names of the two controllers in logs, metrics and events.
+const (
+	ControllerName       = "interpreter-customization"
+	HealthControllerName = "health-interpreter"
+)
 
 // Event reasons.
 const (
@@ -31,28 +34,40 @@ const (
 	EventKindNotFound = "KindNotFound"
 )
 
-// everything is the one request: which customization wins a kind depends
-// on all of them.
+// everything is the one request: which object wins a kind depends on all
+// of them, so each event recomputes the whole (small) set.
 var everything = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}}
 
-type compiled struct {
-	generation int64
-	result     *Compiled
-	err        string
+// rules is what differs between the two CRDs that carry CEL rules.
+type rules[T client.Object] struct {
+	name  string
+	words expr.Words
+	// compiledMessage is the Compiled condition's message on success.
+	compiledMessage string
+	newObject       func() T
+	list            func(ctx context.Context, c client.Client) ([]T, error)
+	target          func(T) schema.GroupVersionKind
+	compile         func(T) (*Compiled, field.ErrorList)
+	status          func(T) (*int64, *[]metav1.Condition)
+	// set and clear install and remove a winner's rules in their layer.
+	set   func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom)
+	clear func(in *interpreter.Layered, gvk schema.GroupVersionKind)
+	// reportsKind adds the KindFound condition.
+	reportsKind bool
 }
 
-// Reconciler keeps package interpreter's customizations and the health
-// registry's customization rules equal to the active
-// ResourceInterpreterCustomizations, and reports on each whether it
-// compiled, whether the hub serves its kind, and whether it is in use.
-// Two customizations of one kind: the first by name wins. Run one per
-// process: what it sets is in memory.
-type Reconciler struct {
-	Registry *health.Registry
-	// ReadOnly applies the objects without writing their status: the
+// Reconciler keeps one layer of an interpreter equal to the active
+// objects of one CRD (ResourceInterpreterCustomizations or
+// HealthInterpreters), and reports on each whether it compiled and is in
+// use. Two objects for one kind: the first by name wins. Each interpreter
+// has its own Reconcilers: what they set is in that interpreter only.
+type Reconciler[T client.Object] struct {
+	in *interpreter.Layered
+	// readOnly applies the objects without writing their status: the
 	// agent of a Pull cluster judges health with them, and the hub's
 	// controller manager reports on them.
-	ReadOnly bool
+	readOnly bool
+	rules    rules[T]
 
 	client   client.Client
 	mapper   meta.RESTMapper
@@ -61,56 +76,114 @@ type Reconciler struct {
 	applied  map[schema.GroupVersionKind]expr.InUse
 }
 
+// compiled caches an object's compilation by generation: compiling is the
+// costly part and the spec changes rarely.
+type compiled struct {
+	generation int64
+	result     *Compiled
+	err        string
+}
+
+// NewForCustomizations returns the controller teaching in the kinds
+// ResourceInterpreterCustomizations describe (the customization layer).
+func NewForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.ResourceInterpreterCustomization] {
+	type C = *configv1alpha1.ResourceInterpreterCustomization
+	return &Reconciler[C]{in: in, readOnly: readOnly, rules: rules[C]{
+		name:            ControllerName,
+		words:           expr.Words{Object: "ResourceInterpreterCustomization", NotCompiled: "the customization does not compile", Serves: "interprets"},
+		compiledMessage: "every expression and path compiled",
+		newObject:       func() C { return &configv1alpha1.ResourceInterpreterCustomization{} },
+		list: func(ctx context.Context, c client.Client) ([]C, error) {
+			l := &configv1alpha1.ResourceInterpreterCustomizationList{}
+			err := c.List(ctx, l)
+			return pointers(l.Items), err
+		},
+		target:  func(c C) schema.GroupVersionKind { return c.Spec.Target.GroupVersionKind() },
+		compile: Compile,
+		status:  func(c C) (*int64, *[]metav1.Condition) { return &c.Status.ObservedGeneration, &c.Status.Conditions },
+		set: func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom) {
+			in.SetCustom(gvk, c)
+		},
+		clear:       (*interpreter.Layered).ClearCustom,
+		reportsKind: true,
+	}}
+}
+
+// NewForHealthInterpreters returns the controller keeping in's health
+// rules (the top layer) equal to the active HealthInterpreters.
+func NewForHealthInterpreters(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.HealthInterpreter] {
+	type H = *configv1alpha1.HealthInterpreter
+	return &Reconciler[H]{in: in, readOnly: readOnly, rules: rules[H]{
+		name:            HealthControllerName,
+		words:           expr.Words{Object: "HealthInterpreter", NotCompiled: "the expression does not compile", Serves: "judges the health of"},
+		compiledMessage: "the expression compiled",
+		newObject:       func() H { return &configv1alpha1.HealthInterpreter{} },
+		list: func(ctx context.Context, c client.Client) ([]H, error) {
+			l := &configv1alpha1.HealthInterpreterList{}
+			err := c.List(ctx, l)
+			return pointers(l.Items), err
+		},
+		target:  func(h H) schema.GroupVersionKind { return h.Spec.Target.GroupVersionKind() },
+		compile: CompileHealthInterpreter,
+		status:  func(h H) (*int64, *[]metav1.Condition) { return &h.Status.ObservedGeneration, &h.Status.Conditions },
+		set: func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom) {
+			in.SetHealthRule(gvk, c.Health)
+		},
+		clear: (*interpreter.Layered).ClearHealthRule,
+	}}
+}
+
+func pointers[E any](items []E) []*E {
+	out := make([]*E, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
 // SetupWithManager registers the controller.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
 	r.client, r.mapper = mgr.GetClient(), mgr.GetRESTMapper()
-	r.recorder = mgr.GetEventRecorder(ControllerName)
+	r.recorder = mgr.GetEventRecorder(r.rules.name)
 	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]expr.InUse{}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		Watches(&configv1alpha1.ResourceInterpreterCustomization{}, handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		Named(r.rules.name).
+		Watches(r.rules.newObject(), handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 			return []reconcile.Request{everything}
 		})).
 		Complete(r)
 }
 
-// Reconcile recomputes every kind's customization (one worker).
-func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
+// Reconcile recomputes every kind's rules (one worker, so the maps need
+// no lock).
+func (r *Reconciler[T]) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
-	list := &configv1alpha1.ResourceInterpreterCustomizationList{}
-	if err := r.client.List(ctx, list); err != nil {
+	items, err := r.rules.list(ctx, r.client)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
-	cands := make([]expr.Candidate, len(list.Items))
-	ccs := make([]compiled, len(list.Items))
-	for i := range list.Items {
-		c := &list.Items[i]
-		ccs[i] = r.compile(c)
-		cands[i] = expr.Candidate{Name: c.Name, Generation: c.Generation, Kind: c.Spec.Target.GroupVersionKind(),
-			Compiled: ccs[i].err == "", Deleting: c.DeletionTimestamp != nil}
+	cands := make([]expr.Candidate, len(items))
+	ccs := make([]compiled, len(items))
+	for i, obj := range items {
+		ccs[i] = r.compile(obj)
+		cands[i] = expr.Candidate{Name: obj.GetName(), Generation: obj.GetGeneration(), Kind: r.rules.target(obj),
+			Compiled: ccs[i].err == "", Deleting: obj.GetDeletionTimestamp() != nil}
 	}
-	e := expr.Elect(expr.Words{Object: "ResourceInterpreterCustomization", NotCompiled: "the customization does not compile", Serves: "interprets"},
-		cands, r.applied)
+	e := expr.Elect(r.rules.words, cands, r.applied)
 	var firstErr error
-	for i := range list.Items {
-		c, v, gvk := &list.Items[i], e.Verdicts[i], cands[i].Kind
+	for i, obj := range items {
+		v, gvk := e.Verdicts[i], cands[i].Kind
 		if v.Apply {
-			interpreter.SetCustom(gvk.GroupKind(), ccs[i].result.Custom)
-			if ccs[i].result.Health != nil {
-				r.Registry.SetCustom(gvk, ccs[i].result.Health)
-			} else {
-				r.Registry.ClearCustom(gvk)
-			}
-			log.Info("interpreter customization in use", "customization", c.Name, "kind", gvk.String())
+			r.rules.set(r.in, gvk, ccs[i].result.Custom)
+			log.Info(r.rules.words.Object+" in use", "object", obj.GetName(), "kind", gvk.String())
 		}
-		if err := r.writeStatus(ctx, c, ccs[i], r.kindServed(c), v.Active, v.Reason, v.Message); err != nil && firstErr == nil {
+		if err := r.writeStatus(ctx, obj, ccs[i], v); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
 	for _, gvk := range e.Removed {
-		interpreter.ClearCustom(gvk.GroupKind())
-		r.Registry.ClearCustom(gvk)
-		log.Info("interpreter customization removed; built-in knowledge (if any) applies again", "customization", r.applied[gvk].Name, "kind", gvk.String())
+		r.rules.clear(r.in, gvk)
+		log.Info(r.rules.words.Object+" removed; the layer below (if any) applies again", "object", r.applied[gvk].Name, "kind", gvk.String())
 	}
 	r.applied = e.Winners
 	for name := range r.cache {
@@ -121,67 +194,77 @@ func (r *Reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 	return reconcile.Result{}, firstErr
 }
 
-func (r *Reconciler) compile(c *configv1alpha1.ResourceInterpreterCustomization) compiled {
-	if cc, ok := r.cache[c.Name]; ok && cc.generation == c.Generation {
+// compile returns obj's compilation, compiling only when its generation
+// changed.
+func (r *Reconciler[T]) compile(obj T) compiled {
+	if cc, ok := r.cache[obj.GetName()]; ok && cc.generation == obj.GetGeneration() {
 		return cc
 	}
-	res, errs := Compile(c)
-	cc := compiled{generation: c.Generation, result: res}
+	res, errs := r.rules.compile(obj)
+	cc := compiled{generation: obj.GetGeneration(), result: res}
 	if len(errs) > 0 {
 		cc.err = expr.Truncate(errs.ToAggregate().Error())
-		if !r.ReadOnly {
-			r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
+		if !r.readOnly {
+			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
 		}
 	}
-	r.cache[c.Name] = cc
+	r.cache[obj.GetName()] = cc
 	return cc
 }
 
-// kindServed reports whether the hub serves the target kind. A
-// customization of a kind not served yet is still used (its CRD may come
-// later); the condition says so.
-func (r *Reconciler) kindServed(c *configv1alpha1.ResourceInterpreterCustomization) bool {
-	gvk := c.Spec.Target.GroupVersionKind()
+// kindServed reports whether the hub serves gvk. A customization of a
+// kind not served yet is still used (its CRD may come later); the
+// KindFound condition says so.
+func (r *Reconciler[T]) kindServed(gvk schema.GroupVersionKind) bool {
 	_, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, c *configv1alpha1.ResourceInterpreterCustomization, cc compiled, found, active bool, reason, msg string) error {
-	if r.ReadOnly {
+// writeStatus sets the Compiled, KindFound (customizations) and Active
+// conditions, writing only when they change.
+func (r *Reconciler[T]) writeStatus(ctx context.Context, obj T, cc compiled, v expr.Verdict) error {
+	if r.readOnly {
 		return nil
 	}
-	orig := c.DeepCopy()
-	st := &c.Status
-	gen := c.Generation
+	orig := obj.DeepCopyObject().(T)
+	observed, conds := r.rules.status(obj)
+	gen := obj.GetGeneration()
+	gvk := r.rules.target(obj)
 	compiledCond := metav1.Condition{Type: configv1alpha1.ConditionCompiled, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonCompiled,
-		Message: "every expression and path compiled", ObservedGeneration: gen}
+		Message: r.rules.compiledMessage, ObservedGeneration: gen}
 	if cc.err != "" {
 		compiledCond.Status, compiledCond.Reason, compiledCond.Message = metav1.ConditionFalse, configv1alpha1.ReasonCompileError, cc.err
 	}
-	kindCond := metav1.Condition{Type: configv1alpha1.ConditionKindFound, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonFound,
-		Message: "the hub serves " + c.Spec.Target.GroupVersionKind().String(), ObservedGeneration: gen}
-	if !found {
-		kindCond.Status, kindCond.Reason = metav1.ConditionFalse, configv1alpha1.ReasonNotFound
-		kindCond.Message = "the hub does not serve " + c.Spec.Target.GroupVersionKind().String() + " (yet): install its CRD, or fix spec.target"
-	}
-	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: gen}
-	if active {
+	activeCond := metav1.Condition{Type: configv1alpha1.ConditionActive, Status: metav1.ConditionFalse, Reason: v.Reason, Message: v.Message, ObservedGeneration: gen}
+	if v.Active {
 		activeCond.Status = metav1.ConditionTrue
 	}
-	changed := meta.SetStatusCondition(&st.Conditions, compiledCond)
-	changed = meta.SetStatusCondition(&st.Conditions, kindCond) || changed
-	changed = meta.SetStatusCondition(&st.Conditions, activeCond) || changed
-	if st.ObservedGeneration != gen {
-		st.ObservedGeneration, changed = gen, true
+	changed := meta.SetStatusCondition(conds, compiledCond)
+	found := true
+	var kindCond metav1.Condition
+	if r.rules.reportsKind {
+		found = r.kindServed(gvk)
+		kindCond = metav1.Condition{Type: configv1alpha1.ConditionKindFound, Status: metav1.ConditionTrue, Reason: configv1alpha1.ReasonFound,
+			Message: "the hub serves " + gvk.String(), ObservedGeneration: gen}
+		if !found {
+			kindCond.Status, kindCond.Reason = metav1.ConditionFalse, configv1alpha1.ReasonNotFound
+			kindCond.Message = "the hub does not serve " + gvk.String() + " (yet): install its CRD, or fix spec.target"
+		}
+		changed = meta.SetStatusCondition(conds, kindCond) || changed
 	}
-	if !changed || c.DeletionTimestamp != nil {
+	changed = meta.SetStatusCondition(conds, activeCond) || changed
+	if *observed != gen {
+		*observed, changed = gen, true
+	}
+	if !changed || obj.GetDeletionTimestamp() != nil {
 		return nil
 	}
-	if was := meta.FindStatusCondition(orig.Status.Conditions, configv1alpha1.ConditionKindFound); !found && (was == nil || was.Status != metav1.ConditionFalse) {
-		r.recorder.Eventf(c, nil, corev1.EventTypeWarning, EventKindNotFound, "Resolve", "%s", kindCond.Message)
+	_, origConds := r.rules.status(orig)
+	if was := meta.FindStatusCondition(*origConds, configv1alpha1.ConditionKindFound); !found && (was == nil || was.Status != metav1.ConditionFalse) {
+		r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, EventKindNotFound, "Resolve", "%s", kindCond.Message)
 	}
-	if active && !meta.IsStatusConditionTrue(orig.Status.Conditions, configv1alpha1.ConditionActive) {
-		r.recorder.Eventf(c, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", msg)
+	if v.Active && !meta.IsStatusConditionTrue(*origConds, configv1alpha1.ConditionActive) {
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, EventActivated, "Activate", "%s", v.Message)
 	}
-	return client.IgnoreNotFound(r.client.Status().Patch(ctx, c, client.MergeFrom(orig)))
+	return client.IgnoreNotFound(r.client.Status().Patch(ctx, obj, client.MergeFrom(orig)))
 }

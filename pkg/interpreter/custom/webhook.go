@@ -11,7 +11,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
 
-// Names of the validating webhook.
+// Names of the validating webhook of ResourceInterpreterCustomizations.
 const (
 	WebhookName = "resourceinterpretercustomizations.config.shepherd.io"
 	// ValidatePath is where the webhook is served.
@@ -28,6 +28,14 @@ func Validate(c *configv1alpha1.ResourceInterpreterCustomization) field.ErrorLis
 	return errs
 }
 
+// ValidateHealthInterpreter returns what is wrong with hi that the CRD's
+// schema cannot say: whether its expression compiles, and whether its
+// apiVersion parses.
+func ValidateHealthInterpreter(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
+	_, errs := CompileHealthInterpreter(hi)
+	return errs
+}
+
 // NewValidatingHandler returns the webhook's HTTP handler: it admits a
 // customization that compiles (see webhookserver.SpecValidator).
 func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
@@ -39,4 +47,15 @@ func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
 		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
 		Validate: Validate,
 	}.Handler(scheme.Scheme, ValidatePath, log)
+}
+
+// HealthInterpreterValidator admits a HealthInterpreter whose rule
+// compiles (see webhookserver.SpecValidator).
+func HealthInterpreterValidator() webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter] {
+	return webhookserver.SpecValidator[*configv1alpha1.HealthInterpreter]{
+		Kind:     configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(),
+		New:      func() *configv1alpha1.HealthInterpreter { return &configv1alpha1.HealthInterpreter{} },
+		Spec:     func(hi *configv1alpha1.HealthInterpreter) any { return hi.Spec },
+		Validate: ValidateHealthInterpreter,
+	}
 }

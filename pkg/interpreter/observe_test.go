@@ -1,4 +1,4 @@
-package health
+package interpreter
 
 import (
 	"testing"
@@ -36,7 +36,7 @@ func TestObserve(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := Default().Observe(tc.obj)
+			o, err := Observe(New(), tc.obj)
 			if err != nil {
 				t.Fatal(err)
 			}

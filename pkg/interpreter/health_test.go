@@ -1,4 +1,4 @@
-package health
+package interpreter
 
 import (
 	"testing"
@@ -42,10 +42,10 @@ type healthCase struct {
 
 func runCases(t *testing.T, gvk schema.GroupVersionKind, cases []healthCase) {
 	t.Helper()
-	r := Default()
+	r := New()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := r.Interpret(toU(t, gvk, tc.obj))
+			got := r.Health(toU(t, gvk, tc.obj))
 			if got.Health != tc.want {
 				t.Errorf("health = %s (%s), want %s", got.Health, got.Reason, tc.want)
 			}
@@ -188,35 +188,32 @@ func TestPVCHealth(t *testing.T) {
 	})
 }
 
-func TestRegistry(t *testing.T) {
-	r := Default()
+func TestHealthOfKindsWithoutARule(t *testing.T) {
+	r := New()
 	cm := &unstructured.Unstructured{}
 	cm.SetAPIVersion("v1")
 	cm.SetKind("ConfigMap")
-	if got := r.Interpret(cm); got.Health != K {
+	if got := r.Health(cm); got.Health != K {
 		t.Errorf("ConfigMap: %s, want Unknown", got.Health)
 	}
-	if got := r.Interpret(nil); got.Health != K {
+	if got := r.Health(nil); got.Health != K {
 		t.Errorf("nil: %s, want Unknown", got.Health)
 	}
 	// Another version of a known kind is a different GVK: Unknown.
 	old := &unstructured.Unstructured{}
 	old.SetAPIVersion("apps/v1beta2")
 	old.SetKind("Deployment")
-	if got := r.Interpret(old); got.Health != K {
+	if got := r.Health(old); got.Health != K {
 		t.Errorf("apps/v1beta2 Deployment: %s, want Unknown", got.Health)
 	}
-	// A registered interpreter replaces the built-in one.
-	r.Register(cm.GroupVersionKind(), InterpreterFunc(func(*unstructured.Unstructured) Result { return healthy("custom") }))
-	if got := r.Interpret(cm); got.Health != H || got.Reason != "custom" {
+	// A health rule replaces the built-in one.
+	r.SetHealthRule(cm.GroupVersionKind(), func(*unstructured.Unstructured) HealthResult { return healthy("custom") })
+	if got := r.Health(cm); got.Health != H || got.Reason != "custom" {
 		t.Errorf("custom ConfigMap: %+v", got)
-	}
-	if n := len(r.Kinds()); n != 9 {
-		t.Errorf("Kinds() = %d entries, want 9", n)
 	}
 	// A member object that does not decode into the typed struct is Unknown.
 	bad := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": "oops"}}
-	if got := r.Interpret(bad); got.Health != K {
+	if got := r.Health(bad); got.Health != K {
 		t.Errorf("undecodable Deployment: %s, want Unknown", got.Health)
 	}
 }
