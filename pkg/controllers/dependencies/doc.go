@@ -1,7 +1,7 @@
 // Package dependencies propagates what a workload needs beside it
 // (spec.propagateDeps): the ConfigMaps, Secrets, ServiceAccount and
 // PersistentVolumeClaims its pod template refers to
-// (interpreter.GetDependencies) follow it to every cluster it runs on.
+// (Interpreter.Dependencies) follow it to every cluster it runs on.
 //
 // As in Karmada, each dependency has a binding of its own, named as the
 // detector would name it, whose spec.requiredBy lists every dependent
