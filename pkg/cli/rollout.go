@@ -14,10 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/actions"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/rollout"
 )
 
 // rolloutFieldOwner is the field manager of the CLI's rollout changes.
@@ -46,6 +49,8 @@ or Kind.version.group/NAME for other kinds.`,
 	cmd.AddCommand(
 		rolloutSubcommand("status", "Show the revision going out, the stages and each cluster's revision and health",
 			"  shepherd rollout status deployment/web -n shop", (*rolloutOptions).status),
+		rolloutSubcommand("plan", "Show the waves a change of the workload would go out in, from its clusters and strategy",
+			"  shepherd rollout plan deployment/web -n shop", (*rolloutOptions).plan),
 		rolloutSubcommand("pause", "Hold the rollout: no cluster is sent the new revision until resumed",
 			"  shepherd rollout pause deployment/web -n shop", (*rolloutOptions).pause),
 		rolloutSubcommand("resume", "Let a paused rollout go on",
@@ -235,4 +240,58 @@ func whoAmI(ctx context.Context, c client.Client) string {
 		return ""
 	}
 	return r.Status.UserInfo.Username
+}
+
+func (o *rolloutOptions) plan(ctx context.Context, c client.Client, w io.Writer, key actions.BindingKey) error {
+	b, err := actions.GetBinding(ctx, c, key)
+	if err != nil {
+		return err
+	}
+	spec := b.GetBindingSpec()
+	selectors, err := rollout.Selectors(spec.Rollout)
+	if err != nil {
+		return err
+	}
+	var clusters []rollout.Cluster
+	for _, t := range spec.Clusters {
+		if t.State == workv1alpha1.TargetUnscheduled {
+			continue
+		}
+		rc := rollout.Cluster{Name: t.Name}
+		if selectors != nil {
+			cl := &clusterv1alpha1.Cluster{}
+			if err := c.Get(ctx, client.ObjectKey{Name: t.Name}, cl); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+			rc.Stages = selectors.Of(cl.Labels)
+		}
+		clusters = append(clusters, rc)
+	}
+	return printWaves(w, spec.Rollout, rollout.Waves(spec.Rollout, clusters))
+}
+
+// printWaves prints the waves of a change, one line each.
+func printWaves(w io.Writer, s *policyv1alpha1.RolloutStrategy, waves []rollout.Wave) error {
+	typ := policyv1alpha1.RolloutAll
+	if s != nil && s.Type != "" {
+		typ = s.Type
+	}
+	fmt.Fprintf(w, "Strategy: %s, %d waves (each after the one before is done", typ, len(waves))
+	if s != nil && s.MinSuccessSeconds > 0 {
+		fmt.Fprintf(w, " and healthy for %ds", s.MinSuccessSeconds)
+	}
+	fmt.Fprintln(w, ")")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WAVE\tSTAGE\tWAITS FOR\tCLUSTERS\t")
+	for i, wv := range waves {
+		var waits []string
+		if wv.WaitSeconds > 0 {
+			waits = append(waits, fmt.Sprintf("%ds", wv.WaitSeconds))
+		}
+		if wv.Approval != "" {
+			waits = append(waits, "approval ("+string(wv.Approval)+")")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t\n", i+1, orDash(wv.Stage), orDash(strings.Join(waits, ", ")), strings.Join(wv.Clusters, ", "))
+	}
+	return tw.Flush()
 }

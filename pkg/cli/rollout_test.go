@@ -10,6 +10,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/rollout"
 )
 
 func TestPrintRolloutStatus(t *testing.T) {
@@ -44,5 +45,20 @@ func TestPrintRolloutStatus(t *testing.T) {
 	var all bytes.Buffer
 	if err := printRolloutStatus(&all, &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "x"}}); err != nil || !strings.Contains(all.String(), "rollout All") {
 		t.Fatalf("a binding without a gated rollout: %q, %v", all.String(), err)
+	}
+}
+
+func TestPrintWaves(t *testing.T) {
+	s := &policyv1alpha1.RolloutStrategy{Type: policyv1alpha1.RolloutStaged, MinSuccessSeconds: 30, Stages: []policyv1alpha1.RolloutStage{
+		{Name: "canary", Approval: policyv1alpha1.ApprovalBefore}, {Name: "prod"}}}
+	waves := rollout.Waves(s, []rollout.Cluster{{Name: "c1", Stages: []int{0}}, {Name: "p1", Stages: []int{1}}, {Name: "p2", Stages: []int{1}}})
+	var out bytes.Buffer
+	if err := printWaves(&out, s, waves); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Strategy: Staged, 2 waves", "healthy for 30s", "1     canary  approval (Before)  c1", "2     prod    -                  p1, p2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -140,13 +139,9 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 // revision its Work holds, whether the copy is ready, and which stages
 // select the cluster.
 func (r *Reconciler[T]) rolloutClusters(ctx context.Context, s *policyv1alpha1.RolloutStrategy, targets []workv1alpha1.TargetCluster, works map[string]*workv1alpha1.Work) ([]rollout.Cluster, error) {
-	selectors := make([]labels.Selector, len(s.Stages))
-	for i, st := range s.Stages {
-		sel, err := metav1.LabelSelectorAsSelector(&st.ClusterSelector)
-		if err != nil {
-			return nil, fmt.Errorf("spec.rollout.stages[%d].clusterSelector: %w", i, err)
-		}
-		selectors[i] = sel
+	selectors, err := rollout.Selectors(s)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]rollout.Cluster, 0, len(targets))
 	for _, t := range targets {
@@ -159,11 +154,7 @@ func (r *Reconciler[T]) rolloutClusters(ctx context.Context, s *policyv1alpha1.R
 			if err := r.client.Get(ctx, client.ObjectKey{Name: t.Name}, cl); client.IgnoreNotFound(err) != nil {
 				return nil, err
 			}
-			for i, sel := range selectors {
-				if sel.Matches(labels.Set(cl.Labels)) {
-					c.Stages = append(c.Stages, i)
-				}
-			}
+			c.Stages = selectors.Of(cl.Labels)
 		}
 		out = append(out, c)
 	}
