@@ -6,7 +6,7 @@ IMG ?= ghcr.io/shepherd-io/shepherd:latest
 VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.1.0-dev)
 CONTAINER_TOOL ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
 
-.PHONY: all generate build image test verify fmt vet bench
+.PHONY: all generate build image test test-short verify fmt vet bench
 
 all: generate build
 
@@ -31,6 +31,10 @@ image:
 ## test: every unit, integration and end-to-end test (the README's test command)
 test:
 	go test $(GO_TEST_FLAGS) ./...
+
+## test-short: the unit tier, which starts no API server (docs/architecture.md, Testing)
+test-short:
+	go test -short $(GO_TEST_FLAGS) ./...
 
 fmt:
 	gofmt -l -w .
