@@ -87,6 +87,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /events", s.events)
 	s.mux.HandleFunc("POST /actions/confirm", s.action(s.confirm))
 	s.mux.HandleFunc("POST /actions/reschedule", s.action(s.reschedule))
+	s.mux.HandleFunc("POST /actions/rollout", s.action(s.rollout))
 	return s, nil
 }
 

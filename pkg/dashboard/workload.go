@@ -25,6 +25,8 @@ type WorkloadView struct {
 	Works     []WorkView
 	Evictions []EvictionView
 	Timeline  []TimelineEntry
+	// Rollout is set for a Progressive or Staged rollout.
+	Rollout *RolloutView
 }
 
 // Decision is one cluster's fate in a scheduling.
@@ -80,6 +82,7 @@ func BuildWorkload(s *Snapshot, b Binding) WorkloadView {
 	v.Works = worksOf(s, b.Ref())
 	v.Evictions = evictionsOf(b)
 	v.Timeline = timeline(s, b)
+	v.Rollout = buildRollout(b)
 	return v
 }
 
