@@ -112,6 +112,7 @@ type decider struct {
 	next     time.Time
 	reason   string
 	deadline time.Duration
+	byStage  map[int][]*state
 }
 
 // Decide decides which clusters may be sent which revision now. Ties
@@ -518,14 +519,15 @@ func (d *decider) mayStart(i, prev int) (string, string) {
 	return "", ""
 }
 
+// members are the clusters of a stage, grouped once per decision.
 func (d *decider) members(stage int) []*state {
-	var out []*state
-	for _, c := range d.clusters {
-		if c.stage == stage {
-			out = append(out, c)
+	if d.byStage == nil {
+		d.byStage = map[int][]*state{}
+		for _, c := range d.clusters {
+			d.byStage[c.stage] = append(d.byStage[c.stage], c)
 		}
 	}
-	return out
+	return d.byStage[stage]
 }
 
 // finished: every member is done or failed (failures within maxFailures,

@@ -373,6 +373,7 @@ type BindingStatus struct {
 // +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.spec.clusters[*].name`
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
 // +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+// +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -408,6 +409,7 @@ type ResourceBindingList struct {
 // +kubebuilder:printcolumn:name="Clusters",type=string,JSONPath=`.spec.clusters[*].name`
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
 // +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
+// +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
