@@ -249,8 +249,9 @@ func gone(c client.Client, obj client.Object) error {
 	return errors.Join(err, fmt.Errorf("%s still there", client.ObjectKeyFromObject(obj)))
 }
 
-// testPolicyDeleted: without its policy, web's binding and its
-// dependencies' attached bindings go, and with them the copies in member2.
+// testPolicyDeleted: without its policy, web's binding stays, unclaimed,
+// and web keeps running in member2; deleting the template then removes
+// its binding, its dependencies' attached bindings and the copies.
 func testPolicyDeleted(t *testing.T) {
 	policy := &unstructured.Unstructured{}
 	policy.SetAPIVersion("policy.shepherd.io/v1alpha1")
@@ -258,6 +259,22 @@ func testPolicyDeleted(t *testing.T) {
 	policy.SetNamespace(ns)
 	policy.SetName("web")
 	if err := hub.Delete(context.Background(), policy); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "web's binding unclaimed", func() error {
+		rb, err := binding()
+		if err != nil {
+			return err
+		}
+		if !workv1alpha1.Unclaimed(&rb.Status) {
+			return fmt.Errorf("conditions %+v", rb.Status.Conditions)
+		}
+		return nil
+	})
+	if err := memberCl["member2"].Get(context.Background(), web, &appsv1.Deployment{}); err != nil {
+		t.Fatalf("web left member2 with its policy: %v", err)
+	}
+	if err := hub.Delete(context.Background(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"web-deployment", "web-config-configmap", "web-secret-secret"} {

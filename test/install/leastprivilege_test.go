@@ -74,7 +74,7 @@ func TestControllerManagerUnderItsOwnRBAC(t *testing.T) {
 		{"webhooks", testWebhooks},
 		{"reschedule task", testRescheduleTask},
 		{"cluster failover", testClusterFailover},
-		{"policy deleted: what it propagated goes", testPolicyDeleted},
+		{"policy deleted: what it propagated stays until its template goes", testPolicyDeleted},
 		{"unjoin", testUnjoin},
 		{"a workload left for uninstall", testLeftover},
 		{"rights it must not have", testDenials},

@@ -265,15 +265,16 @@ func TestClusterScopedTemplate(t *testing.T) {
 	if got := ws["c3"].Name; got != name {
 		t.Errorf("Work name %q, want %q", got, name)
 	}
-	remove(t, policy)
+	remove(t, role)
 	waitGone(t, crb)
 	waitWorks(t, ref, nil, nil)
-	remove(t, role)
+	remove(t, policy)
 }
 
 // TestPolicyDeletionRematches: a template whose PropagationPolicy goes
-// falls to a matching ClusterPropagationPolicy, and is unbound when that
-// goes too.
+// falls to a matching ClusterPropagationPolicy. When that goes too, the
+// binding and its Works stay, unclaimed, with their placement; a new
+// policy claims them back; deleting the template deletes them.
 func TestPolicyDeletionRematches(t *testing.T) {
 	suite.Hub(t)
 	const ns = "rematch"
@@ -319,11 +320,63 @@ spec:
 	waitWorks(t, ref, []string{"c2"}, func(string, *unstructured.Unstructured) error { return nil })
 
 	remove(t, &policyv1alpha1.ClusterPropagationPolicy{ObjectMeta: metav1.ObjectMeta{Name: "rematch-fallback"}})
-	waitGone(t, rb)
-	waitWorks(t, ref, nil, nil)
-	eventually(t, "PolicyNotMatched event on the template", func() error {
-		_, err := eventFor(ns, "app", detector.ReasonPolicyNotMatched)
+	claimed := func(status metav1.ConditionStatus, reason string) func(b *workv1alpha1.ResourceBinding) error {
+		return func(b *workv1alpha1.ResourceBinding) error {
+			c := meta.FindStatusCondition(b.Status.Conditions, workv1alpha1.ConditionClaimed)
+			if c == nil || c.Status != status || c.Reason != reason {
+				return fmt.Errorf("Claimed condition %+v", c)
+			}
+			return nil
+		}
+	}
+	unclaimed := waitScheduled(t, ns, ref.Name, claimed(metav1.ConditionFalse, workv1alpha1.ReasonPolicyDeleted))
+	if err := placedBy(detector.KindClusterPropagationPolicy, "c2")(unclaimed); err != nil {
+		t.Errorf("the unclaimed binding lost its placement: %v", err)
+	}
+	eventually(t, "BindingUnclaimed event on the template", func() error {
+		_, err := eventFor(ns, "app", detector.ReasonBindingUnclaimed)
 		return err
 	})
+	// A template edit still reaches the cluster the binding is on.
+	apply(t, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app, namespace: rematch}
+data: {k: edited}
+`)
+	waitWorks(t, ref, []string{"c2"}, func(_ string, m *unstructured.Unstructured) error {
+		if v, _, _ := unstructured.NestedString(m.Object, "data", "k"); v != "edited" {
+			return fmt.Errorf("data.k = %q", v)
+		}
+		return nil
+	})
+	if b, err := getRB(ns, ref.Name); err != nil || b.UID != rb.UID || !maps.Equal(activeTargets(b), map[string]int32{"c2": 0}) {
+		t.Fatalf("the unclaimed binding changed: %v %+v", err, b)
+	}
+
+	// A new policy claims the template, and its placement applies.
+	apply(t, `
+apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: again, namespace: rematch}
+spec:
+  resourceSelectors: [{apiVersion: v1, kind: ConfigMap, name: app}]
+  placement: {clusterAffinity: {clusterNames: [c3]}}
+`)
+	again := waitScheduled(t, ns, ref.Name, claimed(metav1.ConditionTrue, workv1alpha1.ReasonPolicyClaimed))
+	if again.UID != rb.UID {
+		t.Errorf("the binding was replaced rather than claimed")
+	}
+	waitScheduled(t, ns, ref.Name, placedBy(detector.KindPropagationPolicy, "c3"))
+	waitWorks(t, ref, []string{"c3"}, func(string, *unstructured.Unstructured) error { return nil })
+	eventually(t, "BindingClaimed event on the template", func() error {
+		_, err := eventFor(ns, "app", detector.ReasonBindingClaimed)
+		return err
+	})
+
+	// Deleting the template still deletes the binding and its Works.
 	remove(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"}})
+	waitGone(t, rb)
+	waitWorks(t, ref, nil, nil)
+	remove(t, &policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "again"}})
 }

@@ -55,6 +55,9 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	now := r.opts.Now()
 	d := decide(b.GetBindingSpec(), b.GetBindingStatus(), b.GetAnnotations(), r.opts.Threshold, now)
+	if workv1alpha1.Unclaimed(b.GetBindingStatus()) {
+		d.moves = nil // it keeps its placement until a policy claims it
+	}
 	var throttled time.Duration
 	if len(d.moves) > 0 {
 		// One token per binding, however many of its clusters give back.

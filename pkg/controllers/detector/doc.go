@@ -39,14 +39,25 @@
 // only moves spec.resource.resourceVersion, which the scheduler ignores.
 //
 // The hub runs no garbage collector, so the owner reference deletes
-// nothing: the detector deletes a binding itself when its template goes,
-// or when no policy matches it any more (after a policy is deleted or
-// changed, the templates it governed are matched again and move to
-// another policy or lose their binding). A template no policy matches is
-// left alone. The binding controller's finalizer then removes the Works.
+// nothing: the detector deletes a binding itself when its template goes.
+// The binding controller's finalizer then removes the Works, and with them
+// the member copies (or releases them when the policy preserves
+// resources on deletion).
 //
-// Events: ApplyPolicySucceed, ApplyPolicyFailed, PolicyNotMatched and
-// BindingNameConflict on templates; ResourceKindUnknown,
+// A template that no policy governs any longer (its policy was deleted,
+// or changed and no longer selects it, and no other policy does) keeps
+// its binding and its member copies, as in Karmada: the binding is marked
+// unclaimed (condition Claimed=False, reason PolicyDeleted or
+// PolicyNoLongerMatches, and a BindingUnclaimed event on the template).
+// An unclaimed binding keeps its placement: the scheduler, failover and
+// the descheduler leave its targets alone, while template edits still
+// reach the clusters it is on. The next policy that selects the template
+// claims the binding (Claimed=True, reason PolicyClaimed, a
+// BindingClaimed event); deleting the template deletes it. A template no
+// policy ever matched is left alone.
+//
+// Events: ApplyPolicySucceed, ApplyPolicyFailed, BindingUnclaimed,
+// BindingClaimed and BindingNameConflict on templates; ResourceKindUnknown,
 // ResourceKindNotPropagatable, SelectorNamespaceIgnored and
 // InvalidSelector on policies. Metrics: shepherd_detector_bindings_total
 // and shepherd_detector_watched_kinds.

@@ -15,8 +15,10 @@ package detector
 // +kubebuilder:rbac:groups=policy.shepherd.io,resources=propagationpolicies;clusterpropagationpolicies;overridepolicies;clusteroverridepolicies,verbs=get;list;watch
 //
 // Bindings: server-side applied (create and patch), detached (patch),
-// deleted when no policy governs their template.
+// deleted when their template goes; their Claimed condition written when
+// no policy governs their template any longer (status patch).
 // +kubebuilder:rbac:groups=work.shepherd.io,resources=resourcebindings;clusterresourcebindings,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=work.shepherd.io,resources=resourcebindings/status;clusterresourcebindings/status,verbs=patch
 //
 // spec.schedulePriority names a PriorityClass.
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch

@@ -28,7 +28,6 @@ import (
 const (
 	ReasonApplyPolicySucceed = "ApplyPolicySucceed"
 	ReasonApplyPolicyFailed  = "ApplyPolicyFailed"
-	ReasonPolicyNotMatched   = "PolicyNotMatched"
 	ReasonBindingConflict    = "BindingNameConflict"
 	ReasonPolicyConflict     = "PolicyConflict"
 	// ReasonPreemptPolicySucceed: a policy with preemption Always took the
@@ -97,7 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 		return reconcile.Result{}, err
 	}
 	if tmpl == nil {
-		return reconcile.Result{}, r.unbind(ctx, tmpl, existing, ours)
+		return reconcile.Result{}, r.unbind(ctx, existing, ours)
 	}
 	var claimant *workv1alpha1.PolicyReference
 	if ours {
@@ -108,7 +107,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 		return reconcile.Result{}, err
 	}
 	if p == nil {
-		return reconcile.Result{}, r.unbind(ctx, tmpl, existing, ours)
+		if !ours {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, r.unclaim(ctx, tmpl, existing)
+	}
+	if ours {
+		if err := r.reclaim(ctx, tmpl, existing, p); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	if err := r.bind(ctx, key, tmpl, p, tied, existing, ours); err != nil {
 		return reconcile.Result{}, err
@@ -309,16 +316,17 @@ func (r *Reconciler) schedulePriority(ctx context.Context, p policyv1alpha1.Poli
 	return &workv1alpha1.SchedulePriority{Priority: pc.Value}, nil
 }
 
-// unbind deletes the binding of a template no policy governs any longer,
-// or that is gone (tmpl nil); b is the binding named for it and ours
-// whether it places this template (see existing). The binding
-// controller's finalizer removes the binding's Works before the binding
-// goes.
+// unbind deletes the binding of a template that is gone; b is the binding
+// named for it and ours whether it places this template (see existing).
+// The binding controller's finalizer removes the binding's Works (and
+// with them the member copies, or releases them when the binding
+// preserves resources) before the binding goes. A template that no policy
+// governs any longer keeps its binding, unclaimed (see unclaim).
 //
 // A binding other workloads depend on (spec.requiredBy) is not deleted: it
 // loses the policy's fields and stays, attached, for its dependents (see
 // package dependencies), which delete it once none needs it.
-func (r *Reconciler) unbind(ctx context.Context, tmpl *unstructured.Unstructured, b workv1alpha1.BindingObject, ours bool) error {
+func (r *Reconciler) unbind(ctx context.Context, b workv1alpha1.BindingObject, ours bool) error {
 	if !ours || b.GetDeletionTimestamp() != nil {
 		return nil
 	}
@@ -334,11 +342,7 @@ func (r *Reconciler) unbind(ctx context.Context, tmpl *unstructured.Unstructured
 	}
 	kind := bindingutil.KindOf(b)
 	bindingOps.WithLabelValues(kind, opDeleted).Inc()
-	logf.FromContext(ctx).Info("binding deleted", "binding", b.GetName(), "kind", kind, "templateGone", tmpl == nil)
-	if tmpl != nil {
-		r.recorder.Eventf(tmpl, nil, "Normal", ReasonPolicyNotMatched, "ApplyPolicy",
-			"No policy governs the template any longer; deleted %s %s", kind, b.GetName())
-	}
+	logf.FromContext(ctx).Info("binding deleted: its template is gone", "binding", b.GetName(), "kind", kind)
 	return nil
 }
 

@@ -73,10 +73,15 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 
 	finished := finishTasks(spec, status, now, d)
 	pruned := pruneHistory(spec, now, d)
-	evs := applicationEvictions(spec, status, now, d)
-	clusterEvs, err := r.clusterEvictions(ctx, spec, now, d)
-	if err != nil {
-		return reconcile.Result{}, err
+	var evs, clusterEvs []eviction
+	if !workv1alpha1.Unclaimed(status) {
+		// An unclaimed binding keeps its placement: nothing would place
+		// an evicted copy elsewhere.
+		evs = applicationEvictions(spec, status, now, d)
+		var err error
+		if clusterEvs, err = r.clusterEvictions(ctx, spec, now, d); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	var throttled time.Duration
 	if clusterEvs = withoutDuplicates(clusterEvs, evs); len(clusterEvs) > 0 {

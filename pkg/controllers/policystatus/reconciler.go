@@ -89,8 +89,10 @@ func policyRefOf(b workv1alpha1.BindingObject) string {
 	return names.PolicyRef(ref.Kind, ref.Namespace, ref.Name)
 }
 
+// governing is the policy governing a binding: none while it is unclaimed
+// (its policy no longer selects its template; see workv1alpha1.Unclaimed).
 func governing(o client.Object) []string {
-	if b, ok := o.(workv1alpha1.BindingObject); ok {
+	if b, ok := o.(workv1alpha1.BindingObject); ok && !workv1alpha1.Unclaimed(b.GetBindingStatus()) {
 		if ref := policyRefOf(b); ref != "" {
 			return []string{ref}
 		}
@@ -240,6 +242,7 @@ func factsChanged(oldObj, newObj client.Object) bool {
 		return true
 	}
 	return factsOf(o).template != factsOf(n).template || policyRefOf(o) != policyRefOf(n) ||
+		workv1alpha1.Unclaimed(o.GetBindingStatus()) != workv1alpha1.Unclaimed(n.GetBindingStatus()) ||
 		o.GetAnnotations()[names.AnnotationTiedPolicies] != n.GetAnnotations()[names.AnnotationTiedPolicies]
 }
 

@@ -61,11 +61,17 @@ const (
 // spec.resource.resourceVersion, and the generation with it), a selected
 // cluster turning NotReady (failover's business) and capacity changes
 // leave the binding alone, and so does a restart of the scheduler, since
-// every input is read from the binding and the fleet.
+// every input is read from the binding and the fleet. An unclaimed binding
+// (workv1alpha1.Unclaimed) that was placed keeps its placement whatever
+// changes.
 func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 	spec, status := b.GetBindingSpec(), b.GetBindingStatus()
 	hash := b.GetAnnotations()[AnnotationScheduledHash]
 	switch {
+	case hash != "" && workv1alpha1.Unclaimed(status):
+		// No policy governs the template any longer: the binding keeps
+		// the placement it has until a policy claims it again.
+		return TriggerNone
 	case rescheduleRequested(b):
 		return TriggerReschedule
 	case hash == "":
@@ -189,16 +195,18 @@ func SchedulingHash(spec *workv1alpha1.BindingSpec) string {
 
 // inputsChanged reports whether an update of a binding may need the
 // scheduler: what the hash covers, the reschedule request, the scheduler
-// name or the hash annotation changed. Writes of the detector that only
+// name or the hash annotation changed, or the binding lost or regained
+// its policy (workv1alpha1.Unclaimed). Writes of the detector that only
 // bump spec.resource.resourceVersion, state moves by the binding
-// controller and every status write fail this test, so none of them
+// controller and every other status write fail this test, so none of them
 // (including the scheduler's own status writes) wakes the scheduler.
 func inputsChanged(old, new workv1alpha1.BindingObject) bool {
 	o, n := old.GetBindingSpec(), new.GetBindingSpec()
 	return SchedulingHash(o) != SchedulingHash(n) ||
 		!timeEqual(o.RescheduleTriggeredAt, n.RescheduleTriggeredAt) ||
 		o.SchedulerName != n.SchedulerName ||
-		old.GetAnnotations()[AnnotationScheduledHash] != new.GetAnnotations()[AnnotationScheduledHash]
+		old.GetAnnotations()[AnnotationScheduledHash] != new.GetAnnotations()[AnnotationScheduledHash] ||
+		workv1alpha1.Unclaimed(old.GetBindingStatus()) != workv1alpha1.Unclaimed(new.GetBindingStatus())
 }
 
 func timeEqual(a, b *metav1.Time) bool {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -48,6 +49,12 @@ func snapshot(t *testing.T, clusters ...framework.ClusterInfo) *framework.Snapsh
 		t.Fatal(err)
 	}
 	return s
+}
+
+// unclaimed marks b as a binding whose policy was deleted.
+func unclaimed(b *workv1alpha1.ResourceBinding) *workv1alpha1.ResourceBinding {
+	b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: workv1alpha1.ConditionClaimed, Status: metav1.ConditionFalse, Reason: workv1alpha1.ReasonPolicyDeleted})
+	return b
 }
 
 func TestDecide(t *testing.T) {
@@ -102,6 +109,24 @@ func TestDecide(t *testing.T) {
 			mutate: func(b *workv1alpha1.ResourceBinding) { b.Status.Conditions[0].Status = metav1.ConditionFalse }},
 		{name: "target cluster deleted", b: scheduled(6, divided(), workv1alpha1.TargetCluster{Name: "gone", Replicas: 6}), want: TriggerClusterGone},
 		{name: "target cluster being deleted", b: scheduled(6, divided(), workv1alpha1.TargetCluster{Name: "c", Replicas: 6}), want: TriggerClusterGone},
+		{name: "unclaimed keeps its placement though its target cluster is gone", b: unclaimed(scheduled(6, divided(), workv1alpha1.TargetCluster{Name: "gone", Replicas: 6})), want: TriggerNone},
+		{name: "unclaimed keeps its placement though replicas changed", want: TriggerNone,
+			b: func() *workv1alpha1.ResourceBinding {
+				b := unclaimed(scheduled(6, divided(), ab...))
+				b.Spec.Replicas = 9
+				return b
+			}()},
+		{name: "unclaimed duplicated everywhere does not check the fleet", b: unclaimed(scheduled(2, nil, workv1alpha1.TargetCluster{Name: "a", Replicas: 2})), want: TriggerNone},
+		{name: "claimed again follows its policy", b: scheduled(6, divided(), ab...), want: TriggerChanged,
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				b.Status.Conditions = append(b.Status.Conditions, metav1.Condition{Type: workv1alpha1.ConditionClaimed, Status: metav1.ConditionTrue})
+				b.Spec.Replicas = 9
+			}},
+		{name: "unclaimed but never placed is placed", b: unclaimed(&workv1alpha1.ResourceBinding{Spec: workv1alpha1.BindingSpec{Replicas: 1}}), want: TriggerNew},
+		{name: "claimed again wakes the scheduler", b: unclaimed(scheduled(6, divided(), workv1alpha1.TargetCluster{Name: "gone", Replicas: 6})), want: TriggerClusterGone,
+			mutate: func(b *workv1alpha1.ResourceBinding) {
+				meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: workv1alpha1.ConditionClaimed, Status: metav1.ConditionTrue, Reason: workv1alpha1.ReasonPolicyClaimed})
+			}},
 		{name: "unscheduled target on a deleted cluster", b: scheduled(6, divided(),
 			workv1alpha1.TargetCluster{Name: "a", Replicas: 6}, workv1alpha1.TargetCluster{Name: "gone", Replicas: 6, State: workv1alpha1.TargetUnscheduled}), want: TriggerNone},
 		{name: "duplicated everywhere checks the fleet", b: scheduled(2, nil, workv1alpha1.TargetCluster{Name: "a", Replicas: 2}), want: TriggerFleetChanged},
@@ -133,7 +158,8 @@ func TestDecide(t *testing.T) {
 				tt.mutate(tt.b)
 				// An update wakes the scheduler exactly when it changes
 				// something the scheduler acts on.
-				wantWake := tt.want == TriggerChanged || strings.HasPrefix(tt.name, "reschedule") || strings.Contains(tt.name, "overflow")
+				wantWake := tt.want == TriggerChanged || strings.HasPrefix(tt.name, "reschedule") || strings.Contains(tt.name, "overflow") ||
+					strings.Contains(tt.name, "wakes")
 				if changed := inputsChanged(old, tt.b); changed != wantWake {
 					t.Errorf("inputsChanged = %v, want %v", changed, wantWake)
 				}
