@@ -10,11 +10,14 @@ CONTAINER_TOOL ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/
 
 all: generate build
 
-## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/, and the controller manager's RBAC (config/rbac/role.yaml) from those in pkg/
+## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/, the controller manager's RBAC (config/rbac/role.yaml) from those in pkg/, and the Helm chart's copies of both
 generate:
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=shepherd-controller-manager paths=./pkg/... output:rbac:artifacts:config=config/rbac
+	rm -f charts/shepherd/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/shepherd/crds/
+	cp config/rbac/role.yaml charts/shepherd/files/role.yaml
 
 ## build: the shepherd binary into bin/
 build:

@@ -48,6 +48,19 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 	compareTrees(t, filepath.Join(scratch, "api"), filepath.Join(root, "api"), "zz_generated.deepcopy.go")
 }
 
+// TestChartCopiesAreFresh keeps the Helm chart's copies of generated files
+// equal to them: its crds/ to config/crd/bases and files/role.yaml to
+// config/rbac/role.yaml (`make generate` writes both copies).
+func TestChartCopiesAreFresh(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart := filepath.Join(root, "charts/shepherd")
+	compareTrees(t, filepath.Join(root, "config/crd/bases"), filepath.Join(chart, "crds"), ".yaml")
+	compareTrees(t, filepath.Join(root, "config/rbac"), filepath.Join(chart, "files"), "role.yaml")
+}
+
 // TestRBACMarkersLiveInRBACFiles keeps every kubebuilder RBAC marker of
 // pkg/ in a file named rbac.go, which TestGeneratedFilesAreFresh regenerates
 // the role from.
