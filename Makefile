@@ -1,10 +1,11 @@
 # Shepherd's build entry points. CI runs .ci/run, which calls `make test`'s command.
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
 GO_TEST_FLAGS ?=
-# The controller manager's image (make image, docs/install.md).
-IMG ?= ghcr.io/shepherd-io/shepherd:latest
+# The images (make image, docs/install.md): REGISTRY/<name>:TAG.
+REGISTRY ?= ghcr.io/shepherd-io
+TAG ?= latest
+PLATFORMS ?= linux/$(shell go env GOARCH)
 VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.1.0-dev)
-CONTAINER_TOOL ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
 
 .PHONY: all generate build image test test-short verify fmt vet bench
 
@@ -23,13 +24,10 @@ generate:
 build:
 	go build -o bin/shepherd ./cmd/shepherd
 
-## image: the container image $(IMG) from the Dockerfile, with docker or podman (or CONTAINER_TOOL)
+## image: the images of the controller manager, the agent and the shepherd command, without a container runtime, into bin/images (hack/image)
 image:
-	@if [ -z "$(CONTAINER_TOOL)" ]; then \
-	  echo "make image: neither docker nor podman was found: install one, or set CONTAINER_TOOL" >&2; exit 1; fi
-	@if ! $(CONTAINER_TOOL) info >/dev/null 2>&1; then \
-	  echo "make image: $(CONTAINER_TOOL) does not answer ($(CONTAINER_TOOL) info failed): start it, or set CONTAINER_TOOL" >&2; exit 1; fi
-	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t $(IMG) .
+	go run ./hack/image -out bin/images -registry $(REGISTRY) -tag $(TAG) -platforms $(PLATFORMS) \
+	  -version $(VERSION) -revision "$$(git rev-parse HEAD 2>/dev/null)" -created "$$(git log -1 --format=%ct 2>/dev/null)"
 
 ## test: every unit, integration and end-to-end test (the README's test command)
 test:

@@ -40,8 +40,8 @@ may do and why.`,
 		Example: `  # into the cluster of the current kubeconfig context
   shepherd install --kubeconfig ~/.kube/config
 
-  # your own build of the image (make image IMG=...)
-  shepherd install --hub-kubeconfig hub.kubeconfig --image registry.example.com/shepherd:v0.1.0
+  # your own build of the image (make image REGISTRY=... TAG=...)
+  shepherd install --hub-kubeconfig hub.kubeconfig --image registry.example.com/shepherd-controller-manager:v0.1.0
 
   # print the manifests instead of applying them
   shepherd install --dry-run > shepherd.yaml`,
@@ -75,7 +75,7 @@ may do and why.`,
 	hub.addTo(cmd)
 	hub.addKubeconfigAlias(cmd)
 	f := cmd.Flags()
-	f.StringVar(&image, "image", "", "the controller manager's image (default: config/default's, ghcr.io/shepherd-io/shepherd:latest)")
+	f.StringVar(&image, "image", "", "the controller manager's image (default: config/default's, ghcr.io/shepherd-io/shepherd-controller-manager:latest)")
 	f.BoolVar(&opts.Wait, "wait", true, "wait until the CRDs are Established and the controller manager is Available")
 	f.DurationVar(&timeout, "timeout", install.DefaultTimeout, "how long --wait waits")
 	f.BoolVar(&dryRun, "dry-run", false, "print the manifests (YAML) instead of applying them; needs no hub")

@@ -48,8 +48,8 @@ func TestInstallAndUninstallFlags(t *testing.T) {
 		{args: []string{"install", "--kubeconfig", missing}, wantErr: "loading the hub kubeconfig " + missing},
 		{args: []string{"install", "--dry-run", "--image", "registry.example.com/shepherd:v1"},
 			wantOut: []string{"kind: Namespace", "kind: CustomResourceDefinition", "image: registry.example.com/shepherd:v1", "kind: ValidatingWebhookConfiguration"},
-			notOut:  []string{"ghcr.io/shepherd-io/shepherd:latest"}},
-		{args: []string{"install", "--dry-run"}, wantOut: []string{"image: ghcr.io/shepherd-io/shepherd:latest"}},
+			notOut:  []string{"ghcr.io/shepherd-io/shepherd-controller-manager:latest"}},
+		{args: []string{"install", "--dry-run"}, wantOut: []string{"image: ghcr.io/shepherd-io/shepherd-controller-manager:latest"}},
 		{args: []string{"uninstall", "--timeout", "-1s"}, wantErr: "--timeout -1s must be positive"},
 		{args: []string{"uninstall", "--hub-kubeconfig", missing}, wantErr: "loading the hub kubeconfig " + missing},
 		{args: []string{"uninstall", "--dry-run"},
@@ -84,27 +84,34 @@ func TestInstallAndUninstallFlags(t *testing.T) {
 	}
 }
 
+// deploymentArgs are the args of the first container of Deployment name
+// among objs.
+func deploymentArgs(t *testing.T, objs []*unstructured.Unstructured, name string) []string {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == "Deployment" && o.GetName() == name {
+			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+			return args
+		}
+	}
+	t.Fatalf("no Deployment %s", name)
+	return nil
+}
+
 // TestDeploymentArgsAreControllerManagerFlags: the Deployment of
-// config/manager runs `shepherd controller-manager` with flags it accepts,
-// and the webhook's DNS name is the Service's.
+// config/manager passes the controller manager (its image's entrypoint)
+// only flags `shepherd controller-manager` accepts, and the webhook's DNS
+// name is the Service's.
 func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
 	objs, err := install.Manifests("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args []string
-	for _, o := range objs {
-		if o.GetKind() == "Deployment" && o.GetName() == install.Deployment {
-			containers, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
-			args, _, _ = unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
-		}
-	}
-	if len(args) == 0 || args[0] != "controller-manager" {
-		t.Fatalf("args %v, want controller-manager first", args)
-	}
+	args := deploymentArgs(t, objs, install.Deployment)
 	cmd := newControllerManagerCommand()
-	if err := cmd.ParseFlags(args[1:]); err != nil {
-		t.Fatalf("controller-manager refuses the Deployment's args %v: %v", args, err)
+	if err := cmd.ParseFlags(args); err != nil || len(cmd.Flags().Args()) > 0 {
+		t.Fatalf("controller-manager refuses the Deployment's args %v: %v (positional: %q)", args, err, cmd.Flags().Args())
 	}
 	for flag, want := range map[string]string{
 		"leader-elect":          "true",
@@ -119,6 +126,24 @@ func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
 	}
 	if !slices.Contains(args, "--health-probe-bind-address=:8081") || !slices.Contains(args, "--metrics-bind-address=:8080") {
 		t.Errorf("args %v: want probes on :8081 and metrics on :8080", args)
+	}
+}
+
+// TestAgentDeploymentArgsAreAgentFlags: the Deployment of config/agent
+// passes the agent (its image's entrypoint) only flags `shepherd agent`
+// accepts.
+func TestAgentDeploymentArgsAreAgentFlags(t *testing.T) {
+	objs, err := install.AgentManifests("edge-1", "", []byte("kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := deploymentArgs(t, objs, install.AgentDeployment)
+	cmd := newAgentCommand()
+	if err := cmd.ParseFlags(args); err != nil || len(cmd.Flags().Args()) > 0 {
+		t.Fatalf("agent refuses the Deployment's args %v: %v (positional: %q)", args, err, cmd.Flags().Args())
+	}
+	if got := cmd.Flags().Lookup("cluster").Value.String(); got != "$(CLUSTER_NAME)" {
+		t.Errorf("--cluster = %s", got)
 	}
 }
 

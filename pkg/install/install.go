@@ -74,7 +74,7 @@ func renderWithImage(dir, ns, name, image string) ([]*unstructured.Unstructured,
 // registry.example.com/shepherd:v1.2.3.
 func ValidateImage(image string) error {
 	if _, err := reference.ParseNormalizedNamed(image); err != nil {
-		return fmt.Errorf("--image %q is not an image reference (%v): use e.g. ghcr.io/shepherd-io/shepherd:v0.1.0", image, err)
+		return fmt.Errorf("--image %q is not an image reference (%v): use e.g. ghcr.io/shepherd-io/shepherd-controller-manager:v0.1.0", image, err)
 	}
 	return nil
 }

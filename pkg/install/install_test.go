@@ -47,8 +47,8 @@ func TestManifests(t *testing.T) {
 		}
 	}
 	d := find(objs, "Deployment", Namespace, Deployment)
-	if got := images(d); len(got) != 1 || got[0] != "ghcr.io/shepherd-io/shepherd:latest" {
-		t.Errorf("default image %v, want ghcr.io/shepherd-io/shepherd:latest", got)
+	if got := images(d); len(got) != 1 || got[0] != "ghcr.io/shepherd-io/shepherd-controller-manager:latest" {
+		t.Errorf("default image %v, want ghcr.io/shepherd-io/shepherd-controller-manager:latest", got)
 	}
 	// The webhook Service must select the controller manager's pods.
 	svc := find(objs, "Service", Namespace, "shepherd-webhook")
