@@ -10,7 +10,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clustereviction"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // FailoverView is the failover and rescheduling page.
@@ -129,7 +129,7 @@ func evictionsOf(b Binding) []EvictionView {
 // now, by the same window the scheduler's ClusterEviction filter applies.
 func blockedOf(now time.Time, b Binding) []BlockedView {
 	spec := b.Obj.GetBindingSpec()
-	window := clustereviction.BlockWindow(spec.Failover)
+	window := placement.BlockWindow(spec.Failover)
 	var out []BlockedView
 	for _, h := range spec.EvictionHistory {
 		bv := BlockedView{Binding: b.Ref(), Workload: workloadName(b), Cluster: h.ClusterName, Reason: h.Reason, EvictedAt: h.EvictedAt.Time}

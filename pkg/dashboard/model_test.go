@@ -153,34 +153,6 @@ func TestRowHealthStrategyReady(t *testing.T) {
 	}
 }
 
-func TestStrategy(t *testing.T) {
-	divided := func(pref policyv1alpha1.ReplicaDivisionPreference, w *policyv1alpha1.ClusterPreferences) *policyv1alpha1.Placement {
-		return &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
-			ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided, ReplicaDivisionPreference: pref, WeightPreference: w}}
-	}
-	for _, tc := range []struct {
-		name     string
-		p        *policyv1alpha1.Placement
-		replicas int32
-		want     string
-	}{
-		{"no placement", nil, 4, "Duplicated"},
-		{"no replicaScheduling", &policyv1alpha1.Placement{}, 4, "Duplicated"},
-		{"Duplicated", &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDuplicated}}, 4, "Duplicated"},
-		// an empty replicaSchedulingType means Divided, the API's default
-		{"empty type", &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{}}, 4, "Divided (equal weights)"},
-		{"a kind without replicas", divided("", nil), 0, "Duplicated"},
-		{"Aggregated", divided(policyv1alpha1.ReplicaDivisionPreferenceAggregated, nil), 4, "Divided (Aggregated)"},
-		{"dynamic", divided(policyv1alpha1.ReplicaDivisionPreferenceWeighted, &policyv1alpha1.ClusterPreferences{DynamicWeight: policyv1alpha1.DynamicWeightByAvailableReplicas}), 4, "Divided (dynamic weights)"},
-		{"static", divided("", &policyv1alpha1.ClusterPreferences{StaticWeightList: []policyv1alpha1.StaticClusterWeight{{Weight: 1}}}), 4, "Divided (static weights)"},
-		{"equal", divided("", nil), 4, "Divided (equal weights)"},
-	} {
-		if got := dashboard.Strategy(tc.p, tc.replicas); got != tc.want {
-			t.Errorf("%s: Strategy = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestBuildWorkloadsFiltersAndPages(t *testing.T) {
 	s := dashboardtest.Fleet(10, 250)
 	for _, tc := range []struct {

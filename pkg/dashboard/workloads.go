@@ -13,7 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
-	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Health of a workload as the workloads page filters it.
@@ -63,7 +63,7 @@ func Row(b Binding) WorkloadRow {
 	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
 	r := WorkloadRow{
 		Ref: b.Ref(), Kind: spec.Resource.Kind, Namespace: spec.Resource.Namespace, Name: spec.Resource.Name,
-		Strategy: Strategy(spec.Placement, spec.Replicas), Desired: spec.Replicas,
+		Strategy: placement.Describe(spec.Placement, spec.Replicas), Desired: spec.Replicas,
 	}
 	if p := spec.PolicyRef; p != nil {
 		r.Policy = p.Name
@@ -125,25 +125,6 @@ func workloadHealth(status *workv1alpha1.BindingStatus, targets []TargetBar) (st
 		return HealthHealthy, ""
 	}
 	return HealthProgressing, ""
-}
-
-// Strategy names how a placement divides replicas, as the docs do: the
-// scheduler's own choice (core.StrategyName), with static weights told
-// apart from equal ones: Duplicated, Divided (Aggregated), Divided
-// (static weights), Divided (dynamic weights) or Divided (equal weights).
-func Strategy(p *policyv1alpha1.Placement, replicas int32) string {
-	switch core.StrategyName(p, replicas) {
-	case core.StrategyAggregated:
-		return "Divided (Aggregated)"
-	case core.StrategyDynamicWeight:
-		return "Divided (dynamic weights)"
-	case core.StrategyStaticWeight:
-		if wp := p.ReplicaScheduling.WeightPreference; wp != nil && len(wp.StaticWeightList) > 0 {
-			return "Divided (static weights)"
-		}
-		return "Divided (equal weights)"
-	}
-	return string(policyv1alpha1.ReplicaSchedulingTypeDuplicated)
 }
 
 // Filter selects rows on the workloads page. Empty fields match all.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -59,7 +60,7 @@ func TestFleetJSON(t *testing.T) {
 		t.Errorf("dup workload: %+v", dup)
 	}
 	p := dup.Placement
-	if !framework.IsDuplicated(p) || p.ClusterAffinity == nil || p.ClusterAffinity.ClusterNames[0] != "a" ||
+	if !placement.IsDuplicated(p) || p.ClusterAffinity == nil || p.ClusterAffinity.ClusterNames[0] != "a" ||
 		p.ClusterAffinity.LabelSelector.MatchLabels["env"] != "prod" || p.ClusterAffinity.Exclude[0] != "c" || len(p.ClusterTolerations) != 1 {
 		t.Errorf("dup placement: %+v", p)
 	}
@@ -67,7 +68,7 @@ func TestFleetJSON(t *testing.T) {
 		sc[1].SpreadByField != "cluster" || sc[1].MinGroups != 2 || sc[1].MaxGroups != nil {
 		t.Errorf("spread: %+v", sc)
 	}
-	if sw := framework.StaticWeights(s.Workloads[1].Placement); len(sw) != 2 || sw[0].Weight != 3 || sw[1].TargetCluster.ClusterNames[0] != "a" {
+	if sw := placement.StaticWeights(s.Workloads[1].Placement); len(sw) != 2 || sw[0].Weight != 3 || sw[1].TargetCluster.ClusterNames[0] != "a" {
 		t.Errorf("static weights: %+v", sw)
 	}
 	if rs := s.Workloads[2].Placement.ReplicaScheduling; rs.WeightPreference.DynamicWeight != policyv1alpha1.DynamicWeightByAvailableReplicas ||

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scenario/scenariotest"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/apienablement"
@@ -151,11 +152,11 @@ func FuzzSchedule(f *testing.F) {
 				}
 			}
 			sum += tc.Replicas
-			if framework.IsDuplicated(w.Placement) && tc.Replicas != w.Replicas {
+			if placement.IsDuplicated(w.Placement) && tc.Replicas != w.Replicas {
 				t.Fatalf("duplicated target %s has %d replicas, want %d", tc.Name, tc.Replicas, w.Replicas)
 			}
 		}
-		if !framework.IsDuplicated(w.Placement) && sum != w.Replicas {
+		if !placement.IsDuplicated(w.Placement) && sum != w.Replicas {
 			t.Fatalf("divided targets hold %d replicas, want %d", sum, w.Replicas)
 		}
 	})

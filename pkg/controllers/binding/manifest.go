@@ -16,7 +16,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // hubMetadata are the metadata fields the hub's API server owns: they
@@ -58,7 +58,7 @@ func memberManifests(in interpreter.Interpreter, tmpl *unstructured.Unstructured
 	base := memberManifest(in, tmpl)
 	active := bindingutil.WorkTargets(spec)
 	var out map[string]*unstructured.Unstructured
-	if framework.IsDuplicated(spec.Placement) {
+	if placement.IsDuplicated(spec.Placement) {
 		out = make(map[string]*unstructured.Unstructured, len(active))
 		for _, t := range active {
 			out[t.Name] = base

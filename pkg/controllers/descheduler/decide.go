@@ -98,7 +98,7 @@ func threshold(p *policyv1alpha1.Placement, def time.Duration) time.Duration {
 }
 
 // reschedulePending says whether spec.rescheduleTriggeredAt was not served
-// yet, as scheduling.RescheduleServed judges it.
+// yet, as placement.RescheduleServed judges it.
 func reschedulePending(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, annotations map[string]string) bool {
 	at := spec.RescheduleTriggeredAt
 	if at == nil {

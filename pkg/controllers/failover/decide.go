@@ -13,7 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clustereviction"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Eviction reasons, written in graceful eviction tasks, the eviction
@@ -333,7 +333,7 @@ func healthyOn(status *workv1alpha1.BindingStatus, cluster string) bool {
 // when the window is 0: blocked until cleared), recording in d when the
 // next one expires. It returns the clusters dropped.
 func pruneHistory(spec *workv1alpha1.BindingSpec, now time.Time, d *deadlines) []string {
-	window := clustereviction.BlockWindow(spec.Failover)
+	window := placement.BlockWindow(spec.Failover)
 	if window == 0 {
 		return nil
 	}

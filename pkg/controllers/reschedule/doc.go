@@ -24,7 +24,7 @@
 // creation time, never moving a later stamp back (an optimistic lock keeps
 // two tasks from racing), and a binding re-created meanwhile is stamped
 // again. The scheduler serves the stamp with a Fresh cycle and records
-// it: see scheduling.RescheduleServed for how a stamp in the same second
+// it: see placement.RescheduleServed for how a stamp in the same second
 // as the last scheduling is told apart (the API keeps whole seconds).
 //
 // # Outcome

@@ -10,7 +10,7 @@ import (
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // maxReasonLen bounds a target's reason: it carries the scheduler's
@@ -52,7 +52,7 @@ func needsStamp(b workv1alpha1.BindingObject, at metav1.Time) bool {
 // evaluate returns the phase of a target whose binding b (nil when gone)
 // was stamped for a request made at `at`, and the reason when it failed.
 //
-// Successful: the scheduler served the request (scheduling.RescheduleServed)
+// Successful: the scheduler served the request (placement.RescheduleServed)
 // and the binding is Scheduled. Failed: the binding is gone or going, or
 // the scheduler saw the binding as it is now (the Scheduled condition
 // observed its current generation; the stamp is part of the spec, so it
@@ -71,7 +71,7 @@ func evaluate(b workv1alpha1.BindingObject, key string, at metav1.Time) (taskv1a
 	switch {
 	case cond == nil:
 		return taskv1alpha1.TargetPending, ""
-	case cond.Status == metav1.ConditionTrue && scheduling.RescheduleServed(b, at):
+	case cond.Status == metav1.ConditionTrue && placement.RescheduleServed(b, at):
 		return taskv1alpha1.TargetSuccessful, ""
 	case cond.Status == metav1.ConditionFalse && cond.ObservedGeneration >= b.GetGeneration():
 		return taskv1alpha1.TargetFailed, truncate(fmt.Sprintf("scheduling failed (%s): %s", cond.Reason, cond.Message))

@@ -16,8 +16,8 @@ import (
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // staticEqual divides replicas over two clusters with equal static weights.
@@ -194,7 +194,7 @@ func TestTwoTasksInQuickSuccession(t *testing.T) {
 		latest = third.CreationTimestamp
 	}
 	rb := waitScheduled(t, ns, "web-deployment", targetsAre(map[string]int32{"c1": 1, "c2": 1}))
-	if !rb.Spec.RescheduleTriggeredAt.Equal(&latest) || !scheduling.RescheduleServed(rb, latest) {
+	if !rb.Spec.RescheduleTriggeredAt.Equal(&latest) || !placement.RescheduleServed(rb, latest) {
 		t.Fatalf("binding stamp %v (annotations %v, lastScheduledTime %v), want %v served", rb.Spec.RescheduleTriggeredAt, rb.Annotations, rb.Status.LastScheduledTime, latest)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Cache indexes on bindings, so that a cluster event finds the bindings it
@@ -46,13 +47,13 @@ func targetClusters(obj client.Object) []string {
 func classes(obj client.Object) []string {
 	b := obj.(workv1alpha1.BindingObject)
 	var out []string
-	if PlacesEverywhere(b.GetBindingSpec()) {
+	if placement.PlacesEverywhere(b.GetBindingSpec()) {
 		out = append(out, classEverywhere)
 	}
 	if !meta.IsStatusConditionTrue(b.GetBindingStatus().Conditions, workv1alpha1.ConditionScheduled) {
 		out = append(out, classRetry)
 	}
-	if Overflows(b.GetBindingSpec(), b.GetBindingStatus()) {
+	if placement.Overflows(b.GetBindingSpec(), b.GetBindingStatus()) {
 		out = append(out, classOverflow)
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,7 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -82,55 +81,17 @@ func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 		return TriggerRetry
 	case targetClusterGone(spec.Clusters, snap):
 		return TriggerClusterGone
-	case PlacesEverywhere(spec):
+	case placement.PlacesEverywhere(spec):
 		return TriggerFleetChanged
-	case Overflows(spec, status):
+	case placement.Overflows(spec, status):
 		return TriggerOverflow
 	}
 	return TriggerNone
 }
 
-// Overflows reports whether the binding's divided replicas may sit on
-// overflow clusters: the affinity term in force (status.observedAffinityName,
-// or the first) has overflowAffinities.
-func Overflows(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) bool {
-	if spec.Placement == nil || framework.IsDuplicated(spec.Placement) || spec.Replicas == 0 {
-		return false
-	}
-	for i, t := range spec.Placement.ClusterAffinities {
-		if t.AffinityName == status.ObservedAffinityName || (status.ObservedAffinityName == "" && i == 0) {
-			return len(t.OverflowAffinities) > 0
-		}
-	}
-	return false
-}
-
 func rescheduleRequested(b workv1alpha1.BindingObject) bool {
 	t := b.GetBindingSpec().RescheduleTriggeredAt
-	return t != nil && !RescheduleServed(b, *t)
-}
-
-// RescheduleServed reports whether the scheduler has served a reschedule
-// requested at `at`: it scheduled b successfully in a later second, or in
-// the same second and recorded a stamp not earlier than `at` as served
-// (names.AnnotationRescheduleObserved). Both times are compared in whole seconds,
-// the precision the API keeps. A failed cycle serves nothing: the request
-// stays pending and is retried, Fresh, with back-off.
-//
-// Stamps only move forward, so serving a later stamp serves every earlier
-// request too; the RescheduleTask controller uses this to tell when its
-// own request was served.
-func RescheduleServed(b workv1alpha1.BindingObject, at metav1.Time) bool {
-	last := b.GetBindingStatus().LastScheduledTime
-	if last == nil {
-		return false
-	}
-	want, got := at.Truncate(time.Second), last.Truncate(time.Second)
-	if !got.Equal(want) {
-		return got.After(want)
-	}
-	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[names.AnnotationRescheduleObserved])
-	return err == nil && !observed.Before(want)
+	return t != nil && !placement.RescheduleServed(b, *t)
 }
 
 // targetClusterGone reports whether an active target's cluster left the
@@ -146,18 +107,6 @@ func targetClusterGone(targets []workv1alpha1.TargetCluster, snap *framework.Sna
 		}
 	}
 	return false
-}
-
-// PlacesEverywhere reports whether the placement takes every eligible
-// cluster ("PickAll"): whole copies (Duplicated, or a kind without
-// replicas) and no spread constraint bounding the number of groups.
-func PlacesEverywhere(spec *workv1alpha1.BindingSpec) bool {
-	if !framework.IsDuplicated(spec.Placement) && spec.Replicas > 0 {
-		return false
-	}
-	return spec.Placement == nil || !slices.ContainsFunc(spec.Placement.SpreadConstraints, func(c policyv1alpha1.SpreadConstraint) bool {
-		return c.MaxGroups != nil
-	})
 }
 
 // hashInput is what SchedulingHash covers.

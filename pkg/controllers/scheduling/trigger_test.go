@@ -15,6 +15,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -244,18 +245,18 @@ func TestRescheduleServedIgnoresSubseconds(t *testing.T) {
 	b := scheduled(1, nil)
 	b.Status.LastScheduledTime = &metav1.Time{Time: t0.Add(700 * time.Millisecond)}
 	at := metav1.NewTime(t0.Add(300 * time.Millisecond))
-	if RescheduleServed(b, at) {
+	if placement.RescheduleServed(b, at) {
 		t.Fatal("a stamp in the second of the last scheduling is served without the annotation")
 	}
 	b.Annotations[names.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
-	if !RescheduleServed(b, at) {
+	if !placement.RescheduleServed(b, at) {
 		t.Fatal("a stamp recorded as served is pending")
 	}
-	if RescheduleServed(b, t1) {
+	if placement.RescheduleServed(b, t1) {
 		t.Fatal("a later stamp is served")
 	}
 	b.Status.LastScheduledTime = nil
-	if RescheduleServed(b, at) {
+	if placement.RescheduleServed(b, at) {
 		t.Fatal("a never scheduled binding served a stamp")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 func init() { Register(aggregated{}) }
@@ -18,7 +19,7 @@ func init() { Register(aggregated{}) }
 // clusters in place as hold the new total, moving no replica.
 type aggregated struct{}
 
-func (aggregated) Name() string { return StrategyAggregated }
+func (aggregated) Name() string { return placement.StrategyAggregated }
 
 // Shape: divided, within capacity, fewest clusters.
 func (aggregated) Shape() Shape { return Shape{Divided: true, Capacity: true, Fewest: true} }
@@ -31,7 +32,7 @@ func (aggregated) Shape() Shape { return Shape{Divided: true, Capacity: true, Fe
 //
 // Equal rooms go by name.
 func (aggregated) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
-	return divide(StrategyAggregated, selected, req, divider{
+	return divide(placement.StrategyAggregated, selected, req, divider{
 		fresh: func(cs []*Candidate, total int64, ties Ties) ([]int64, error) {
 			return pack(total, rooms(cs, capacity), nil, ties)
 		},

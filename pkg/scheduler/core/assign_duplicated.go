@@ -1,6 +1,9 @@
 package core
 
-import workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+import (
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
+)
 
 func init() { Register(duplicated{}) }
 
@@ -10,7 +13,7 @@ func init() { Register(duplicated{}) }
 // Fresh agree: the targets are the selected clusters.
 type duplicated struct{}
 
-func (duplicated) Name() string { return StrategyDuplicated }
+func (duplicated) Name() string { return placement.StrategyDuplicated }
 
 // Assign gives each selected cluster req.Replicas.
 func (duplicated) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 func init() { Register(dynamicWeight{}) }
@@ -14,7 +15,7 @@ func init() { Register(dynamicWeight{}) }
 // replicas: no cluster gets more than fits.
 type dynamicWeight struct{}
 
-func (dynamicWeight) Name() string { return StrategyDynamicWeight }
+func (dynamicWeight) Name() string { return placement.StrategyDynamicWeight }
 
 // Shape: divided, within capacity.
 func (dynamicWeight) Shape() Shape { return Shape{Divided: true, Capacity: true} }
@@ -23,7 +24,7 @@ func (dynamicWeight) Shape() Shape { return Shape{Divided: true, Capacity: true}
 // scratch, by Available alone for the replicas a Steady scale-up adds, and
 // by the previous replicas for a Steady scale-down.
 func (dynamicWeight) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
-	return divide(StrategyDynamicWeight, selected, req, divider{
+	return divide(placement.StrategyDynamicWeight, selected, req, divider{
 		fresh: func(cs []*Candidate, total int64, ties Ties) ([]int64, error) {
 			return proportional(total, rooms(cs, capacity), ties)
 		},

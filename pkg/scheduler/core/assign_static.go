@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 func init() { Register(staticWeight{}) }
@@ -25,7 +26,7 @@ func init() { Register(staticWeight{}) }
 // resources) fit any share.
 type staticWeight struct{}
 
-func (staticWeight) Name() string { return StrategyStaticWeight }
+func (staticWeight) Name() string { return placement.StrategyStaticWeight }
 
 // Shape: divided; capacity is checked on the shares, not used to select.
 func (staticWeight) Shape() Shape { return Shape{Divided: true} }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 func TestStrategyName(t *testing.T) {
@@ -12,16 +13,16 @@ func TestStrategyName(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{Request{Replicas: 3}, StrategyDuplicated},
-		{req(3, nil), StrategyDuplicated},
-		{req(3, duplicatedRS), StrategyDuplicated},
-		{req(0, dynamicRS), StrategyDuplicated},
-		{req(3, equalRS), StrategyStaticWeight},
-		{req(3, staticRS), StrategyStaticWeight},
-		{req(3, dynamicRS), StrategyDynamicWeight},
-		{req(3, aggregatedRS), StrategyAggregated},
+		{Request{Replicas: 3}, placement.StrategyDuplicated},
+		{req(3, nil), placement.StrategyDuplicated},
+		{req(3, duplicatedRS), placement.StrategyDuplicated},
+		{req(0, dynamicRS), placement.StrategyDuplicated},
+		{req(3, equalRS), placement.StrategyStaticWeight},
+		{req(3, staticRS), placement.StrategyStaticWeight},
+		{req(3, dynamicRS), placement.StrategyDynamicWeight},
+		{req(3, aggregatedRS), placement.StrategyAggregated},
 	} {
-		if got := StrategyName(tc.req.Placement, tc.req.Replicas); got != tc.want {
+		if got := placement.StrategyName(tc.req.Placement, tc.req.Replicas); got != tc.want {
 			t.Errorf("%+v: got %s, want %s", tc.req.Placement, got, tc.want)
 		}
 		if _, ok := Lookup(tc.want); !ok {

@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"errors"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"slices"
 	"testing"
 )
@@ -44,8 +45,8 @@ func FuzzSteadyScale(f *testing.F) {
 			return
 		}
 		checkResult(t, next, r2, after)
-		name := StrategyName(r.Placement, r.Replicas)
-		if name == StrategyDuplicated || name != StrategyName(r2.Placement, r2.Replicas) ||
+		name := placement.StrategyName(r.Placement, r.Replicas)
+		if name == placement.StrategyDuplicated || name != placement.StrategyName(r2.Placement, r2.Replicas) ||
 			len(r.Placement.SpreadConstraints) > 0 && !staticWeighted(r.Placement) {
 			return
 		}
@@ -75,7 +76,7 @@ func FuzzSteadyScale(f *testing.F) {
 		}
 		// Aggregated scale-down ends on as few of its clusters as hold the
 		// new total.
-		if name == StrategyAggregated && r2.Replicas < r.Replicas && r2.Replicas > 0 {
+		if name == placement.StrategyAggregated && r2.Replicas < r.Replicas && r2.Replicas > 0 {
 			held := make([]int64, 0, len(before.Targets))
 			for _, tc := range before.Targets {
 				held = append(held, int64(tc.Replicas))

@@ -10,6 +10,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // bytesource reads fuzz input, yielding zeros once it runs out, so every
@@ -87,8 +88,8 @@ func fleetFrom(data []byte) ([]Candidate, Request) {
 // checkResult asserts the invariants every result must satisfy.
 func checkResult(t *testing.T, cands []Candidate, r Request, res Result) {
 	t.Helper()
-	name := StrategyName(r.Placement, r.Replicas)
-	divided := name != StrategyDuplicated
+	name := placement.StrategyName(r.Placement, r.Replicas)
+	divided := name != placement.StrategyDuplicated
 	byName := map[string]*Candidate{}
 	for i := range cands {
 		byName[cands[i].Name] = &cands[i]
@@ -108,7 +109,7 @@ func checkResult(t *testing.T, cands []Candidate, r Request, res Result) {
 			t.Fatalf("divided target %s has %d replicas", tc.Name, tc.Replicas)
 		case !divided && tc.Replicas != r.Replicas:
 			t.Fatalf("duplicated target %s has %d replicas, want %d", tc.Name, tc.Replicas, r.Replicas)
-		case (name == StrategyDynamicWeight || name == StrategyAggregated) && int64(tc.Replicas) > capacity(cd):
+		case (name == placement.StrategyDynamicWeight || name == placement.StrategyAggregated) && int64(tc.Replicas) > capacity(cd):
 			t.Fatalf("target %s has %d replicas, only %d fit", tc.Name, tc.Replicas, capacity(cd))
 		}
 		seen[tc.Name] = true
@@ -126,7 +127,7 @@ func checkResult(t *testing.T, cands []Candidate, r Request, res Result) {
 	if len(seen) != len(cands) {
 		t.Fatalf("%d of %d candidates are neither targets nor explained", len(cands)-len(seen), len(cands))
 	}
-	if name != StrategyStaticWeight || !staticWeighted(r.Placement) {
+	if name != placement.StrategyStaticWeight || !staticWeighted(r.Placement) {
 		checkSpread(t, byName, r, divided, res.Targets)
 	}
 }

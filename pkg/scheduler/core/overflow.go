@@ -7,13 +7,14 @@ import (
 	"slices"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // tiered reports whether cands span overflow tiers that matter for req:
 // divided replicas only (Duplicated and replica-less kinds use tier 0; the
 // framework gives them no other tier anyway).
 func tiered(cands []Candidate, req Request) bool {
-	if StrategyName(req.Placement, req.Replicas) == StrategyDuplicated {
+	if placement.StrategyName(req.Placement, req.Replicas) == placement.StrategyDuplicated {
 		return false
 	}
 	for i := range cands {

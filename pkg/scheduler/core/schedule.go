@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Schedule selects clusters among cands for req and assigns the replicas to
@@ -23,7 +24,7 @@ func Schedule(cands []Candidate, req Request) (Result, error) {
 
 // scheduleOne schedules on cands as one tier.
 func scheduleOne(cands []Candidate, req Request) (Result, error) {
-	name := StrategyName(req.Placement, req.Replicas)
+	name := placement.StrategyName(req.Placement, req.Replicas)
 	strategy, ok := Lookup(name)
 	if !ok {
 		return Result{}, fmt.Errorf("core: no strategy %q registered", name)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // noMax stands for an unset maxGroups.
@@ -98,7 +99,7 @@ func newPlan(cands []Candidate, req Request, strategy string, shape Shape) (*pla
 	replicas := int(max(req.Replicas, 0))
 	p := &plan{cands: cands, req: req, shape: shape, caps: make([]int64, len(cands)),
 		dropped: make([]uint8, len(cands)), clusterMin: 1, clusterMax: noMax,
-		static: strategy == StrategyStaticWeight && staticWeighted(req.Placement)}
+		static: strategy == placement.StrategyStaticWeight && staticWeighted(req.Placement)}
 	if shape.Capacity {
 		p.need = int64(replicas)
 	}

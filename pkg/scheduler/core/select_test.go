@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -217,7 +218,7 @@ func TestOrderMatchesSort(t *testing.T) {
 			}
 			r := req(1, nil)
 			r.Mode = mode
-			p, err := newPlan(cands, r, StrategyDuplicated, Shape{})
+			p, err := newPlan(cands, r, placement.StrategyDuplicated, Shape{})
 			if err != nil {
 				t.Fatal(err)
 			}

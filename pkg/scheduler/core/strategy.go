@@ -8,19 +8,6 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
-// Names of the built-in strategies.
-const (
-	// StrategyDuplicated gives every selected cluster all the replicas.
-	StrategyDuplicated = "Duplicated"
-	// StrategyStaticWeight divides by static weights, or equally when the
-	// placement gives no weights (Karmada's behaviour).
-	StrategyStaticWeight = "StaticWeight"
-	// StrategyDynamicWeight divides in proportion to the replicas that fit.
-	StrategyDynamicWeight = "DynamicWeight"
-	// StrategyAggregated divides onto as few clusters as possible.
-	StrategyAggregated = "Aggregated"
-)
-
 // Strategy assigns replicas to the clusters selection chose. Implementations
 // must be pure and deterministic. selected is read-only and in no particular
 // order, so a strategy that needs one sorts it itself; the targets may come
@@ -84,31 +71,6 @@ func shapeOf(s Strategy) Shape {
 		return sh.Shape()
 	}
 	return Shape{}
-}
-
-// StrategyName is the strategy that assigns replicas for placement p:
-//   - nil placement, nil replicaScheduling or Duplicated: Duplicated;
-//   - replicas == 0 (kinds without replicas): Duplicated, with 0 per target;
-//   - Divided + Aggregated: Aggregated;
-//   - Divided + Weighted (or no preference) + dynamicWeight: DynamicWeight;
-//   - Divided + Weighted otherwise: StaticWeight (static list or, with no
-//     weightPreference, equal weights as in Karmada).
-//
-// An empty replicaSchedulingType means Divided, the API default.
-func StrategyName(p *policyv1alpha1.Placement, replicas int32) string {
-	if p == nil || p.ReplicaScheduling == nil || replicas <= 0 ||
-		p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated {
-		return StrategyDuplicated
-	}
-	rs := p.ReplicaScheduling
-	switch {
-	case rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated:
-		return StrategyAggregated
-	case rs.WeightPreference != nil && rs.WeightPreference.DynamicWeight != "":
-		return StrategyDynamicWeight
-	default:
-		return StrategyStaticWeight
-	}
 }
 
 // staticWeighted reports whether p divides by a static weight list, which

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
@@ -15,7 +16,7 @@ type weightRule struct {
 
 // compileWeights compiles the static weight rules of the placement.
 func (b *buffers) compileWeights(state *CycleState, w *Workload) error {
-	for i, rule := range StaticWeights(w.Placement) {
+	for i, rule := range placement.StaticWeights(w.Placement) {
 		set, err := state.SelectAffinity(&rule.TargetCluster)
 		if err != nil {
 			return fmt.Errorf("staticWeightList[%d]: %w", i, err)

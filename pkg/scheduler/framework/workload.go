@@ -5,6 +5,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 )
 
@@ -90,7 +91,7 @@ type AffinityTerm struct {
 // w: only replicas divided over clusters overflow; a Duplicated workload or
 // a kind without replicas uses the term's own clusters, as in Karmada.
 func (t AffinityTerm) OverflowApplies(w *Workload) bool {
-	return len(t.Overflow) > 0 && w.Replicas > 0 && !IsDuplicated(w.Placement)
+	return len(t.Overflow) > 0 && w.Replicas > 0 && !placement.IsDuplicated(w.Placement)
 }
 
 // AffinityTerms lists the terms to try in order: the fallback terms of
@@ -111,24 +112,4 @@ func AffinityTerms(p *policyv1alpha1.Placement) []AffinityTerm {
 		}
 	}
 	return terms
-}
-
-// IsDuplicated is true when every selected cluster runs all replicas
-// (also when the placement says nothing about replicas).
-func IsDuplicated(p *policyv1alpha1.Placement) bool {
-	return p == nil || p.ReplicaScheduling == nil ||
-		p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDuplicated
-}
-
-// StaticWeights returns the static weight list when replicas are divided by
-// static weights, nil otherwise.
-func StaticWeights(p *policyv1alpha1.Placement) []policyv1alpha1.StaticClusterWeight {
-	if IsDuplicated(p) {
-		return nil
-	}
-	rs := p.ReplicaScheduling
-	if rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated || rs.WeightPreference == nil {
-		return nil
-	}
-	return rs.WeightPreference.StaticWeightList
 }

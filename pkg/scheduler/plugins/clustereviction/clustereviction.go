@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"time"
 
-	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -43,16 +43,6 @@ func (*ClusterEviction) Name() string { return Name }
 
 type cycleState struct{ verdicts framework.Verdicts }
 
-// BlockWindow is how long an evicted cluster stays blocked; 0 means until
-// the history is cleared.
-func BlockWindow(f *policyv1alpha1.FailoverBehavior) time.Duration {
-	secs := policyv1alpha1.DefaultBlockPredecessorSeconds
-	if f != nil && f.Application != nil && f.Application.BlockPredecessorSeconds != nil {
-		secs = *f.Application.BlockPredecessorSeconds
-	}
-	return time.Duration(secs) * time.Second
-}
-
 // PreFilter works out which clusters are blocked and why: one verdict per
 // blocked cluster (there are few), the first reason found winning.
 func (*ClusterEviction) PreFilter(_ context.Context, state *framework.CycleState, w *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
@@ -75,7 +65,7 @@ func (*ClusterEviction) PreFilter(_ context.Context, state *framework.CycleState
 	for _, task := range w.GracefulEvictionTasks {
 		add(task.FromCluster, fmt.Sprintf("workload is being evicted from the cluster (%s)", task.Reason))
 	}
-	window := BlockWindow(w.Failover)
+	window := placement.BlockWindow(w.Failover)
 	for _, h := range w.EvictionHistory {
 		if window == 0 {
 			add(h.ClusterName, fmt.Sprintf("workload was evicted from the cluster (%s); blocked until the eviction history is cleared", h.Reason))

@@ -27,6 +27,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -104,7 +105,7 @@ func (*ResourceFit) PreFilter(_ context.Context, state *framework.CycleState, w 
 // strategyShape is the Shape of the strategy that will assign w's replicas
 // (the zero Shape, Duplicated's, for strategies declaring none).
 func strategyShape(w *framework.Workload) core.Shape {
-	st, ok := core.Lookup(core.StrategyName(w.Placement, w.Replicas))
+	st, ok := core.Lookup(placement.StrategyName(w.Placement, w.Replicas))
 	if !ok {
 		return core.Shape{}
 	}

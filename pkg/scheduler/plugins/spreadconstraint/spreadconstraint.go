@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -42,7 +43,7 @@ type cycleState struct{ verdicts framework.Verdicts }
 // it groups by ("cluster" needs nothing: every cluster has a name).
 func (*SpreadConstraint) PreFilter(_ context.Context, state *framework.CycleState, w *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
 	p := w.Placement
-	if p == nil || len(p.SpreadConstraints) == 0 || framework.StaticWeights(p) != nil {
+	if p == nil || len(p.SpreadConstraints) == 0 || placement.StaticWeights(p) != nil {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	s := &cycleState{}
