@@ -1,5 +1,8 @@
 # Shepherd's build entry points. CI runs .ci/run, which calls `make test`'s command.
 CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@v0.21.0
+# golangci-lint, pinned; .ci/run reads this version (configuration: .golangci.yml).
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOLANGCI_LINT ?= go run github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 GO_TEST_FLAGS ?=
 # The images (make image, docs/install.md): REGISTRY/<name>:TAG.
 REGISTRY ?= ghcr.io/shepherd-io
@@ -7,7 +10,7 @@ TAG ?= latest
 PLATFORMS ?= linux/$(shell go env GOARCH)
 VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.1.0-dev)
 
-.PHONY: all generate build image test test-short verify fmt vet bench
+.PHONY: all generate build image test test-short lint verify fmt vet bench
 
 all: generate build
 
@@ -36,6 +39,10 @@ test:
 ## test-short: the unit tier, which starts no API server (docs/architecture.md, Testing)
 test-short:
 	go test -short $(GO_TEST_FLAGS) ./...
+
+## lint: golangci-lint with .golangci.yml
+lint:
+	$(GOLANGCI_LINT) run ./...
 
 fmt:
 	gofmt -l -w .
