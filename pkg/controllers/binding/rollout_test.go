@@ -10,10 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/actions"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -245,11 +245,10 @@ func TestStagedRolloutWaitsForApproval(t *testing.T) {
 	restartControllers(t)
 	holdFor(t, ref, map[string]string{"canary1": "web:v1", "prod1": "web:v1"}, 2*time.Second)
 
-	orig := b.DeepCopy()
-	b.Spec.RolloutControl = &workv1alpha1.RolloutControl{Approvals: []workv1alpha1.RolloutApproval{{
-		Revision: b.Status.Rollout.Revision, Stage: "canary", When: policyv1alpha1.ApprovalBefore}}}
-	if err := cli.Patch(context.Background(), b, client.MergeFrom(orig)); err != nil {
-		t.Fatal(err)
+	// What `shepherd rollout approve` does.
+	stage, when, err := actions.ApproveRollout(context.Background(), cli, actions.BindingKey{Namespace: ns, Name: ref.Name}, "", "tester", "shepherd-cli")
+	if err != nil || stage != "canary" || when != policyv1alpha1.ApprovalBefore {
+		t.Fatalf("approving: %s %s %v", stage, when, err)
 	}
 	waitImages(t, ref, map[string]string{"canary1": "web:v2", "prod1": "web:v1"})
 	markHealth(t, ref, "canary1", policyv1alpha1.ResourceHealthy)
