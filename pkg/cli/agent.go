@@ -7,19 +7,18 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/shepherd-io/shepherd/pkg/agent"
+	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
 func newAgentCommand() *cobra.Command {
 	var (
-		hub        hubFlags
-		opts       agent.Options
-		kubeconfig string
-		verbose    int
+		hub              hubFlags
+		opts             agent.Options
+		memberKubeconfig string
+		verbose          int
 	)
 	cmd := &cobra.Command{
 		Use:   "agent --cluster NAME --hub-kubeconfig FILE",
@@ -61,14 +60,14 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 			if err := opts.Validate(); err != nil {
 				return err
 			}
-			if hub.kubeconfig == "" {
+			if hub.Kubeconfig == "" {
 				return fmt.Errorf("--hub-kubeconfig is required: the kubeconfig `shepherd register %s` wrote", opts.Cluster)
 			}
-			hubCfg, err := hub.restConfig()
+			hubCfg, err := hub.RestConfig()
 			if err != nil {
 				return err
 			}
-			memberCfg, err := memberConfig(kubeconfig)
+			memberCfg, err := kubeconfig.Member(memberKubeconfig, "").Load()
 			if err != nil {
 				return err
 			}
@@ -79,10 +78,10 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 			return agent.Run(ctx, hubCfg, memberCfg, opts, log.WithName("agent"))
 		},
 	}
-	hub.addTo(cmd)
+	hub.AddTo(cmd)
 	f := cmd.Flags()
 	f.StringVar(&opts.Cluster, "cluster", "", "name of the Pull cluster this agent serves (required)")
-	f.StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the member (default: the pod's ServiceAccount)")
+	f.StringVar(&memberKubeconfig, "kubeconfig", "", "kubeconfig of the member (default: the pod's ServiceAccount)")
 	f.StringVar(&opts.Identity, "identity", "", "this agent's name in the Lease (default: host name and a random suffix; a pod's name is a good choice)")
 	f.DurationVar(&opts.LeaseDuration, "lease-duration", 0, fmt.Sprintf("how long the Lease lasts without renewal: after it the hub deems the cluster Unknown (default %s)", agent.DefaultLeaseDuration))
 	f.DurationVar(&opts.RenewDeadline, "renew-deadline", 0, fmt.Sprintf("how long the acting agent keeps trying to renew before it stops acting (default %s)", agent.DefaultRenewDeadline))
@@ -92,21 +91,4 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
-}
-
-// memberConfig loads the member's configuration from path, or in a pod
-// from its ServiceAccount.
-func memberConfig(path string) (*rest.Config, error) {
-	if path == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("no --kubeconfig for the member, and not in a pod (%v): pass the member's kubeconfig", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, nil).ClientConfig()
-	if err != nil {
-		return nil, fmt.Errorf("loading the member kubeconfig (--kubeconfig %s): %w", path, err)
-	}
-	return cfg, nil
 }

@@ -80,7 +80,7 @@ hub that reaches this process directly.`,
 				}
 				opts.Webhook = &webhook
 			}
-			cfg, err := hub.restConfig()
+			cfg, err := hub.RestConfig()
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ hub that reaches this process directly.`,
 			return nil
 		},
 	}
-	hub.addTo(cmd)
+	hub.AddTo(cmd)
 	f := cmd.Flags()
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)

@@ -62,7 +62,7 @@ actions are sent with that token: the hub's RBAC decides. Use TLS then.`,
 			if (o.certFile == "") != (o.keyFile == "") {
 				return fmt.Errorf("--tls-cert-file and --tls-key-file go together: give both or neither")
 			}
-			cfg, err := o.hub.restConfig()
+			cfg, err := o.hub.RestConfig()
 			if err != nil {
 				return err
 			}
@@ -87,8 +87,8 @@ actions are sent with that token: the hub's RBAC decides. Use TLS then.`,
 			return <-done
 		},
 	}
-	o.hub.addTo(cmd)
-	o.hub.addKubeconfigAlias(cmd)
+	o.hub.AddTo(cmd)
+	o.hub.AddKubeconfigAlias(cmd)
 	cmd.Flags().StringVar(&o.listen, "listen", defaultDashboardListen, "address to listen on, host:port; beyond loopback every request needs a bearer token")
 	cmd.Flags().BoolVar(&o.readOnly, "read-only", false, "serve the pages without any action (no Confirm, Reschedule)")
 	cmd.Flags().StringVar(&o.certFile, "tls-cert-file", "", "serve HTTPS with this certificate (PEM)")

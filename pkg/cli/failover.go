@@ -56,7 +56,7 @@ controller then drops the task and the copy is deleted.`,
 			return nil
 		},
 	}
-	o.hub.addTo(cmd)
+	o.hub.AddTo(cmd)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the ResourceBinding")
 	cmd.Flags().BoolVar(&o.clusterRB, "cluster-scoped", false, "the binding is a ClusterResourceBinding")
 	cmd.Flags().StringVar(&o.cluster, "cluster", "", "the cluster the workload was evicted from")

@@ -73,7 +73,7 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 			}
 		},
 	}
-	o.hub.addTo(cmd)
+	o.hub.AddTo(cmd)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the bindings")
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "bindings of every namespace, and cluster-scoped ones")
 	cmd.Flags().StringVar(&o.cluster, "cluster", "", "rendered: only this cluster's manifest")

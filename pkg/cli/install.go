@@ -72,8 +72,8 @@ may do and why.`,
 			return nil
 		},
 	}
-	hub.addTo(cmd)
-	hub.addKubeconfigAlias(cmd)
+	hub.AddTo(cmd)
+	hub.AddKubeconfigAlias(cmd)
 	f := cmd.Flags()
 	f.StringVar(&image, "image", "", "the controller manager's image (default: config/default's, ghcr.io/shepherd-io/shepherd-controller-manager:latest)")
 	f.BoolVar(&opts.Wait, "wait", true, "wait until the CRDs are Established and the controller manager is Available")
@@ -142,8 +142,8 @@ left, or pass --force to uninstall anyway.`,
 			return install.Uninstall(ctx, c, objs, opts)
 		},
 	}
-	hub.addTo(cmd)
-	hub.addKubeconfigAlias(cmd)
+	hub.AddTo(cmd)
+	hub.AddKubeconfigAlias(cmd)
 	f := cmd.Flags()
 	f.BoolVar(&opts.DeleteCRDs, "delete-crds", false, "delete Shepherd's CRDs too, and with them every policy, binding, Work and Cluster")
 	f.BoolVar(&opts.DeleteNamespace, "delete-namespace", false, "delete the namespace shepherd-system too, and with it the members' credentials")

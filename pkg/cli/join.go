@@ -3,13 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/membership"
@@ -21,20 +18,18 @@ import (
 const hubRequestTimeout = 15 * time.Second
 
 type joinOptions struct {
-	hubKubeconfig string
-	kubeconfig    string
-	context       string
-	provider      string
-	region        string
-	zone          string
-	labels        []string
-	namespace     string
-	timeout       time.Duration
-	force         bool
-	credentials   string
+	hub         hubFlags
+	kubeconfig  string
+	context     string
+	provider    string
+	region      string
+	zone        string
+	labels      []string
+	namespace   string
+	timeout     time.Duration
+	force       bool
+	credentials string
 }
-
-const hubKubeconfigUsage = "kubeconfig of the hub (default: $KUBECONFIG, else $HOME/.shepherd/kubeconfig as written by \"shepherd up\")"
 
 func newJoinCommand() *cobra.Command {
 	o := joinOptions{}
@@ -88,7 +83,7 @@ used from the hub: give a kubeconfig with a token or a client certificate.`,
 	f.StringArrayVar(&o.labels, "label", nil, "label KEY=VALUE for the Cluster; repeat for more")
 	f.StringVar(&o.namespace, "namespace", membership.DefaultNamespace, "hub namespace of the credentials Secret")
 	f.DurationVar(&o.timeout, "timeout", membership.DefaultProbeTimeout, "how long to wait for the member to answer")
-	f.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
+	o.hub.AddTo(cmd)
 	f.BoolVar(&o.force, "force", false, "re-point an existing NAME at a member with another identity (its workloads move there)")
 	f.StringVar(&o.credentials, "credentials", membership.CredentialsServiceAccount, "what the hub stores: service-account (a ServiceAccount with the documented ClusterRole shepherd:hub is created in the member; its short-lived token is stored and renewed) or kubeconfig (the given credentials as they are)")
 	return cmd
@@ -102,7 +97,7 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 	if err != nil {
 		return err
 	}
-	hub, _, err := hubClient(o.hubKubeconfig)
+	hub, _, err := hubClient(o.hub)
 	if err != nil {
 		return err
 	}
@@ -126,9 +121,9 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 }
 
 type unjoinOptions struct {
-	hubKubeconfig string
-	timeout       time.Duration
-	force         bool
+	hub     hubFlags
+	timeout time.Duration
+	force   bool
 }
 
 func newUnjoinCommand() *cobra.Command {
@@ -158,12 +153,12 @@ listed, and recorded in the ConfigMap shepherd-unjoined-NAME.`,
 	}
 	cmd.Flags().DurationVar(&o.timeout, "timeout", membership.DefaultUnjoinTimeout, "how long to wait for the Cluster to be deleted")
 	cmd.Flags().BoolVar(&o.force, "force", false, "after --timeout, remove the Cluster without reaching the member, recording what may remain there")
-	cmd.Flags().StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", hubKubeconfigUsage)
+	o.hub.AddTo(cmd)
 	return cmd
 }
 
 func runUnjoin(cmd *cobra.Command, name string, o unjoinOptions) error {
-	hub, where, err := hubClient(o.hubKubeconfig)
+	hub, where, err := hubClient(o.hub)
 	if err != nil {
 		return err
 	}
@@ -219,27 +214,17 @@ func parseLabels(flags []string) (map[string]string, error) {
 	return labels, nil
 }
 
-// hubClient builds a client of the hub from --hub-kubeconfig, else
-// $KUBECONFIG (which may list several files), else the kubeconfig that
-// "shepherd up" writes. It returns where the hub is, for messages.
-func hubClient(path string) (client.Client, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	source := "$KUBECONFIG"
-	switch {
-	case path != "":
-		rules.ExplicitPath, source = path, "--hub-kubeconfig "+path
-	case os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "":
-		rules.ExplicitPath = filepath.Join(defaultDataDir(), "kubeconfig")
-		source = rules.ExplicitPath
-	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+// hubClient builds a client of the hub (see package kubeconfig). It
+// returns where the hub is, for messages.
+func hubClient(f hubFlags) (client.Client, string, error) {
+	cfg, err := f.RestConfig()
 	if err != nil {
-		return nil, "", fmt.Errorf("hub kubeconfig (%s): %v; start a hub with \"shepherd up\" or pass --hub-kubeconfig", source, err)
+		return nil, "", err
 	}
 	cfg.Timeout = hubRequestTimeout
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		return nil, "", fmt.Errorf("hub at %s (%s): %w", cfg.Host, source, err)
+		return nil, "", fmt.Errorf("hub at %s: %w", cfg.Host, err)
 	}
 	return c, cfg.Host, nil
 }

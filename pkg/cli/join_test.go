@@ -42,7 +42,7 @@ func TestJoinRefusesBadInput(t *testing.T) {
 		{[]string{"join", "m1"}, "--kubeconfig is required"},
 		{[]string{"join", "m1", "--kubeconfig", "x", "--label", "novalue"}, `--label "novalue": want KEY=VALUE`},
 		{[]string{"join", "m1", "--kubeconfig", "x", "--label", "=v"}, `--label "=v": want KEY=VALUE`},
-		{[]string{"join", "m1", "--kubeconfig", "x"}, "hub kubeconfig ($KUBECONFIG)"},
+		{[]string{"join", "m1", "--kubeconfig", "x"}, "absent ($KUBECONFIG): "},
 		{[]string{"unjoin"}, "unjoin takes exactly one cluster NAME"},
 		{[]string{"unjoin", "UPPER"}, `invalid cluster NAME "UPPER"`},
 	} {

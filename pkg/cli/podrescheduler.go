@@ -7,8 +7,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
@@ -71,11 +71,9 @@ See docs/pod-rescheduling.md.`,
 }
 
 func runPodRescheduler(cmd *cobra.Command, f podReschedulerFlags) error {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context}).ClientConfig()
+	cfg, err := kubeconfig.Local(f.kubeconfig, f.context).Load()
 	if err != nil {
-		return fmt.Errorf("loading the cluster's client configuration: %w", err)
+		return err
 	}
 	log := newLogger(cmd.ErrOrStderr(), f.verbose)
 	redirectKlog(log, 0)

@@ -19,7 +19,7 @@ func TestPodReschedulerCommandFlags(t *testing.T) {
 	cmd.SetOut(new(bytes.Buffer))
 	cmd.SetErr(new(bytes.Buffer))
 	err := cmd.Execute()
-	if err == nil || !strings.Contains(err.Error(), "client configuration") {
+	if err == nil || !strings.Contains(err.Error(), "missing.kubeconfig (--kubeconfig): ") || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("missing kubeconfig: got %v", err)
 	}
 }

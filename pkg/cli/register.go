@@ -10,10 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/install"
+	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -73,7 +75,7 @@ issues new credentials for a registered Pull cluster.`,
 		Args: exactlyOneName("register"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runRegister(cmd, args[0], o) },
 	}
-	o.hub.addTo(cmd)
+	o.hub.AddTo(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.memberKubeconfig, "member-kubeconfig", "", "kubeconfig of the member, read once to record its identity (optional; nothing is stored)")
 	f.StringVar(&o.provider, "provider", "", "cloud provider or owner of the member, e.g. aws")
@@ -117,7 +119,7 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 			return fmt.Errorf("--hub-server %q: give the hub's API server URL as the member sees it, e.g. https://hub.example.com:6443", o.hubServer)
 		}
 	}
-	cfg, err := o.hub.restConfig()
+	cfg, err := o.hub.RestConfig()
 	if err != nil {
 		return err
 	}
@@ -194,4 +196,12 @@ func memberIdentity(ctx context.Context, path string) (string, error) {
 		return "", fmt.Errorf("--member-kubeconfig %s: reading the member's identity (the UID of its kube-system namespace): %w", path, err)
 	}
 	return id, nil
+}
+
+// memberConfig loads the member of --member-kubeconfig (see package
+// kubeconfig): the file, else the pod's ServiceAccount.
+func memberConfig(path string) (*rest.Config, error) {
+	l := kubeconfig.Member(path, "")
+	l.KubeconfigFlag, l.ContextFlag = "--member-kubeconfig", "--member-context"
+	return l.Load()
 }

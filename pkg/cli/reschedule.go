@@ -70,7 +70,7 @@ The command fails when a workload could not be rescheduled.`,
 			return o.run(cmd.Context(), c, spec, cmd.OutOrStdout())
 		},
 	}
-	o.hub.addTo(cmd)
+	o.hub.AddTo(cmd)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the TYPE/NAME workloads")
 	cmd.Flags().StringArrayVar(&o.policies, "policy", nil, "reschedule every workload of this PropagationPolicy (NAMESPACE/NAME; repeatable)")
 	cmd.Flags().StringArrayVar(&o.clusterPolicies, "cluster-policy", nil, "reschedule every workload of this ClusterPropagationPolicy (repeatable)")

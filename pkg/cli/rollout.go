@@ -84,8 +84,8 @@ func rolloutSubcommand(use, short, example string, run func(*rolloutOptions, con
 			return run(o, ctx, c, cmd.OutOrStdout(), key)
 		},
 	}
-	o.hub.addTo(cmd)
-	o.hub.addKubeconfigAlias(cmd)
+	o.hub.AddTo(cmd)
+	o.hub.AddKubeconfigAlias(cmd)
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the template (ignored for cluster-scoped kinds)")
 	if use == "status" {
 		cmd.Flags().StringVarP(&o.output, "output", "o", "", "json: the binding's status.rollout as JSON")

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
+	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 )
@@ -33,16 +34,7 @@ type upOptions struct {
 	verbose       int
 }
 
-func defaultDataDir() string {
-	if dir := os.Getenv("SHEPHERD_DATA_DIR"); dir != "" {
-		return dir
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".shepherd"
-	}
-	return filepath.Join(home, ".shepherd")
-}
+func defaultDataDir() string { return kubeconfig.DataDir() }
 
 func newUpCommand() *cobra.Command {
 	o := upOptions{}
