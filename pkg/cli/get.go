@@ -35,7 +35,9 @@ func newGetCommand() *cobra.Command {
   clusters     member clusters: readiness, version, topology, taints, nodes
   bindings     one row per binding: kind, replicas, Scheduled, FullyApplied
   placements   one row per workload: cluster -> replicas (health) for each target,
-               and [N unschedulable] for replicas Pending unschedulable there
+               and [N unschedulable] for replicas Pending unschedulable there,
+               [drifted] where the copy was edited in the member, [unclaimed]
+               on a workload whose policy was deleted
   rendered     TYPE/NAME: the manifest each cluster is sent (its share of the
                replicas, its override policies), with the override rules applied
 
@@ -207,8 +209,10 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 }
 
 // placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)"
-// (with "[1 unschedulable]" for replicas Pending unschedulable there), or
-// the unschedulable reason when there are no targets.
+// (with "[1 unschedulable]" for replicas Pending unschedulable there,
+// "[drifted]" where the copy was edited in the member, and "[unclaimed]"
+// when no policy governs the workload any longer), or the unschedulable
+// reason when there are no targets.
 func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) string {
 	if len(spec.Clusters) == 0 {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.ConditionScheduled); cond != nil && cond.Status != "True" {
@@ -218,9 +222,11 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 	}
 	health := map[string]string{}
 	pending := map[string]int32{}
+	drifted := map[string]bool{}
 	for _, s := range status.AggregatedStatus {
 		health[s.ClusterName] = string(s.Health)
 		pending[s.ClusterName] = s.UnschedulableReplicas
+		drifted[s.ClusterName] = s.Drifted
 		if !s.Applied && s.AppliedReason != "" {
 			// Why the copy is not applied (e.g. Conflict) says more
 			// than its health, which is Unknown then.
@@ -236,6 +242,9 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		if n := pending[t.Name]; n > 0 {
 			p += fmt.Sprintf(" [%d unschedulable]", n)
 		}
+		if drifted[t.Name] {
+			p += " [drifted]"
+		}
 		if spec.Suspension.Suspends(t.Name) {
 			p += " [suspended]"
 		}
@@ -244,5 +253,9 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		}
 		parts = append(parts, p)
 	}
-	return strings.Join(parts, ", ")
+	out := strings.Join(parts, ", ")
+	if workv1alpha1.Unclaimed(status) {
+		out += " [unclaimed]"
+	}
+	return out
 }

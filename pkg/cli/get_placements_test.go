@@ -1,6 +1,8 @@
 package cli
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"testing"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -16,5 +18,32 @@ func TestPlacementSummaryShowsUnschedulable(t *testing.T) {
 	want := "member1=4 (Healthy), member2=4 (Healthy) [2 unschedulable]"
 	if got := placementSummary(spec, status); got != want {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+func TestPlacementSummaryShowsDriftAndUnclaimed(t *testing.T) {
+	spec := &workv1alpha1.BindingSpec{Clusters: []workv1alpha1.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 1}}}
+	tests := []struct {
+		name   string
+		status *workv1alpha1.BindingStatus
+		want   string
+	}{
+		{name: "drifted copy", status: &workv1alpha1.BindingStatus{AggregatedStatus: []workv1alpha1.AggregatedStatusItem{
+			{ClusterName: "member1", Applied: true, Health: policyv1alpha1.ResourceHealthy},
+			{ClusterName: "member2", Applied: true, Health: policyv1alpha1.ResourceHealthy, Drifted: true},
+		}}, want: "member1=1 (Healthy), member2=1 (Healthy) [drifted]"},
+		{name: "drift held back", status: &workv1alpha1.BindingStatus{AggregatedStatus: []workv1alpha1.AggregatedStatusItem{
+			{ClusterName: "member1", Applied: false, AppliedReason: workv1alpha1.ReasonDriftHeld, Drifted: true},
+		}}, want: "member1=1 (DriftHeld) [drifted], member2=1"},
+		{name: "unclaimed", status: &workv1alpha1.BindingStatus{Conditions: []metav1.Condition{
+			{Type: workv1alpha1.ConditionClaimed, Status: metav1.ConditionFalse, Reason: workv1alpha1.ReasonPolicyDeleted},
+		}}, want: "member1=1, member2=1 [unclaimed]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := placementSummary(spec, tt.status); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

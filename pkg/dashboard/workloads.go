@@ -35,10 +35,13 @@ type WorkloadRow struct {
 	Name      string
 	// Policy is namespace/name of a PropagationPolicy, the name of a
 	// ClusterPropagationPolicy, or empty for a binding no policy governs.
-	Policy   string
-	Strategy string
-	Desired  int32
-	Ready    int32
+	Policy string
+	// Unclaimed: the policy was deleted or no longer selects the
+	// template; the workload stays where it is (workv1alpha1.Unclaimed).
+	Unclaimed bool
+	Strategy  string
+	Desired   int32
+	Ready     int32
 	// HasReady is false for kinds whose status reports no ready replicas.
 	HasReady bool
 	Health   string
@@ -55,6 +58,9 @@ type TargetBar struct {
 	// length of its bar.
 	Share  float64
 	Health string
+	// Drifted: the copy was edited in the member (its Work's Drifted
+	// condition).
+	Drifted bool
 }
 
 // Row builds a binding's row.
@@ -71,10 +77,13 @@ func Row(b Binding) WorkloadRow {
 			r.Policy = p.Namespace + "/" + p.Name
 		}
 	}
+	r.Unclaimed = workv1alpha1.Unclaimed(status)
 	health := map[string]policyv1alpha1.ResourceHealth{}
 	gk := schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind).GroupKind()
+	drifted := map[string]bool{}
 	for _, item := range status.AggregatedStatus {
 		health[item.ClusterName] = item.Health
+		drifted[item.ClusterName] = item.Drifted
 		if n, ok := kinds.ReadyReplicas(gk, item.Status); ok {
 			r.Ready += n
 			r.HasReady = true
@@ -89,7 +98,7 @@ func Row(b Binding) WorkloadRow {
 		if h == "" {
 			h = string(policyv1alpha1.ResourceUnknown)
 		}
-		r.Targets = append(r.Targets, TargetBar{Cluster: t.Name, Replicas: t.Replicas, Health: h})
+		r.Targets = append(r.Targets, TargetBar{Cluster: t.Name, Replicas: t.Replicas, Health: h, Drifted: drifted[t.Name]})
 		largest = max(largest, t.Replicas)
 	}
 	for i := range r.Targets {

@@ -21,6 +21,7 @@ func knownTypes() []runtime.Object {
 // that the API server never prunes one silently; the fields Shepherd does
 // not implement yet are refused with a message naming them.
 // +kubebuilder:validation:XValidation:rule="!has(self.association) || !self.association",message="spec.association is not supported (Karmada deprecated it for propagateDeps); remove it"
+// +kubebuilder:validation:XValidation:rule="!(has(self.applyStrategy) && has(self.applyStrategy.whenToTakeOver) && self.applyStrategy.whenToTakeOver == 'IfNoDiff' && has(self.conflictResolution) && self.conflictResolution == 'Overwrite')",message="spec.applyStrategy.whenToTakeOver: IfNoDiff takes over only objects that already match, spec.conflictResolution: Overwrite takes over any object: set conflictResolution to Abort, or remove whenToTakeOver"
 type PropagationSpec struct {
 	// ResourceSelectors pick the resource templates this policy governs.
 	// +kubebuilder:validation:MinItems=1
@@ -60,6 +61,11 @@ type PropagationSpec struct {
 	// +kubebuilder:default=Abort
 	// +optional
 	ConflictResolution ConflictResolution `json:"conflictResolution,omitempty"`
+
+	// ApplyStrategy says how copies are written into members and what
+	// happens to fields changed there (drift). See docs/drift.md.
+	// +optional
+	ApplyStrategy *ApplyStrategy `json:"applyStrategy,omitempty"`
 
 	// ActivationPreference Lazy defers policy changes for a template until
 	// the template itself changes. Empty applies them at once.

@@ -196,6 +196,10 @@ type BindingSpec struct {
 	// +optional
 	ConflictResolution policyv1alpha1.ConflictResolution `json:"conflictResolution,omitempty"`
 
+	// ApplyStrategy copied from the policy.
+	// +optional
+	ApplyStrategy *policyv1alpha1.ApplyStrategy `json:"applyStrategy,omitempty"`
+
 	// Suspension copied from the policy.
 	// +optional
 	Suspension *policyv1alpha1.Suspension `json:"suspension,omitempty"`
@@ -329,6 +333,14 @@ type AggregatedStatusItem struct {
 	// UnschedulableSince is when the oldest of them became unschedulable.
 	// +optional
 	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
+	// Drifted is true while fields Shepherd applied to the copy were
+	// changed in the member (the Work's Drifted condition); DriftMessage
+	// says which.
+	// +optional
+	Drifted bool `json:"drifted,omitempty"`
+	// DriftMessage is the Work's Drifted message.
+	// +optional
+	DriftMessage string `json:"driftMessage,omitempty"`
 }
 
 // BindingStatus is the status shared by both binding kinds.

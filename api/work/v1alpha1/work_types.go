@@ -35,6 +35,10 @@ type WorkSpec struct {
 	// this Work did not create or adopt; Overwrite adopts it.
 	// +optional
 	ConflictResolution policyv1alpha1.ConflictResolution `json:"conflictResolution,omitempty"`
+	// ApplyStrategy copied from the binding: how the manifests are written
+	// and what happens to drift.
+	// +optional
+	ApplyStrategy *policyv1alpha1.ApplyStrategy `json:"applyStrategy,omitempty"`
 }
 
 // WorkloadTemplate holds manifests.
@@ -94,11 +98,23 @@ type ManifestStatus struct {
 	// lastTransitionTime; unset when none is unschedulable.
 	// +optional
 	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
+	// AppliedHash identifies what Shepherd last applied for this manifest:
+	// drift is judged against it (written by the execution controller).
+	// +optional
+	AppliedHash string `json:"appliedHash,omitempty"`
+	// AppliedGeneration is the member object's generation right after
+	// Shepherd's last apply: a later one means someone changed its spec.
+	// +optional
+	AppliedGeneration int64 `json:"appliedGeneration,omitempty"`
+	// Drift says how the member object differs from what Shepherd applied
+	// or would send; unset when it does not.
+	// +optional
+	Drift *ManifestDrift `json:"drift,omitempty"`
 }
 
 // WorkStatus is the applied status of a Work.
 type WorkStatus struct {
-	// Conditions: Applied.
+	// Conditions: Applied, Dispatching, Drifted.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -116,6 +132,7 @@ type WorkStatus struct {
 // +kubebuilder:resource:categories=shepherd
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=`.metadata.labels.work\.shepherd\.io/cluster`
 // +kubebuilder:printcolumn:name="Applied",type=string,JSONPath=`.status.conditions[?(@.type=="Applied")].status`
+// +kubebuilder:printcolumn:name="Drifted",type=string,JSONPath=`.status.conditions[?(@.type=="Drifted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Work struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -152,6 +152,13 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	if spec.ConflictResolution == policyv1alpha1.ConflictOverwrite {
 		ws["conflictResolution"] = string(policyv1alpha1.ConflictOverwrite)
 	}
+	if as := applyStrategyOf(spec.ApplyStrategy); as != nil {
+		m := make(map[string]any, len(as))
+		for k, v := range as {
+			m[k] = v
+		}
+		ws["applyStrategy"] = m
+	}
 	w := &unstructured.Unstructured{Object: map[string]any{"spec": ws}}
 	w.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind("Work"))
 	w.SetNamespace(names.ExecutionNamespace(cluster))
@@ -188,6 +195,10 @@ func upToDate(existing *workv1alpha1.Work, desired *unstructured.Unstructured) b
 		string(existing.Spec.ConflictResolution) != conflict {
 		return false
 	}
+	as, _, _ := unstructured.NestedStringMap(desired.Object, "spec", "applyStrategy")
+	if !maps.Equal(applyStrategyOf(existing.Spec.ApplyStrategy), as) {
+		return false
+	}
 	ms := existing.Spec.Workload.Manifests
 	if len(ms) != 1 {
 		return false
@@ -208,4 +219,27 @@ func sameJSON(raw []byte, obj any) bool {
 		return false
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// applyStrategyOf is the Work's spec.applyStrategy for s: only the fields
+// that differ from the defaults, nil when none does, so that Works of
+// policies without one do not change.
+func applyStrategyOf(s *policyv1alpha1.ApplyStrategy) map[string]string {
+	if s == nil {
+		return nil
+	}
+	out := map[string]string{}
+	if s.Type != "" && s.Type != policyv1alpha1.ApplyServerSide {
+		out["type"] = string(s.Type)
+	}
+	if s.WhenToApply != "" && s.WhenToApply != policyv1alpha1.ApplyAlways {
+		out["whenToApply"] = string(s.WhenToApply)
+	}
+	if s.WhenToTakeOver != "" && s.WhenToTakeOver != policyv1alpha1.TakeOverAlways {
+		out["whenToTakeOver"] = string(s.WhenToTakeOver)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

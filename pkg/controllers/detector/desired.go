@@ -39,8 +39,8 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // desiredBinding is the binding the detector wants for tmpl governed by p,
 // holding only the fields the detector owns: the policy labels, the owner
 // reference to the template, and spec.resource, policyRef, replicas,
-// replicaRequirements, placement, failover, propagateDeps, schedulerName
-// and the life-cycle fields (schedulePriority is resolved by the reconciler). spec.clusters, rescheduleTriggeredAt, the eviction fields
+// replicaRequirements, placement, failover, propagateDeps, schedulerName,
+// applyStrategy and the life-cycle fields (schedulePriority is resolved by the reconciler). spec.clusters, rescheduleTriggeredAt, the eviction fields
 // and the status belong to other controllers and are left unset, so
 // applying this never touches them.
 //
@@ -105,6 +105,7 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	spec.PropagateDeps = ps.PropagateDeps
 	spec.SchedulerName = ps.SchedulerName
 	spec.ConflictResolution = ps.ConflictResolution
+	spec.ApplyStrategy = ps.ApplyStrategy.DeepCopy()
 	spec.Suspension = ps.Suspension.DeepCopy()
 	spec.PreserveResourcesOnDeletion = ptr.Deref(ps.PreserveResourcesOnDeletion, false)
 	spec.Rollout = ps.Rollout.DeepCopy()
@@ -156,6 +157,7 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		e.PropagateDeps == d.PropagateDeps &&
 		e.SchedulerName == d.SchedulerName &&
 		e.ConflictResolution == d.ConflictResolution &&
+		equality.Semantic.DeepEqual(e.ApplyStrategy, d.ApplyStrategy) &&
 		equality.Semantic.DeepEqual(e.Suspension, d.Suspension) &&
 		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion &&
 		equality.Semantic.DeepEqual(e.Rollout, d.Rollout) &&

@@ -3,6 +3,7 @@ package execution
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -129,42 +130,78 @@ func ownerOf(obj *unstructured.Unstructured) string {
 // by someone else between the read and the write).
 const maxApplyAttempts = 3
 
-// applyManifest writes one manifest to the member and returns the object as
-// the member stored it. It never modifies an object that the Work does
-// not own, unless the Work's conflict resolution is Overwrite (adoption):
+// manifestResult is what happened to one manifest's member object.
+type manifestResult struct {
+	// obj is the member object as written or read; nil when missing.
+	obj *unstructured.Unstructured
+	// hash and generation record an apply (hash empty: nothing applied).
+	hash       string
+	generation int64
+	// drift is the object's drift or difference now (nil: none).
+	drift *workv1alpha1.ManifestDrift
+	// verdict is what was decided (see decideApply).
+	verdict verdict
+	// overwritten is the drift an apply just put back.
+	overwritten *workv1alpha1.ManifestDrift
+}
+
+// applyManifest decides about one manifest (decideApply) and writes it to
+// the member. It never modifies an object that the Work does not own,
+// unless the Work takes it over (conflictResolution: Overwrite, or
+// whenToTakeOver: IfNoDiff and it already matches):
 //   - a missing object is created with a plain create, which fails rather
 //     than merge into an object someone else created in the meantime;
 //   - an existing object is server-side applied with force (Shepherd's
-//     intent wins over edits made in the member) only once its annotation
-//     names this Work, and with its UID as a precondition, so the write
-//     fails rather than reach an object that replaced it since the read;
-//     the fields a member controller owns keep the member's values
-//     (Interpreter.Retain: e.g. replicas a member's HPA scales).
+//     intent wins over edits made in the member, unless whenToApply is
+//     IfNotDrifted) only once its annotation names this Work, and with its
+//     UID as a precondition, so the write fails rather than reach an
+//     object that replaced it since the read; the fields a member
+//     controller owns keep the member's values (interpreter.Retain: e.g.
+//     replicas a member's HPA scales).
+//
+// Before writing, the member object is compared with what Shepherd last
+// applied (prev.AppliedHash) to find drift (judgeDrift). full says whether
+// this pass applies or only looks for drift.
 //
 // A conflict under Abort returns a *ConflictError. A missing namespace is
 // created and the write retried.
-func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients, work *workv1alpha1.Work, mf *manifest) (*unstructured.Unstructured, error) {
+func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients, work *workv1alpha1.Work, mf *manifest, prev *workv1alpha1.ManifestStatus, full bool) (manifestResult, error) {
 	ri, err := resourceFor(c, &mf.id)
 	if err != nil {
-		return nil, err
+		return manifestResult{}, err
 	}
 	if r.Options.Fence != nil {
 		if err := r.Options.Fence(); err != nil {
-			return nil, err
-		}
-	}
-	if mf.id.Namespace != "" {
-		if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
-			return nil, err
+			return manifestResult{}, err
 		}
 	}
 	key := workKey(work)
 	obj := memberObject(key, mf)
+	hash := appliedHash(obj.Object)
+	var prevDrift *workv1alpha1.ManifestDrift
+	prevHash := ""
+	if prev != nil {
+		prevDrift, prevHash = prev.Drift, prev.AppliedHash
+	}
+	now := metav1.Now()
+	facts := applyFacts{strategy: work.Spec.ApplyStrategy, conflict: work.Spec.ConflictResolution, full: full, unchanged: prevHash == hash}
 	var lastErr error
 	for range maxApplyAttempts {
 		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
+			facts.exists = false
+			switch v := decideApply(facts); v {
+			case verdictReport:
+				return manifestResult{verdict: v, drift: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Missing: true, FirstSeenTime: firstSeen(prevDrift, workv1alpha1.DriftDiff, now)}}, nil
+			case verdictWait:
+				return manifestResult{verdict: v}, nil
+			}
+			if mf.id.Namespace != "" {
+				if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
+					return manifestResult{}, err
+				}
+			}
 			if r.beforeCreate != nil {
 				r.beforeCreate(obj.GetName())
 			}
@@ -173,27 +210,94 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 				lastErr = err
 				continue // someone else created it just now: decide again
 			}
-			return created, err
-		case err != nil:
-			return nil, err
-		}
-		if owner := ownerOf(live); owner != key {
-			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
-				return nil, err
+			if err != nil {
+				return manifestResult{}, err
 			}
+			return manifestResult{obj: created, hash: hash, generation: created.GetGeneration(), verdict: verdictCreate}, nil
+		case err != nil:
+			return manifestResult{}, err
 		}
+		owner := ownerOf(live)
 		desired := obj.DeepCopy()
 		if err := r.kinds().Retain(desired, live); err != nil {
-			return nil, err
+			return manifestResult{}, err
+		}
+		facts.exists, facts.owned, facts.owner = true, owner == key, owner
+		var drift *workv1alpha1.ManifestDrift
+		if facts.owned && !facts.strategy.ReportsDiff() {
+			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration()}, now)
+			facts.drifted = drift != nil
+		} else {
+			diff := diffFields(withoutMarks(desired).Object, live.Object)
+			facts.differs = len(diff) > 0
+			if facts.differs {
+				drift = newDrift(workv1alpha1.DriftDiff, diff, live.GetGeneration(), prevDrift, now)
+			}
+		}
+		res := manifestResult{obj: live, drift: drift, verdict: decideApply(facts)}
+		switch res.verdict {
+		case verdictReport, verdictHold:
+			return res, nil
+		case verdictWait:
+			if !facts.owned {
+				res.drift = prevDrift // decided by the last full pass
+			}
+			return res, nil
+		case verdictConflict:
+			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
+				var ce *ConflictError
+				if errors.As(err, &ce) && drift != nil && facts.strategy.TakesOverIfNoDiff() && owner == "" {
+					ce.Diff = describeDrift(drift)
+				} else {
+					res.drift = nil // a plain conflict: how it differs is not asked for
+				}
+				res.obj = nil
+				return res, err
+			}
+			// mayAdopt let it through: not a conflict after all.
+		case verdictAdopt:
+			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
+				res.obj, res.drift = nil, nil
+				return res, err
+			}
+		}
+		if mf.id.Namespace != "" {
+			if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
+				return manifestResult{}, err
+			}
 		}
 		applied, err := applyObject(ctx, ri, desired, live.GetUID())
 		if objectReplaced(err) {
 			lastErr = err
 			continue
 		}
-		return applied, err
+		if err != nil {
+			return manifestResult{}, err
+		}
+		res.obj, res.hash, res.generation, res.drift = applied, hash, applied.GetGeneration(), nil
+		if facts.owned && drift != nil {
+			res.overwritten = drift
+		}
+		return res, nil
 	}
-	return nil, fmt.Errorf("the member object kept changing while being written: %w", lastErr)
+	return manifestResult{}, fmt.Errorf("the member object kept changing while being written: %w", lastErr)
+}
+
+// firstSeen keeps prev's first-seen time when prev is of type typ.
+func firstSeen(prev *workv1alpha1.ManifestDrift, typ workv1alpha1.DriftType, now metav1.Time) metav1.Time {
+	if prev != nil && prev.Type == typ {
+		return prev.FirstSeenTime
+	}
+	return now
+}
+
+// withoutMarks is obj without Shepherd's label and annotation: what an
+// object Shepherd did not write is compared with.
+func withoutMarks(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	out := obj.DeepCopy()
+	unstructured.RemoveNestedField(out.Object, "metadata", "labels", workv1alpha1.LabelManagedBy)
+	unstructured.RemoveNestedField(out.Object, "metadata", "annotations", workv1alpha1.AnnotationWork)
+	return out
 }
 
 // createObject creates obj, creating its namespace first when the member

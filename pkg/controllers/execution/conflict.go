@@ -28,6 +28,9 @@ type ConflictError struct {
 	// OwnerExists: the owning Work is still on the hub, so even
 	// Overwrite does not take the object from it.
 	OwnerExists bool
+	// Diff says how the object differs from what would be sent, when
+	// whenToTakeOver: IfNoDiff declined to take it over for that.
+	Diff string
 }
 
 func (e *ConflictError) Error() string {
@@ -39,6 +42,11 @@ func (e *ConflictError) Error() string {
 	case e.Owner != "":
 		return fmt.Sprintf("conflict: %s already exists in cluster %s and belongs to Work %s, not to this one; Shepherd leaves it untouched. "+
 			"To adopt it, set spec.conflictResolution: Overwrite on the policy", e.Object, e.Cluster, e.Owner)
+	}
+	if e.Diff != "" {
+		return fmt.Sprintf("conflict: %s already exists in cluster %s, was not created by Shepherd, and differs from what would be sent "+
+			"(%s), so applyStrategy.whenToTakeOver: IfNoDiff leaves it untouched. Make them match, or set spec.conflictResolution: Overwrite "+
+			"without whenToTakeOver to adopt it anyway", e.Object, e.Cluster, e.Diff)
 	}
 	return fmt.Sprintf("conflict: %s already exists in cluster %s and was not created by Shepherd; Shepherd leaves it untouched. "+
 		"To adopt it, set spec.conflictResolution: Overwrite on the policy (or remove the object from the member)", e.Object, e.Cluster)

@@ -53,6 +53,8 @@ type Reconciler struct {
 
 	breaker *breaker
 	limiter *limiter
+	// stamps remembers each Work's last full apply (see applyDue).
+	stamps stamps
 
 	// beforeCreate, when set (by tests), runs between reading that a member
 	// object is missing and creating it: the window in which someone else
@@ -61,7 +63,10 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers the controller: Works in execution namespaces
-// (spec changes and deletions; its own status writes do not retrigger it),
+// (spec changes and deletions, and status writes of the work status
+// controller saying that a member object's generation moved past the one
+// Shepherd applied: someone edited it, see memberEdited; its own status
+// writes do not retrigger it),
 // and the Works of a Cluster whose readiness changes or which goes away.
 func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	r.Options = r.Options.withDefaults()
@@ -83,7 +88,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	deleting := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}
 	b := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
-		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting))).
+		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting, memberEdited()))).
 		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged()))
 	if r.Options.PullCluster == "" {
 		// An agent reaches its member with its own credentials.

@@ -78,7 +78,7 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	moved := dep
 	moved.Ordinal = 1
 	svc := workv1alpha1.ResourceIdentifier{Ordinal: 0, Version: "v1", Kind: "Service", Namespace: "a", Name: "web"}
-	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, nil)
+	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, nil, nil)
 	if len(got) != 2 || got[0].Status != nil || got[0].Health != "" ||
 		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].Health != policyv1alpha1.ResourceHealthy || got[1].Generation != 4 {
 		t.Errorf("manifestStatuses = %+v", got)
@@ -88,7 +88,7 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	got = manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, map[int]interpreter.Observation{
 		0: {Health: policyv1alpha1.ResourceHealthy, Generation: 1},
 		1: {Status: fresh, Health: policyv1alpha1.ResourceUnhealthy, Generation: 5},
-	})
+	}, nil)
 	if len(got) != 2 || got[0].Health != policyv1alpha1.ResourceHealthy || got[0].Generation != 1 ||
 		got[1].Status != fresh || got[1].Health != policyv1alpha1.ResourceUnhealthy || got[1].Generation != 5 {
 		t.Errorf("manifestStatuses with observations = %+v", got)

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -50,8 +49,10 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		applyTotal.WithLabelValues("failure").Inc()
 		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonOutOfScope, err.Error())
 	}
+	full := r.applyDue(work)
 	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
 	observed := make(map[int]interpreter.Observation, len(manifests))
+	results := make(map[int]manifestResult, len(manifests))
 	var failures []string
 	var unreachable error
 	retry := false
@@ -64,9 +65,11 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		case unreachable != nil:
 			err = errors.New("not attempted: the member did not answer")
 		default:
-			var obj *unstructured.Unstructured
-			obj, err = r.applyManifest(ctx, clients, work, mf)
-			if err == nil && r.Options.Interpreter != nil {
+			var res manifestResult
+			res, err = r.applyManifest(ctx, clients, work, mf, previous(work.Status.ManifestStatuses, mf.id), full)
+			results[i] = res
+			obj := res.obj
+			if err == nil && obj != nil && r.Options.Interpreter != nil {
 				// The member's answer is the object's current state: its
 				// status goes into the Work with the Applied condition,
 				// in one write, rather than in a second one by the work
@@ -108,11 +111,26 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		failures = append(failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
 		retry = true
 	default:
-		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids, observed)
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids, observed, results)
 	}
 	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
 		Message: fmt.Sprintf("%d manifests applied to cluster %s", len(manifests), cluster.Name)}
 	result := "success"
+	sum := summarize(manifests, results)
+	switch {
+	case len(failures) > 0:
+	case work.Spec.ApplyStrategy.ReportsDiff():
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonReportDiff, "reportdiff"
+		cond.Message = truncate(sum.reportMessage(len(manifests), cluster.Name), maxMessage)
+	case sum.held > 0:
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonDriftHeld, "held"
+		cond.Message = truncate(fmt.Sprintf("%d of %d manifests held back in cluster %s: their member objects drifted and applyStrategy.whenToApply is IfNotDrifted (see the Drifted condition)",
+			sum.held, len(manifests), cluster.Name), maxMessage)
+	}
+	drifted, driftChanged := driftCondition(work, sum)
+	if drifted != nil {
+		meta.SetStatusCondition(&status.Conditions, *drifted)
+	}
 	if len(failures) > 0 {
 		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
 		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
@@ -128,7 +146,13 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	if err := r.writeStatus(ctx, work, status, cond); err != nil {
 		return reconcile.Result{}, err
 	}
+	r.reportDrift(work, drifted, driftChanged, sum)
+	if full {
+		r.stamps.Store(key, applyStamp{generation: work.Generation, at: time.Now()})
+	}
 	switch {
+	case !full:
+		return reconcile.Result{RequeueAfter: r.untilDue(work)}, nil
 	case retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
 	case conflicts > 0 || refusedNS > 0:
@@ -202,8 +226,10 @@ func containsObject(ids []workv1alpha1.ResourceIdentifier, id workv1alpha1.Resou
 }
 
 // manifestStatuses lists the current identifiers, keeping the status and
-// health the status controller collected for objects that stay.
-func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]interpreter.Observation) []workv1alpha1.ManifestStatus {
+// health the status controller collected for objects that stay, and
+// recording what each manifest's apply did (results: what was applied,
+// and the drift).
+func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]interpreter.Observation, results map[int]manifestResult) []workv1alpha1.ManifestStatus {
 	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
 	for i, id := range ids {
 		ms := workv1alpha1.ManifestStatus{Identifier: id}
@@ -213,11 +239,18 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
 				ms.Status, ms.Health, ms.Generation = p.Status, p.Health, p.Generation
 				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
+				ms.AppliedHash, ms.AppliedGeneration, ms.Drift = p.AppliedHash, p.AppliedGeneration, p.Drift
 				break
 			}
 		}
 		if o, ok := observed[i]; ok {
 			ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
+		}
+		if res, ok := results[i]; ok && res.verdict != "" {
+			if res.hash != "" {
+				ms.AppliedHash, ms.AppliedGeneration = res.hash, res.generation
+			}
+			ms.Drift = res.drift
 		}
 		out = append(out, ms)
 	}

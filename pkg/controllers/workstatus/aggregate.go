@@ -85,6 +85,9 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 				item.AppliedMessage, item.AppliedReason = c.Message, c.Reason
 			}
 		}
+		if c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionDrifted); c != nil && c.Status == metav1.ConditionTrue {
+			item.Drifted, item.DriftMessage = true, c.Message
+		}
 		if ms := templateManifest(ref, w.Status.ManifestStatuses); ms != nil {
 			item.Status = ms.Status
 			item.UnschedulableReplicas, item.UnschedulableSince = ms.UnschedulableReplicas, ms.UnschedulableSince

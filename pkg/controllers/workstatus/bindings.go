@@ -132,13 +132,20 @@ func (r *bindingReconciler[T, PT]) recordHealthChanges(b PT, prev, items []workv
 	type state struct {
 		health  policyv1alpha1.ResourceHealth
 		settled bool
+		drifted bool
 	}
 	was := make(map[string]state, len(prev))
 	for _, p := range prev {
-		was[p.ClusterName] = state{p.Health, p.Settled}
+		was[p.ClusterName] = state{p.Health, p.Settled, p.Drifted}
 	}
 	for _, item := range items {
 		before, seen := was[item.ClusterName]
+		if item.Drifted && !before.drifted {
+			// The copy was edited in the member: said on the binding too,
+			// where its owners look (the Work's event has the detail).
+			r.recorder.Eventf(b, nil, corev1.EventTypeWarning, "Drifted", "CollectStatus", "%s",
+				bindingutil.Note("cluster "+item.ClusterName+": "+item.DriftMessage))
+		}
 		if !seen || !before.settled || before.health == item.Health {
 			continue
 		}

@@ -1,0 +1,87 @@
+package execution
+
+import (
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+)
+
+// verdict is what to do with one manifest's member object.
+type verdict string
+
+const (
+	// verdictCreate: the member lacks the object; create it.
+	verdictCreate verdict = "Create"
+	// verdictApply: the Work owns the object; server-side apply it.
+	verdictApply verdict = "Apply"
+	// verdictAdopt: take over an object the Work does not own
+	// (conflictResolution: Overwrite, or whenToTakeOver: IfNoDiff and it
+	// already matches), then apply it.
+	verdictAdopt verdict = "Adopt"
+	// verdictHold: the object drifted and whenToApply is IfNotDrifted:
+	// leave it as it is.
+	verdictHold verdict = "Hold"
+	// verdictReport: type ReportDiff: write nothing, report the difference.
+	verdictReport verdict = "Report"
+	// verdictConflict: an object the Work does not own and may not take.
+	verdictConflict verdict = "Conflict"
+	// verdictWait: nothing to write in this pass (a pass that only looks
+	// for drift); the next apply writes.
+	verdictWait verdict = "Wait"
+)
+
+// applyFacts is what deciding about one manifest needs.
+type applyFacts struct {
+	strategy *policyv1alpha1.ApplyStrategy
+	conflict policyv1alpha1.ConflictResolution
+	// full: this pass applies (the Work changed, the periodic apply is
+	// due, or the last one did not succeed); otherwise it only looks for
+	// drift after a member object changed.
+	full bool
+	// exists: the member has the object; owned: its annotation names
+	// this Work; owner: that annotation ("" when Shepherd never wrote it).
+	exists, owned bool
+	owner         string
+	// drifted: fields Shepherd applied were changed in the member.
+	drifted bool
+	// differs: the member object differs from what would be sent (its
+	// Shepherd label and annotation aside).
+	differs bool
+	// unchanged: what would be sent is what was last applied.
+	unchanged bool
+}
+
+// decideApply says what to do with one manifest. Whatever it says, an
+// object Shepherd did not create or adopt is never written but by
+// verdictAdopt, which the reconciler still checks against an owning Work
+// that exists (mayAdopt).
+func decideApply(f applyFacts) verdict {
+	if f.strategy.ReportsDiff() {
+		return verdictReport
+	}
+	if !f.exists {
+		if f.full {
+			return verdictCreate
+		}
+		return verdictWait
+	}
+	if !f.owned {
+		switch {
+		case !f.full:
+			return verdictWait
+		case f.conflict == policyv1alpha1.ConflictOverwrite:
+			return verdictAdopt
+		case f.owner == "" && f.strategy.TakesOverIfNoDiff() && !f.differs:
+			return verdictAdopt
+		}
+		return verdictConflict
+	}
+	switch {
+	case f.drifted && f.strategy.HoldsDrift():
+		return verdictHold
+	case f.full:
+		return verdictApply
+	case !f.unchanged && !f.drifted:
+		// An update held back earlier (the drift is resolved now).
+		return verdictApply
+	}
+	return verdictWait
+}

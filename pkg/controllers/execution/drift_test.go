@@ -1,0 +1,200 @@
+package execution
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+func deployment(image string, replicas any, extra map[string]any) map[string]any {
+	spec := map[string]any{
+		"replicas": replicas,
+		"template": map[string]any{"spec": map[string]any{"containers": []any{
+			map[string]any{"name": "web", "image": image, "resources": map[string]any{"requests": map[string]any{"cpu": "100m"}}},
+		}}},
+	}
+	for k, v := range extra {
+		spec[k] = v
+	}
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "shop", "labels": map[string]any{"app": "web"}, "resourceVersion": "9", "uid": "u"},
+		"spec":     spec,
+	}
+}
+
+func TestDiffFields(t *testing.T) {
+	hub := deployment("nginx:1", int64(3), nil)
+	tests := []struct {
+		name   string
+		member map[string]any
+		want   []string // paths
+	}{
+		{name: "same, with the member's defaults and metadata", member: func() map[string]any {
+			m := deployment("nginx:1", float64(3), map[string]any{"progressDeadlineSeconds": int64(600)})
+			m["status"] = map[string]any{"replicas": int64(3)}
+			m["metadata"].(map[string]any)["generation"] = int64(4)
+			return m
+		}()},
+		{name: "image edited", member: deployment("nginx:2", int64(3), nil), want: []string{"spec.template.spec.containers[0].image"}},
+		{name: "replicas edited", member: deployment("nginx:1", int64(5), nil), want: []string{"spec.replicas"}},
+		{name: "a quantity written another way is the same", member: func() map[string]any {
+			m := deployment("nginx:1", int64(3), nil)
+			c := m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+			c["resources"] = map[string]any{"requests": map[string]any{"cpu": "0.1"}}
+			return m
+		}()},
+		{name: "a label of Shepherd's removed", member: func() map[string]any {
+			m := deployment("nginx:1", int64(3), nil)
+			m["metadata"].(map[string]any)["labels"] = map[string]any{}
+			return m
+		}(), want: []string{"metadata.labels.app"}},
+		{name: "a container added", member: func() map[string]any {
+			m := deployment("nginx:1", int64(3), nil)
+			ps := m["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+			ps["containers"] = append(ps["containers"].([]any), map[string]any{"name": "sidecar"})
+			return m
+		}(), want: []string{"spec.template.spec.containers"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := diffFields(hub, tt.member)
+			var paths []string
+			for _, f := range got {
+				paths = append(paths, f.Path)
+			}
+			if strings.Join(paths, ",") != strings.Join(tt.want, ",") {
+				t.Fatalf("diff paths %v, want %v (%+v)", paths, tt.want, got)
+			}
+		})
+	}
+}
+
+func TestDiffIsBoundedAndDeterministic(t *testing.T) {
+	hub := map[string]any{"data": map[string]any{}}
+	member := map[string]any{"data": map[string]any{}}
+	for i := range 40 {
+		k := string(rune('a'+i%26)) + strings.Repeat("x", i/26)
+		hub["data"].(map[string]any)[k] = strings.Repeat("h", 400)
+		member["data"].(map[string]any)[k] = "m"
+	}
+	first := diffFields(hub, member)
+	for range 5 {
+		again := diffFields(hub, member)
+		for i := range first {
+			if first[i] != again[i] {
+				t.Fatal("diff order depends on map order")
+			}
+		}
+	}
+	d := newDrift(workv1alpha1.DriftDrifted, first, 1, nil, metav1.Now())
+	if len(d.Fields) != workv1alpha1.MaxDriftFields || d.MoreFields != 40-workv1alpha1.MaxDriftFields {
+		t.Errorf("kept %d fields, %d more", len(d.Fields), d.MoreFields)
+	}
+	for _, f := range d.Fields {
+		if len(f.Hub) > workv1alpha1.MaxDriftValue {
+			t.Errorf("value of %d characters", len(f.Hub))
+		}
+	}
+}
+
+func TestJudgeDrift(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := metav1.NewTime(t0.Add(time.Minute))
+	applied := deployment("nginx:1", int64(3), nil)
+	edited := deployment("nginx:2", int64(3), nil)
+	newer := deployment("nginx:3", int64(3), nil)
+	recorded := &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDrifted, FirstSeenTime: t0,
+		Fields: []workv1alpha1.FieldDiff{{Path: "spec.template.spec.containers[0].image", Member: `"nginx:2"`, Hub: `"nginx:1"`}}}
+	tests := []struct {
+		name      string
+		in        driftInput
+		drifted   bool
+		firstSeen metav1.Time
+	}{
+		{name: "member as applied", in: driftInput{hub: applied, member: applied, unchanged: true}},
+		{name: "member edited", in: driftInput{hub: applied, member: edited, unchanged: true}, drifted: true, firstSeen: now},
+		{name: "still edited keeps the first-seen time", in: driftInput{hub: applied, member: edited, unchanged: true, prev: recorded}, drifted: true, firstSeen: t0},
+		{name: "a template edit is no drift", in: driftInput{hub: newer, member: applied}},
+		{name: "a template edit over a recorded drift keeps it", in: driftInput{hub: newer, member: edited, prev: recorded}, drifted: true, firstSeen: t0},
+		{name: "the member edit undone resolves it though the template moved on", in: driftInput{hub: newer, member: applied, prev: recorded}},
+		{name: "a recorded difference (ReportDiff) is no drift", in: driftInput{hub: newer, member: edited,
+			prev: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Fields: recorded.Fields}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := judgeDrift(tt.in, now)
+			if (d != nil) != tt.drifted {
+				t.Fatalf("drift %+v, want drifted %v", d, tt.drifted)
+			}
+			if d != nil && !d.FirstSeenTime.Equal(&tt.firstSeen) {
+				t.Errorf("first seen %v, want %v", d.FirstSeenTime, tt.firstSeen)
+			}
+			if d != nil && (len(d.Fields) != 1 || d.Fields[0].Member != `"nginx:2"` || d.Fields[0].Hub != `"nginx:1"`) {
+				t.Errorf("fields %+v", d.Fields)
+			}
+		})
+	}
+}
+
+func TestValueAtReadsDiffPaths(t *testing.T) {
+	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a.b/c[d]": "v"}},
+		"spec": map[string]any{"xs": []any{map[string]any{"y": int64(1)}}}}
+	for _, f := range diffFields(obj, map[string]any{}) {
+		if valueAt(obj, f.Path) == nil {
+			t.Errorf("valueAt(%q) found nothing", f.Path)
+		}
+	}
+	if got := valueAt(obj, "spec.xs[3].y"); got != nil {
+		t.Errorf("out of range: %v", got)
+	}
+}
+
+func TestDecideApply(t *testing.T) {
+	ssa := &policyv1alpha1.ApplyStrategy{}
+	hold := &policyv1alpha1.ApplyStrategy{WhenToApply: policyv1alpha1.ApplyIfNotDrifted}
+	report := &policyv1alpha1.ApplyStrategy{Type: policyv1alpha1.ApplyReportDiff}
+	ifNoDiff := &policyv1alpha1.ApplyStrategy{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff}
+	tests := []struct {
+		name string
+		f    applyFacts
+		want verdict
+	}{
+		{name: "missing object is created", f: applyFacts{full: true}, want: verdictCreate},
+		{name: "missing object waits for the next apply", f: applyFacts{}, want: verdictWait},
+		{name: "owned object is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, unchanged: true}, want: verdictApply},
+		{name: "drift is overwritten by a full apply (Always)", f: applyFacts{full: true, exists: true, owned: true, drifted: true, unchanged: true}, want: verdictApply},
+		{name: "drift is only reported between applies (Always)", f: applyFacts{exists: true, owned: true, drifted: true, unchanged: true}, want: verdictWait},
+		{name: "drift is held (IfNotDrifted)", f: applyFacts{strategy: hold, full: true, exists: true, owned: true, drifted: true}, want: verdictHold},
+		{name: "drift is held between applies too", f: applyFacts{strategy: hold, exists: true, owned: true, drifted: true, unchanged: true}, want: verdictHold},
+		{name: "an update held back goes out once the drift is resolved", f: applyFacts{strategy: hold, exists: true, owned: true}, want: verdictApply},
+		{name: "ReportDiff writes nothing to a missing object", f: applyFacts{strategy: report, full: true}, want: verdictReport},
+		{name: "ReportDiff writes nothing to an owned object", f: applyFacts{strategy: report, full: true, exists: true, owned: true, differs: true}, want: verdictReport},
+		{name: "an unowned object is a conflict (Abort)", f: applyFacts{full: true, exists: true}, want: verdictConflict},
+		{name: "Overwrite adopts", f: applyFacts{conflict: policyv1alpha1.ConflictOverwrite, full: true, exists: true, owner: "shepherd-es-a/w"}, want: verdictAdopt},
+		{name: "IfNoDiff takes over a matching object", f: applyFacts{strategy: ifNoDiff, full: true, exists: true}, want: verdictAdopt},
+		{name: "IfNoDiff leaves a differing object", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, differs: true}, want: verdictConflict},
+		{name: "IfNoDiff never takes from another Work", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, owner: "shepherd-es-a/other"}, want: verdictConflict},
+		{name: "an unowned object is left alone between applies", f: applyFacts{conflict: policyv1alpha1.ConflictOverwrite, exists: true}, want: verdictWait},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := decideApply(tt.f); got != tt.want {
+				t.Fatalf("decideApply = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAppliedHashIgnoresMapOrder(t *testing.T) {
+	a := map[string]any{"x": int64(1), "y": map[string]any{"b": "2", "a": "1"}}
+	b := map[string]any{"y": map[string]any{"a": "1", "b": "2"}, "x": int64(1)}
+	if appliedHash(a) != appliedHash(b) || appliedHash(a) == appliedHash(map[string]any{"x": int64(2)}) {
+		t.Fatal("hash depends on map order, or ignores values")
+	}
+}
