@@ -14,6 +14,7 @@ import (
 // TestApplyStrategyRejectsBadInput feeds each rule of spec.applyStrategy
 // bad input: the API server refuses it with a message naming the field.
 func TestApplyStrategyRejectsBadInput(t *testing.T) {
+	suite.Hub(t)
 	cases := []struct {
 		name string
 		spec string

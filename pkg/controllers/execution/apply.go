@@ -194,8 +194,6 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			switch v := decideApply(facts); v {
 			case verdictReport:
 				return manifestResult{verdict: v, drift: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Missing: true, FirstSeenTime: firstSeen(prevDrift, workv1alpha1.DriftDiff, now)}}, nil
-			case verdictWait:
-				return manifestResult{verdict: v}, nil
 			}
 			if mf.id.Namespace != "" {
 				if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {

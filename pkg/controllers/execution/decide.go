@@ -58,10 +58,9 @@ func decideApply(f applyFacts) verdict {
 		return verdictReport
 	}
 	if !f.exists {
-		if f.full {
-			return verdictCreate
-		}
-		return verdictWait
+		// Also between applies: a copy deleted in the member (which also
+		// resolves its drift) is put back at once.
+		return verdictCreate
 	}
 	if !f.owned {
 		switch {

@@ -166,7 +166,7 @@ func TestDecideApply(t *testing.T) {
 		want verdict
 	}{
 		{name: "missing object is created", f: applyFacts{full: true}, want: verdictCreate},
-		{name: "missing object waits for the next apply", f: applyFacts{}, want: verdictWait},
+		{name: "a copy deleted in the member is created again at once", f: applyFacts{}, want: verdictCreate},
 		{name: "owned object is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, unchanged: true}, want: verdictApply},
 		{name: "drift is overwritten by a full apply (Always)", f: applyFacts{full: true, exists: true, owned: true, drifted: true, unchanged: true}, want: verdictApply},
 		{name: "drift is only reported between applies (Always)", f: applyFacts{exists: true, owned: true, drifted: true, unchanged: true}, want: verdictWait},

@@ -280,7 +280,7 @@ func TestApplyManifestOwnership(t *testing.T) {
 			r := hubWith(nil, tc.works...)
 			w := work(ownWork, tc.resolution, desired)
 			mf := decodeManifests(w)[0]
-			got, err := r.applyManifest(context.Background(), c, w, &mf)
+			got, err := r.applyManifest(context.Background(), c, w, &mf, nil, true)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !isConflict(err) {
 					t.Fatalf("want a conflict with %q, got %v", tc.wantErr, err)
@@ -304,7 +304,7 @@ func TestApplyManifestOwnership(t *testing.T) {
 			if ownerOf(stored) != key || stored.GetLabels()[workv1alpha1.LabelManagedBy] != workv1alpha1.ManagedByShepherd {
 				t.Errorf("the member object does not name its Work: %v %v", stored.GetAnnotations(), stored.GetLabels())
 			}
-			if mode, _, _ := unstructured.NestedString(stored.Object, "data", "mode"); mode != "shepherd" || ownerOf(got) != key {
+			if mode, _, _ := unstructured.NestedString(stored.Object, "data", "mode"); mode != "shepherd" || ownerOf(got.obj) != key {
 				t.Errorf("data.mode = %q, want the manifest's", mode)
 			}
 		})
@@ -318,7 +318,7 @@ func TestApplyManifestUnknownKind(t *testing.T) {
 	gadget := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g", "namespace": "shop"}}}
 	w := work(ownWork, policyv1alpha1.ConflictOverwrite, gadget)
 	mf := decodeManifests(w)[0]
-	_, err := hubWith(nil).applyManifest(context.Background(), c, w, &mf)
+	_, err := hubWith(nil).applyManifest(context.Background(), c, w, &mf, nil, true)
 	if err == nil || !strings.Contains(err.Error(), "Gadget") {
 		t.Fatalf("want a no-match error naming the kind, got %v", err)
 	}
@@ -512,7 +512,7 @@ func TestApplyManifestRaces(t *testing.T) {
 			tc.race(t, r, dyn)
 			w := work(ownWork, policyv1alpha1.ConflictAbort, memberConfigMap("settings", "", map[string]any{"mode": "shepherd"}))
 			mf := decodeManifests(w)[0]
-			_, err := r.applyManifest(context.Background(), c, w, &mf)
+			_, err := r.applyManifest(context.Background(), c, w, &mf, nil, true)
 			if !isConflict(err) || !strings.Contains(err.Error(), "was not created by Shepherd") {
 				t.Fatalf("want a conflict with the intruder, got %v", err)
 			}
