@@ -1,8 +1,12 @@
 // Package capacity runs `shepherd up`'s fleet from a fleet file with finite
 // room (testdata/fleet.yaml) and checks that what the hub says Scheduled
 // runs in the members: a burst of workloads fills the members and no more,
-// nothing sits Pending, and a member whose summed room would hold more
-// than its nodes do gets only what fits.
+// nothing sits Pending, a controller manager killed in the middle of a
+// burst does not overcommit once restarted, and a member whose summed room
+// would hold more than its nodes do gets only what fits.
+//
+// The controller manager runs as its own process (`shepherd
+// controller-manager`), so a test can kill it with SIGKILL.
 package capacity
 
 import (
@@ -10,16 +14,18 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -29,6 +35,10 @@ import (
 var (
 	hub      client.Client
 	memberCl map[string]client.Client
+	// kubeconfig is the hub's admin kubeconfig; binary the shepherd
+	// binary the controller manager runs from; controllers the running one.
+	kubeconfig, binary string
+	controllers        *exec.Cmd
 )
 
 func TestMain(m *testing.M) {
@@ -46,17 +56,59 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	env, err := fleetenv.StartFleet("capacity", localfleet.Options{
-		Fleet:       spec,
-		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
-	})
+	dir, err := os.MkdirTemp("", "shepherd-capacity-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "shepherd")
+	if out, err := exec.Command("go", "build", "-o", binary, "../../cmd/shepherd").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building shepherd: %v\n%s", err, out)
+		return 1
+	}
+	env, err := fleetenv.StartFleet("capacity", localfleet.Options{Fleet: spec, NoControllers: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer env.Stop()
-	hub, memberCl = env.Hub, env.Members
+	hub, memberCl, kubeconfig = env.Hub, env.Members, env.Fleet.Hub.KubeconfigPath()
+	if err := startControllers(filepath.Join(dir, "controllers-1.log")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer killControllers()
 	return m.Run()
+}
+
+// startControllers runs `shepherd controller-manager` against the hub,
+// with the probe intervals of the end-to-end suites, logging to logPath.
+func startControllers(logPath string) error {
+	f, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(binary, "controller-manager", "--hub-kubeconfig", kubeconfig,
+		"--leader-elect=false", "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--cluster-probe-interval", "1s", "--cluster-taint-grace-period", "10s")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("starting the controller manager: %w", err)
+	}
+	controllers = cmd
+	go func() { _ = cmd.Wait(); f.Close() }()
+	return nil
+}
+
+// killControllers kills the controller manager with SIGKILL: no cleanup,
+// no lease released, whatever it held in memory lost.
+func killControllers() {
+	if controllers != nil {
+		_ = controllers.Process.Kill()
+		controllers = nil
+	}
 }
 
 // deployment is a Deployment of replicas pods of one CPU each.
@@ -122,6 +174,7 @@ func TestBurstFillsTheMembers(t *testing.T) {
 	const ns = "burst"
 	ctx := context.Background()
 	fleetenv.CreateNamespace(t, hub, ns)
+	giveRoomBack(t, ns)
 	docs := []string{policy(ns, "spread", "a1, a2, a3", "      replicaDivisionPreference: Weighted\n      weightPreference: {dynamicWeight: AvailableReplicas}")}
 	for i := range 20 {
 		docs = append(docs, deployment(ns, fmt.Sprintf("w%02d", i), 4))
@@ -180,6 +233,95 @@ func TestBurstFillsTheMembers(t *testing.T) {
 	}
 }
 
+// TestBurstSurvivesAControllerManagerKill: the burst again, with the
+// controller manager killed (SIGKILL) once the first workloads are placed
+// and the rest applied while none runs. The new controller manager knows
+// the replicas in flight only from the bindings and the Clusters' status:
+// it must not place onto the members what the first one placed and the
+// members do not report yet. 12 placed, 48 pods run, none Pending.
+func TestBurstSurvivesAControllerManagerKill(t *testing.T) {
+	const ns = "restart"
+	ctx := context.Background()
+	fleetenv.CreateNamespace(t, hub, ns)
+	giveRoomBack(t, ns)
+	docs := []string{policy(ns, "spread", "a1, a2, a3", "      replicaDivisionPreference: Weighted\n      weightPreference: {dynamicWeight: AvailableReplicas}")}
+	for i := range 10 {
+		docs = append(docs, deployment(ns, fmt.Sprintf("w%02d", i), 4))
+	}
+	fleetenv.ApplyYAML(t, hub, "capacity", strings.Join(docs, "---\n"))
+	fleetenv.Eventually(t, "the first workloads placed", func() error {
+		placed, _, err := scheduled(ctx, ns)
+		if err != nil || placed < 3 {
+			return fmt.Errorf("%d placed (%v)", placed, err)
+		}
+		return nil
+	})
+	killControllers()
+	docs = docs[:0]
+	for i := 10; i < 20; i++ {
+		docs = append(docs, deployment(ns, fmt.Sprintf("w%02d", i), 4))
+	}
+	fleetenv.ApplyYAML(t, hub, "capacity", strings.Join(docs, "---\n"))
+	if err := startControllers(filepath.Join(t.TempDir(), "controllers.log")); err != nil {
+		t.Fatal(err)
+	}
+	fleetenv.Eventually(t, "12 placed, 8 Unschedulable", func() error {
+		placed, unschedulable, err := scheduled(ctx, ns)
+		if err != nil {
+			return err
+		}
+		if placed > 12 {
+			t.Fatalf("%d workloads placed: the members hold 12", placed)
+		}
+		if placed != 12 || unschedulable != 8 {
+			return fmt.Errorf("%d placed, %d unschedulable", placed, unschedulable)
+		}
+		return nil
+	})
+	fleetenv.Eventually(t, "48 pods run, none Pending", func() error {
+		total := 0
+		for _, c := range []string{"a1", "a2", "a3"} {
+			running, pending, err := pods(ctx, c, ns)
+			if err != nil {
+				return err
+			}
+			if pending > 0 {
+				return fmt.Errorf("%s: %d pods Pending", c, pending)
+			}
+			total += running
+		}
+		if total != 48 {
+			return fmt.Errorf("%d of 48 pods running", total)
+		}
+		return nil
+	})
+}
+
+// giveRoomBack deletes the Deployments of ns on the hub when the test ends
+// and waits until the members run none of its pods, so the next test finds
+// the members empty.
+func giveRoomBack(t *testing.T, ns string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := hub.DeleteAllOf(ctx, &appsv1.Deployment{}, client.InNamespace(ns)); err != nil {
+			t.Errorf("deleting the Deployments of %s: %v", ns, err)
+			return
+		}
+		fleetenv.Eventually(t, "the members run nothing of "+ns, func() error {
+			for name, c := range memberCl {
+				var list corev1.PodList
+				if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+					return err
+				}
+				if len(list.Items) > 0 {
+					return fmt.Errorf("%s runs %d pods of %s", name, len(list.Items), ns)
+				}
+			}
+			return nil
+		})
+	})
+}
+
 // TestFragmentedMemberGetsWhatFits: frag's six 1.5-CPU nodes sum to 9
 // CPUs but hold six one-CPU pods. Nine replicas are refused on the hub,
 // naming the room on any one node; six are placed and all run.
@@ -187,6 +329,7 @@ func TestFragmentedMemberGetsWhatFits(t *testing.T) {
 	const ns = "frag"
 	ctx := context.Background()
 	fleetenv.CreateNamespace(t, hub, ns)
+	giveRoomBack(t, ns)
 	agg := "      replicaDivisionPreference: Aggregated"
 	fleetenv.ApplyYAML(t, hub, "capacity", policy(ns, "frag", "frag", agg)+"---\n"+deployment(ns, "nine", 9))
 	fleetenv.Eventually(t, "nine: Unschedulable for room on any one node", func() error {
