@@ -28,3 +28,16 @@ func redirectKlog(log logr.Logger, ctrlDemotion int) {
 	controlplane.RedirectKlog(log.WithName("k8s"))
 	ctrllog.SetLogger(controlplane.Demote(log, ctrlDemotion))
 }
+
+// redirectKlogQuietly is redirectKlog for `shepherd up`: the embedded
+// components' errors too are shown only at -v 1 and above
+// (controlplane.ErrorsAsInfo), and so are Shepherd's own informational
+// messages (the returned logger, for the fleet): a clean start prints the
+// banner, the fleet's URLs and Shepherd's own errors and warnings, nothing
+// else.
+func redirectKlogQuietly(log logr.Logger) logr.Logger {
+	controlplane.RedirectKlog(controlplane.ErrorsAsInfo(log.WithName("k8s"), 1))
+	quiet := controlplane.Demote(log, 1)
+	ctrllog.SetLogger(quiet)
+	return quiet
+}

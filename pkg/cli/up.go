@@ -107,7 +107,7 @@ A fleet file sets each member's topology and capacity:
 	cmd.Flags().StringVar(&o.fleetFile, "fleet", "", "YAML file describing the members: names, provider/region/zone, labels, nodes and their capacity")
 	cmd.Flags().BoolVar(&o.noControllers, "no-controllers", false, "run the clusters only, without Shepherd's controllers (to run `shepherd controller-manager` yourself)")
 	cmd.Flags().StringVar(&o.dashboard, "dashboard-listen", defaultDashboardListen, "address of the web dashboard (see `shepherd dashboard`); a busy port falls back to a free one; empty turns the dashboard off")
-	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0 quiet; 2 shows the components' own logs)")
+	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0: the banner, URLs and Shepherd's errors only; 1: Shepherd's progress and the components' errors; 2: the components' own logs)")
 	return cmd
 }
 
@@ -149,8 +149,7 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("--data-dir %q cannot be created: %w", dataDir, err)
 	}
-	log := newLogger(cmd.ErrOrStderr(), o.verbose)
-	redirectKlog(log, 1)
+	log := redirectKlogQuietly(newLogger(cmd.ErrOrStderr(), o.verbose))
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -310,6 +310,19 @@ func (p *upProcess) stop(t *testing.T, sig os.Signal) error {
 	}
 }
 
+// logLines are the klog-format lines of out ("E1126 05:06:43.726930 ...").
+func logLines(out string) []string {
+	var logs []string
+	for _, l := range strings.Split(out, "\n") {
+		if klogLine.MatchString(l) {
+			logs = append(logs, l)
+		}
+	}
+	return logs
+}
+
+var klogLine = regexp.MustCompile(`^[IWEF]\d{4} \d\d:\d\d:\d\d`)
+
 // restartFleetPolicy propagates ConfigMap "restart" of the hub's default
 // namespace to a Push member and a Pull member.
 const restartFleetPolicy = `apiVersion: policy.shepherd.io/v1alpha1
@@ -343,6 +356,11 @@ func TestUpRestartsWithTheSameDataDir(t *testing.T) {
 	args := []string{"--members", "1", "--pull-members", "1", "--dashboard-listen", ""}
 	members := []string{"member1", "pull1"}
 	up := startUpProcess(t, dir, args...)
+	// Quiet by default: a clean start prints the banner and the fleet's
+	// URLs, no log line (no E line above all).
+	if logs := logLines(up.out.String()); len(logs) > 0 {
+		t.Errorf("a clean start at -v 0 printed %d log lines, want none:\n%s", len(logs), strings.Join(logs, "\n"))
+	}
 	hub, memberClients := restartFleetClients(t, dir, members)
 	objs, err := testenv.DecodeYAML([]byte(restartFleetPolicy))
 	if err != nil {

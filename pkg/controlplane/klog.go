@@ -56,3 +56,37 @@ func (s demotingSink) WithValues(kv ...any) logr.LogSink {
 func (s demotingSink) WithName(name string) logr.LogSink {
 	return demotingSink{LogSink: s.LogSink.WithName(name), by: s.by}
 }
+
+// ErrorsAsInfo returns l with error messages logged as informational ones
+// at level (the error under the key "err"). `shepherd up` uses it for the
+// embedded components' klog output: on a clean start they report as
+// errors conditions an embedded control plane expects (endpoints left by a
+// previous run, a namespace not created yet, an OpenAPI fetch while the
+// server warms up), which a newcomer reads as failures. A real failure
+// still stops the fleet with Shepherd's own error.
+func ErrorsAsInfo(l logr.Logger, level int) logr.Logger {
+	if l.GetSink() == nil {
+		return l
+	}
+	return logr.New(infoErrorSink{LogSink: l.GetSink(), level: level})
+}
+
+// infoErrorSink logs Error as Info at a fixed level.
+type infoErrorSink struct {
+	logr.LogSink
+	level int
+}
+
+func (s infoErrorSink) Error(err error, msg string, kv ...any) {
+	if s.LogSink.Enabled(s.level) {
+		s.LogSink.Info(s.level, msg, append(kv, "err", err)...)
+	}
+}
+
+func (s infoErrorSink) WithValues(kv ...any) logr.LogSink {
+	return infoErrorSink{LogSink: s.LogSink.WithValues(kv...), level: s.level}
+}
+
+func (s infoErrorSink) WithName(name string) logr.LogSink {
+	return infoErrorSink{LogSink: s.LogSink.WithName(name), level: s.level}
+}

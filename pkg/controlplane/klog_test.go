@@ -1,6 +1,7 @@
 package controlplane_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -37,6 +38,46 @@ func TestDemote(t *testing.T) {
 			d.Info("v0")
 			d.V(1).Info("v1")
 			d.Error(nil, "err")
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("logged %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestErrorsAsInfo(t *testing.T) {
+	cases := []struct {
+		name      string
+		verbosity int
+		level     int
+		// what was logged: "info:MSG" or "error:MSG"
+		want []string
+	}{
+		{"an error at V(1) is hidden at -v 0", 0, 1, []string{"info:v0"}},
+		{"an error at V(1) shows as info at -v 1", 1, 1, []string{"info:v0", "info:v1", "info:boom"}},
+		{"an error at V(0) always shows, as info", 0, 0, []string{"info:v0", "info:boom"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			l := funcr.New(func(_, args string) {
+				kind := "info"
+				if strings.Contains(args, `"error"=`) {
+					kind = "error"
+				}
+				for _, m := range []string{"v0", "v1", "boom"} {
+					if strings.Contains(args, `"msg"="`+m+`"`) {
+						got = append(got, kind+":"+m)
+					}
+				}
+				if strings.Contains(args, `"msg"="boom"`) && !strings.Contains(args, `"err"="`) {
+					t.Errorf("the error is not carried: %s", args)
+				}
+			}, funcr.Options{Verbosity: tc.verbosity})
+			d := controlplane.ErrorsAsInfo(l, tc.level).WithName("x").WithValues("k", "v")
+			d.Info("v0")
+			d.V(1).Info("v1")
+			d.Error(errors.New("disk on fire"), "boom")
 			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
 				t.Errorf("logged %v, want %v", got, tc.want)
 			}
