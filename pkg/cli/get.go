@@ -212,7 +212,9 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 // (with "[1 unschedulable]" for replicas Pending unschedulable there,
 // "[drifted]" where the copy was edited in the member, and "[unclaimed]"
 // when no policy governs the workload any longer), or the unschedulable
-// reason when there are no targets.
+// reason when there are no targets. Kinds without replicas show no count:
+// "member1 (Applied), member2 (Conflict)". The word in parentheses is the
+// copy's state (AggregatedStatusItem.State).
 func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) string {
 	if len(spec.Clusters) == 0 {
 		if cond := meta.FindStatusCondition(status.Conditions, workv1alpha1.ConditionScheduled); cond != nil && cond.Status != "True" {
@@ -220,23 +222,22 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		}
 		return "<pending>"
 	}
-	health := map[string]string{}
+	state := map[string]string{}
 	pending := map[string]int32{}
 	drifted := map[string]bool{}
-	for _, s := range status.AggregatedStatus {
-		health[s.ClusterName] = string(s.Health)
+	for i := range status.AggregatedStatus {
+		s := &status.AggregatedStatus[i]
+		state[s.ClusterName] = s.State()
 		pending[s.ClusterName] = s.UnschedulableReplicas
 		drifted[s.ClusterName] = s.Drifted
-		if !s.Applied && s.AppliedReason != "" {
-			// Why the copy is not applied (e.g. Conflict) says more
-			// than its health, which is Unknown then.
-			health[s.ClusterName] = s.AppliedReason
-		}
 	}
 	parts := make([]string, 0, len(spec.Clusters))
 	for _, t := range spec.Clusters {
-		p := fmt.Sprintf("%s=%d", t.Name, t.Replicas)
-		if h := health[t.Name]; h != "" {
+		p := t.Name
+		if spec.Replicas > 0 || t.Replicas > 0 {
+			p = fmt.Sprintf("%s=%d", t.Name, t.Replicas)
+		}
+		if h := state[t.Name]; h != "" {
 			p += " (" + h + ")"
 		}
 		if n := pending[t.Name]; n > 0 {

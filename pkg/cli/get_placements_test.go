@@ -47,3 +47,40 @@ func TestPlacementSummaryShowsDriftAndUnclaimed(t *testing.T) {
 		})
 	}
 }
+
+// Kinds without replicas show whether each copy is applied, not a count of
+// 0 and an Unknown health; kinds with a health rule keep their health.
+func TestPlacementSummaryForEveryKind(t *testing.T) {
+	targets := []workv1alpha1.TargetCluster{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}}
+	for _, tc := range []struct {
+		name     string
+		replicas int32
+		targets  []workv1alpha1.TargetCluster
+		status   []workv1alpha1.AggregatedStatusItem
+		want     string
+	}{
+		{
+			name: "a ConfigMap applied, in conflict, not reported yet", targets: targets,
+			status: []workv1alpha1.AggregatedStatusItem{
+				{ClusterName: "member1", Applied: true, Health: policyv1alpha1.ResourceUnknown},
+				{ClusterName: "member2", AppliedReason: "Conflict", Health: policyv1alpha1.ResourceUnknown},
+			},
+			want: "member1 (Applied), member2 (Conflict), member3",
+		},
+		{
+			name: "a Deployment keeps its count and health", replicas: 3,
+			targets: []workv1alpha1.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 1}},
+			status: []workv1alpha1.AggregatedStatusItem{
+				{ClusterName: "member1", Applied: true, Health: policyv1alpha1.ResourceHealthy},
+				{ClusterName: "member2", Applied: true, Health: policyv1alpha1.ResourceUnknown},
+			},
+			want: "member1=2 (Healthy), member2=1 (Applied)",
+		},
+	} {
+		spec := &workv1alpha1.BindingSpec{Replicas: tc.replicas, Clusters: tc.targets}
+		got := placementSummary(spec, &workv1alpha1.BindingStatus{AggregatedStatus: tc.status})
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
