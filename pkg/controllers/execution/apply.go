@@ -254,6 +254,11 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			}
 			// mayAdopt let it through: not a conflict after all.
 		case verdictAdopt:
+			// mayAdopt judges conflictResolution: Overwrite; a matching
+			// object taken over by IfNoDiff needs no Overwrite.
+			if facts.takesOverMatching() {
+				break
+			}
 			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
 				res.obj, res.drift = nil, nil
 				return res, err

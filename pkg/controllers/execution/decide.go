@@ -68,7 +68,7 @@ func decideApply(f applyFacts) verdict {
 			return verdictWait
 		case f.conflict == policyv1alpha1.ConflictOverwrite:
 			return verdictAdopt
-		case f.owner == "" && f.strategy.TakesOverIfNoDiff() && !f.differs:
+		case f.takesOverMatching():
 			return verdictAdopt
 		}
 		return verdictConflict
@@ -83,4 +83,11 @@ func decideApply(f applyFacts) verdict {
 		return verdictApply
 	}
 	return verdictWait
+}
+
+// takesOverMatching: whenToTakeOver: IfNoDiff takes over an object no Work
+// wrote that already matches what would be sent, under any
+// conflictResolution (Abort included: there is nothing to overwrite).
+func (f applyFacts) takesOverMatching() bool {
+	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && !f.differs
 }

@@ -243,6 +243,7 @@ func writes(dyn *dynamicfake.FakeDynamicClient) []string {
 }
 
 func TestApplyManifestOwnership(t *testing.T) {
+	ifNoDiff := &policyv1alpha1.ApplyStrategy{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff}
 	key := ownNS + "/" + ownWork
 	other := ownNS + "/other"
 	otherWork := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ownNS, Name: "other"}}
@@ -250,6 +251,7 @@ func TestApplyManifestOwnership(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		resolution policyv1alpha1.ConflictResolution
+		strategy   *policyv1alpha1.ApplyStrategy
 		live       *unstructured.Unstructured // nil: the member lacks it
 		works      []client.Object
 		// wantErr: "" applied; otherwise a substring of the error.
@@ -268,6 +270,13 @@ func TestApplyManifestOwnership(t *testing.T) {
 			wantWrites: []string{"patch settings"}},
 		{name: "orphan of a deleted Work, Overwrite: adopted", resolution: policyv1alpha1.ConflictOverwrite, live: memberConfigMap("settings", other, nil),
 			wantWrites: []string{"patch settings"}},
+		// whenToTakeOver: IfNoDiff under the default Abort.
+		{name: "not Shepherd's but matching, IfNoDiff: taken over", resolution: policyv1alpha1.ConflictAbort, strategy: ifNoDiff,
+			live: memberConfigMap("settings", "", map[string]any{"mode": "shepherd"}), wantWrites: []string{"patch settings"}},
+		{name: "not Shepherd's and differing, IfNoDiff: refused", resolution: policyv1alpha1.ConflictAbort, strategy: ifNoDiff,
+			live: memberConfigMap("settings", "", map[string]any{"mode": "theirs"}), wantErr: "differs from what would be sent"},
+		{name: "another Work's and matching, IfNoDiff: refused", resolution: policyv1alpha1.ConflictAbort, strategy: ifNoDiff,
+			live: memberConfigMap("settings", other, map[string]any{"mode": "shepherd"}), works: []client.Object{otherWork}, wantErr: "belongs to Work " + other},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var objs []runtime.Object
@@ -279,6 +288,7 @@ func TestApplyManifestOwnership(t *testing.T) {
 			c, dyn := fakeMember(t, objs...)
 			r := hubWith(nil, tc.works...)
 			w := work(ownWork, tc.resolution, desired)
+			w.Spec.ApplyStrategy = tc.strategy
 			mf := decodeManifests(w)[0]
 			got, err := r.applyManifest(context.Background(), c, w, &mf, nil, true)
 			if tc.wantErr != "" {
