@@ -140,7 +140,11 @@ func (s *Server) serve(ctx context.Context, ln net.Listener, timeout time.Durati
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		err = s.srv.Shutdown(shutdownCtx)
 		cancel()
-		<-errCh
+		// Serve returns http.ErrServerClosed once Shutdown is called; any
+		// other error of its counts when Shutdown itself went well.
+		if serveErr := <-errCh; err == nil && !errors.Is(serveErr, http.ErrServerClosed) {
+			err = serveErr
+		}
 	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

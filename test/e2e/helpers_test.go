@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
@@ -44,15 +43,6 @@ func sum(m map[string]int32) int32 {
 		s += v
 	}
 	return s
-}
-
-func keys(m map[string]int32) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // waitPlaced waits until the binding is Scheduled and check accepts its

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
@@ -60,8 +59,6 @@ func run(m *testing.M) int {
 	fleet, hub, memberCl = env.Fleet, env.Hub, env.Members
 	return m.Run()
 }
-
-func newClient(cfg *rest.Config) (client.Client, error) { return fleetenv.NewClient(cfg) }
 
 // forbidden records every request answered 403.
 type forbidden struct {

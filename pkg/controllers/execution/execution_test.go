@@ -117,8 +117,10 @@ func TestErrorClassification(t *testing.T) {
 
 func TestLimiter(t *testing.T) {
 	l := newLimiter(2)
-	if !l.acquire("m1") || !l.acquire("m1") {
-		t.Fatal("two slots")
+	for i := range 2 {
+		if !l.acquire("m1") {
+			t.Fatalf("slot %d of 2 refused", i+1)
+		}
 	}
 	if l.acquire("m1") {
 		t.Error("third slot granted")

@@ -49,8 +49,9 @@ func TestTiesFor(t *testing.T) {
 	// Both directions occur, and one UID always gives the same one.
 	seen := map[bool]bool{}
 	for _, uid := range []string{"a", "b", "c", "d", "e", "f"} {
-		seen[TiesFor(uid).NameDescending] = true
-		if TiesFor(uid) != TiesFor(uid) {
+		first := TiesFor(uid)
+		seen[first.NameDescending] = true
+		if again := TiesFor(uid); again != first {
 			t.Fatalf("TiesFor(%q) is not stable", uid)
 		}
 	}
