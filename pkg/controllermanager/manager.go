@@ -19,8 +19,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -83,6 +85,10 @@ type Options struct {
 	// ClusterSecretsNamespace is the only hub namespace members'
 	// credentials Secrets are read from (default shepherd-system).
 	ClusterSecretsNamespace string
+	// SkipNameValidation lets a process start the controllers more than
+	// once (a local fleet started again by a test or a benchmark):
+	// controller-runtime otherwise refuses a controller name it has seen.
+	SkipNameValidation bool
 
 	// Webhook, when set, serves the HealthInterpreter validating webhook
 	// (package health/cel) on every replica, leader or not: the API server
@@ -162,6 +168,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		NewClient:                           newClient,
 		LeaderElectionResourceLockInterface: lockOf(fence),
 		GracefulShutdownTimeout:             shutdown,
+		Controller:                          config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 		Scheme:                              scheme.Scheme,
 		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:              probeAddr,

@@ -313,6 +313,8 @@ func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllerm
 	if opts.GracefulShutdownTimeout == 0 {
 		opts.GracefulShutdownTimeout = controllersShutdownTimeout
 	}
+	// Tests and benchmarks start fleets one after another in one process.
+	opts.SkipNameValidation = true
 	mgr, err := controllermanager.New(hubCfg, opts)
 	if err != nil {
 		return nil, err

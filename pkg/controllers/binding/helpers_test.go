@@ -24,7 +24,7 @@ import (
 
 // timeout bounds every wait; the controllers react within milliseconds,
 // so this only matters on a loaded machine.
-const timeout = 30 * time.Second
+const timeout = 60 * time.Second
 
 // eventually polls check until it returns nil, failing the test with its
 // last error after timeout.
