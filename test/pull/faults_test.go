@@ -18,7 +18,6 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // leaseHolder is who holds the Pull member's agent Lease.
@@ -43,18 +42,6 @@ func readyOf(name string) (*metav1.Condition, error) {
 		return nil, fmt.Errorf("no Ready condition")
 	}
 	return r, nil
-}
-
-// restoreAgentAtEnd makes the test's cleanup start the fleet's agent of
-// the Pull member again (if the test has not) and wait until the cluster
-// is Ready and untainted, so the next test finds the member as the suite
-// started it.
-func restoreAgentAtEnd(t *testing.T) {
-	t.Helper()
-	t.Cleanup(func() {
-		_ = fleet.StartAgent(pullMember, agentOpts) // an error: it runs already
-		fleetenv.WaitClusterHealthy(t, hub, pullMember)
-	})
 }
 
 // startAgent runs another agent for the Pull member until the test ends.
@@ -98,7 +85,6 @@ func TestTwoAgentsOneActs(t *testing.T) {
 	if err := fleet.StopAgent(pullMember); err != nil {
 		t.Fatal(err)
 	}
-	restoreAgentAtEnd(t)
 	eventually(t, "the second agent takes the Lease", func() error {
 		h, err := leaseHolder()
 		if err != nil || h != "second" {
@@ -154,7 +140,7 @@ func TestAgentLosesTheHub(t *testing.T) {
 	if err := fleet.StopAgent(pullMember); err != nil {
 		t.Fatal(err)
 	}
-	restoreAgentAtEnd(t)
+	t.Cleanup(func() { _ = fleet.StartAgent(pullMember, agentOpts) })
 	u, err := url.Parse(agentCfg.Host)
 	if err != nil {
 		t.Fatal(err)
