@@ -121,7 +121,7 @@ func TestConflictAbortAndOverwrite(t *testing.T) {
 		}
 		return nil
 	})
-	if out := getPlacements(t, ns); !strings.Contains(out, "member1=0 (Conflict)") {
+	if out := getPlacements(t, ns); !strings.Contains(out, "member1 (Conflict)") {
 		t.Errorf("shepherd get placements does not show the conflict:\n%s", out)
 	}
 	if err := sameConfigMap("member1", team); err != nil {
