@@ -125,6 +125,16 @@ func TestDecide(t *testing.T) {
 			phase: workv1alpha1.RolloutPhaseFailed, good: "a",
 		},
 		{
+			// The binding controller records a rollback before it writes
+			// the Works: stopped in between, it finds the failure recorded
+			// and the Work still on the target.
+			name: "a recorded rollback whose Work still holds the target is done again",
+			in: Input{Strategy: withRollback(progressive(intstr.FromInt32(1), 0)), Target: "b", Now: t0.Add(200 * time.Second),
+				Prior:    prior("b", "a", was("m1", "a", 101, -1, true), was("m2", "a", 0, 0, false)),
+				Clusters: []Cluster{on("m1", "b", false), on("m2", "a", true)}},
+			want: sends("m1=a"), phase: workv1alpha1.RolloutPhaseFailed, good: "a", msg: "Rolled back to revision a",
+		},
+		{
 			name: "rollbackOnFailure without a good revision: said in the status, nothing rolled back",
 			in: Input{Strategy: withRollback(progressive(intstr.FromInt32(1), 0)), Target: "b", Now: t0.Add(101 * time.Second),
 				Prior:    prior("b", "", was("m1", "b", 0, -1, false), was("m2", "a", 0, -1, false)),

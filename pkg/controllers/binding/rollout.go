@@ -83,6 +83,18 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 	for _, c := range clusters {
 		revisionOf[c.Name] = c.Revision
 	}
+	if takesOffTarget(d.Send, revisionOf, target) {
+		// A rollback (or undo) takes the target off clusters: once their
+		// Works hold the old revision, nothing but the status says the
+		// target failed there. The decision is recorded first, so that a
+		// restart or a lost race for the binding between the two writes
+		// cannot send the failed revision out again.
+		st := d.Status
+		st.History = history
+		if err := r.recordRollout(ctx, b, &rolloutOutcome{status: st, conditions: d.Conditions}); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, s := range d.Send {
 		revisionOf[s.Cluster] = s.Revision
 	}
@@ -133,6 +145,27 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 	r.rolloutEvents(b, prior, &st)
 	logf.FromContext(ctx).V(1).Info("rollout", "revision", target, "phase", st.Phase, "send", d.Send)
 	return applied, &rolloutOutcome{status: st, conditions: d.Conditions, requeue: d.RequeueAfter}, nil
+}
+
+// takesOffTarget reports whether sends move a cluster whose Work holds
+// the target (revisionOf) to another revision.
+func takesOffTarget(sends []rollout.Send, revisionOf map[string]string, target string) bool {
+	for _, s := range sends {
+		if s.Revision != target && revisionOf[s.Cluster] == target {
+			return true
+		}
+	}
+	return false
+}
+
+// recordRollout writes the rollout's status and conditions at once, with
+// the optimistic lock of every binding status write.
+func (r *Reconciler[T]) recordRollout(ctx context.Context, b T, ro *rolloutOutcome) error {
+	orig := b.DeepCopyObject().(T)
+	if !setRollout(b.GetBindingStatus(), ro) {
+		return nil
+	}
+	return r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
 }
 
 // rolloutClusters reads what rollout.Decide needs of each target: the

@@ -132,11 +132,12 @@ func phase(p workv1alpha1.RolloutPhase) func(*workv1alpha1.RolloutStatus) error 
 // holdFor fails when the clusters' images change from want within d.
 func holdFor(t *testing.T, ref names.BindingRef, want map[string]string, d time.Duration) {
 	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if got := images(t, ref); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("images became %v, want %v to hold", got, want)
+	watchImages(t, ref, d, func(got map[string]string) error {
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("images became %v, want %v to hold", got, want)
 		}
-	}
+		return nil
+	})
 }
 
 // TestProgressiveRollout: one cluster at a time, each healthy for
