@@ -29,6 +29,7 @@ type joinOptions struct {
 	timeout     time.Duration
 	force       bool
 	credentials string
+	allowRBAC   bool
 }
 
 func newJoinCommand() *cobra.Command {
@@ -50,6 +51,16 @@ shepherd:hub, checks with SelfSubjectAccessReviews that it holds the rights
 Works need, and stores a short-lived token of it, which the controllers renew
 before it expires. --credentials kubeconfig stores the given kubeconfig instead.
 
+shepherd:hub can create, change and delete objects of any kind, but not grant
+RBAC rights it does not hold: the member's API server refuses a propagated
+ClusterRole or binding (an operator's install manifest has them) that grants
+more. --allow-rbac-propagation adds the ClusterRole and ClusterRoleBinding
+shepherd:hub:rbac-propagation, which let the ServiceAccount escalate and bind
+roles and cluster roles. That makes the hub's identity in the member as
+powerful as its administrator: whoever can write policies on the hub can then
+grant themselves any right in the member (see docs/fleet-integrity.md). It is
+off by default; joining again without it removes the grant.
+
 join records the member's identity (the UID of its kube-system namespace) in
 the Cluster's spec.id. It refuses to join a member that is already joined under
 another name, and to re-point NAME at a different cluster unless --force is
@@ -66,6 +77,9 @@ used from the hub: give a kubeconfig with a token or a client certificate.`,
   # pick a context and describe where the cluster runs
   shepherd join us-east-1 --kubeconfig ~/.kube/config --context prod-us \
     --provider aws --region us-east-1 --zone us-east-1a --label env=prod
+
+  # let policies propagate RBAC objects (an operator's ClusterRoles)
+  shepherd join eu-west-1 --kubeconfig member.yaml --allow-rbac-propagation
 
   # then
   kubectl get clusters`,
@@ -86,6 +100,7 @@ used from the hub: give a kubeconfig with a token or a client certificate.`,
 	o.hub.AddTo(cmd)
 	f.BoolVar(&o.force, "force", false, "re-point an existing NAME at a member with another identity (its workloads move there)")
 	f.StringVar(&o.credentials, "credentials", membership.CredentialsServiceAccount, "what the hub stores: service-account (a ServiceAccount with the documented ClusterRole shepherd:hub is created in the member; its short-lived token is stored and renewed) or kubeconfig (the given credentials as they are)")
+	f.BoolVar(&o.allowRBAC, "allow-rbac-propagation", false, "let the hub's ServiceAccount escalate and bind roles and cluster roles in the member, so propagated RBAC objects that grant more than shepherd:hub holds are applied; it can then grant itself any right there (off by default; a join without it withdraws the grant)")
 	return cmd
 }
 
@@ -105,6 +120,7 @@ func runJoin(cmd *cobra.Command, name string, o joinOptions) error {
 		Name: name, KubeconfigPath: o.kubeconfig, Context: o.context,
 		Provider: o.provider, Region: o.region, Zone: o.zone, Labels: labels,
 		Namespace: o.namespace, ProbeTimeout: o.timeout, Force: o.force, Credentials: o.credentials,
+		AllowRBACPropagation: o.allowRBAC,
 	})
 	if err != nil {
 		return oneLine(err)

@@ -6,11 +6,15 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -33,6 +37,7 @@ type registerOptions struct {
 	force            bool
 	deploy           bool
 	image            string
+	allowRBAC        bool
 }
 
 func newRegisterCommand() *cobra.Command {
@@ -66,7 +71,18 @@ the one in your hub kubeconfig.
 With --member-kubeconfig, the member's identity (the UID of its kube-system
 namespace) is recorded in the Cluster: an agent started in another cluster
 reports it not Ready and applies nothing. An existing NAME is refused; --force
-issues new credentials for a registered Pull cluster.`,
+issues new credentials for a registered Pull cluster.
+
+With --deploy, the agent's ServiceAccount in the member is bound to the
+ClusterRole shepherd-agent, which can create, change and delete objects of any
+kind but not grant RBAC rights it does not hold: the member's API server
+refuses a propagated ClusterRole or binding that grants more.
+--allow-rbac-propagation also binds it to shepherd-agent:rbac-propagation,
+which lets it escalate and bind roles and cluster roles, so operators'
+install manifests apply. The agent is then as powerful as the member's
+administrator: whoever can write policies on the hub can grant themselves any
+right in the member (see docs/fleet-integrity.md). Off by default; a --deploy
+without it removes the grant.`,
 		Example: `  shepherd register edge-1 --provider onprem --region eu --output edge-1-hub.kubeconfig \
     --hub-server https://hub.example.com:6443 --member-kubeconfig edge-1.kubeconfig
 
@@ -88,6 +104,7 @@ issues new credentials for a registered Pull cluster.`,
 	f.BoolVar(&o.force, "force", false, "issue new agent credentials for a Pull cluster that is registered already")
 	f.BoolVar(&o.deploy, "deploy", false, "also run the agent in the member (needs --member-kubeconfig): the manifests of config/agent, with the agent's kubeconfig in the Secret shepherd-agent/shepherd-agent-hub")
 	f.StringVar(&o.image, "image", "", "image of the agent with --deploy (default: that of config/agent)")
+	f.BoolVar(&o.allowRBAC, "allow-rbac-propagation", false, "with --deploy: let the agent escalate and bind roles and cluster roles in the member, so propagated RBAC objects that grant more than its ClusterRole holds are applied; it can then grant itself any right there (off by default)")
 	return cmd
 }
 
@@ -105,6 +122,9 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 	}
 	if o.deploy && o.memberKubeconfig == "" {
 		return fmt.Errorf("--deploy needs --member-kubeconfig: the kubeconfig of the member to run the agent in")
+	}
+	if o.allowRBAC && !o.deploy {
+		return fmt.Errorf("--allow-rbac-propagation grants the agent's ServiceAccount in the member, which only --deploy creates: add --deploy (with --member-kubeconfig), or grant an agent you run yourself escalate and bind on roles and clusterroles")
 	}
 	if o.image != "" && !o.deploy {
 		return fmt.Errorf("--image is the agent's image with --deploy; without --deploy nothing is deployed")
@@ -162,11 +182,15 @@ func runRegister(cmd *cobra.Command, name string, o registerOptions) error {
 }
 
 // deployAgent applies config/agent to the member, with the agent's hub
-// kubeconfig and cluster name.
+// kubeconfig and cluster name, and grants or withdraws RBAC propagation.
 func deployAgent(ctx context.Context, o registerOptions, name string, kubeconfig []byte) error {
 	objs, err := install.AgentManifests(name, o.image, kubeconfig)
 	if err != nil {
 		return err
+	}
+	grant := install.AgentRBACPropagation()
+	if o.allowRBAC {
+		objs = append(objs, grant...)
 	}
 	cfg, err := memberConfig(o.memberKubeconfig)
 	if err != nil {
@@ -177,7 +201,29 @@ func deployAgent(ctx context.Context, o registerOptions, name string, kubeconfig
 	if err != nil {
 		return err
 	}
-	return install.Apply(ctx, mc, objs, io.Discard)
+	if err := install.Apply(ctx, mc, objs, io.Discard); err != nil {
+		return err
+	}
+	if o.allowRBAC {
+		return nil
+	}
+	// Withdraw an earlier grant (binding, then role); only objects with
+	// Shepherd's label are deleted.
+	for _, g := range slices.Backward(grant) {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(g.GroupVersionKind())
+		err := mc.Get(ctx, client.ObjectKeyFromObject(g), cur)
+		if apierrors.IsNotFound(err) || (err == nil && cur.GetLabels()["app.kubernetes.io/part-of"] != "shepherd") {
+			continue
+		}
+		if err == nil {
+			err = mc.Delete(ctx, cur, client.Preconditions{UID: ptr.To(cur.GetUID())})
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("withdrawing %s %s: %w", g.GetKind(), g.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // memberIdentity reads the member's identity with its kubeconfig.

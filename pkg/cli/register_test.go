@@ -22,6 +22,7 @@ func TestRegisterAndAgentRefuseBadInput(t *testing.T) {
 		{[]string{"register", "edge-1", "--zone", strings.Repeat("z", 64)}, "--zone"},
 		{[]string{"register", "edge-1", "--deploy"}, "--deploy needs --member-kubeconfig"},
 		{[]string{"register", "edge-1", "--image", "x:1"}, "without --deploy nothing is deployed"},
+		{[]string{"register", "edge-1", "--allow-rbac-propagation"}, "--allow-rbac-propagation grants the agent's ServiceAccount in the member, which only --deploy creates"},
 		{[]string{"register", "edge-1", "--deploy", "--member-kubeconfig", "m", "--image", "not an image!"}, "--image"},
 		{[]string{"register", "edge-1"}, "loading the hub kubeconfig"},
 		{[]string{"agent"}, "--cluster is required"},

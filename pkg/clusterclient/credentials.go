@@ -11,6 +11,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -26,6 +27,10 @@ const (
 	MemberServiceAccount = "shepherd-hub"
 	// MemberClusterRole is what the hub may do in a member.
 	MemberClusterRole = "shepherd:hub"
+	// MemberRBACPropagationRole is the ClusterRole (and its binding) that
+	// lets the hub's identity grant RBAC rights it does not hold itself:
+	// created only by `shepherd join --allow-rbac-propagation`.
+	MemberRBACPropagationRole = "shepherd:hub:rbac-propagation"
 	// AnnotationTokenExpiry on a credentials Secret holds when its
 	// ServiceAccount token expires (RFC 3339); the token is renewed before.
 	AnnotationTokenExpiry = "cluster.shepherd.io/token-expiry"
@@ -108,12 +113,32 @@ var RequiredRights = []RequiredRight{
 	{Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: MemberNamespace, Name: MemberServiceAccount},
 }
 
+// RBACPropagationRights are the rights a propagated Role, ClusterRole or
+// binding needs beyond RequiredRights: the API server refuses to store a
+// role holding, or a binding granting, rights its writer lacks, unless the
+// writer may escalate roles and bind them.
+var RBACPropagationRights = []RequiredRight{
+	{Verb: "escalate", Group: rbacGroup, Resource: "roles"},
+	{Verb: "escalate", Group: rbacGroup, Resource: "clusterroles"},
+	{Verb: "bind", Group: rbacGroup, Resource: "roles"},
+	{Verb: "bind", Group: rbacGroup, Resource: "clusterroles"},
+}
+
+const rbacGroup = "rbac.authorization.k8s.io"
+
+// RBACPropagationRules grant RBACPropagationRights: what an identity that
+// applies propagated RBAC objects is given on an explicit opt-in (`shepherd
+// join` and `shepherd register --deploy` with --allow-rbac-propagation).
+func RBACPropagationRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{{APIGroups: []string{rbacGroup}, Resources: []string{"roles", "clusterroles"}, Verbs: []string{"escalate", "bind"}}}
+}
+
 // MissingRights asks the member, through the hub's own credentials in kc,
-// which of RequiredRights it lacks (SelfSubjectAccessReviews).
-func MissingRights(ctx context.Context, kc kubernetes.Interface) ([]RequiredRight, error) {
+// which of rights it lacks (SelfSubjectAccessReviews).
+func MissingRights(ctx context.Context, kc kubernetes.Interface, rights []RequiredRight) ([]RequiredRight, error) {
 	var missing []RequiredRight
 	var errs []error
-	for _, r := range RequiredRights {
+	for _, r := range rights {
 		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 			ResourceAttributes: &authorizationv1.ResourceAttributes{
 				Verb: r.Verb, Group: r.Group, Resource: r.Resource, Subresource: r.Subresource, Namespace: r.Namespace, Name: r.Name,

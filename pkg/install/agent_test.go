@@ -1,6 +1,7 @@
 package install
 
 import (
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,5 +36,30 @@ func TestAgentManifests(t *testing.T) {
 	}
 	if _, err := AgentManifests("edge-1", "not an image!", nil); err == nil {
 		t.Error("a bad image was accepted")
+	}
+}
+
+// TestAgentRBACPropagation: the opt-in grants escalate and bind on roles
+// and cluster roles, nothing else, to the agent's ServiceAccount.
+func TestAgentRBACPropagation(t *testing.T) {
+	objs := AgentRBACPropagation()
+	if len(objs) != 2 || objs[0].GetKind() != "ClusterRole" || objs[1].GetKind() != "ClusterRoleBinding" {
+		t.Fatalf("objects %v, want a ClusterRole then its binding", objs)
+	}
+	rules, _, _ := unstructured.NestedSlice(objs[0].Object, "rules")
+	want := []any{map[string]any{
+		"apiGroups": []any{"rbac.authorization.k8s.io"},
+		"resources": []any{"roles", "clusterroles"},
+		"verbs":     []any{"escalate", "bind"},
+	}}
+	if !reflect.DeepEqual(rules, want) {
+		t.Errorf("rules %v, want %v", rules, want)
+	}
+	subjects, _, _ := unstructured.NestedSlice(objs[1].Object, "subjects")
+	if len(subjects) != 1 || subjects[0].(map[string]any)["name"] != AgentDeployment || subjects[0].(map[string]any)["namespace"] != AgentNamespace {
+		t.Errorf("subjects %v, want the agent's ServiceAccount", subjects)
+	}
+	if ref, _, _ := unstructured.NestedString(objs[1].Object, "roleRef", "name"); ref != AgentRBACPropagationRole {
+		t.Errorf("roleRef %q", ref)
 	}
 }

@@ -266,6 +266,11 @@ func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members
 			Region:         spec.Region,
 			Zone:           spec.Zone,
 			Labels:         spec.Labels,
+			// A local fleet is for trying policies out, operators'
+			// install manifests (cluster RBAC) included: the hub may
+			// propagate RBAC objects (Pull members' in-process agents use
+			// the member's admin credentials and may already).
+			AllowRBACPropagation: true,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("joining member %s: %w", spec.Name, err)

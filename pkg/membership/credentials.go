@@ -3,6 +3,7 @@ package membership
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,8 +51,9 @@ func memberClusterRole() *rbacv1.ClusterRole {
 
 // provisionServiceAccount creates, where missing, the hub's ServiceAccount,
 // ClusterRole and ClusterRoleBinding in the member, with the joining
-// user's client.
-func provisionServiceAccount(ctx context.Context, kc kubernetes.Interface) error {
+// user's client, and grants or withdraws RBAC propagation (see
+// grantRBACPropagation).
+func provisionServiceAccount(ctx context.Context, kc kubernetes.Interface, allowRBAC bool) error {
 	labels := map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}
 	if _, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterclient.MemberNamespace, Labels: labels}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s in the member: %w", clusterclient.MemberNamespace, err)
@@ -73,6 +75,74 @@ func provisionServiceAccount(ctx context.Context, kc kubernetes.Interface) error
 	}
 	if _, err := kc.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating ClusterRoleBinding %s in the member: %w", binding.Name, err)
+	}
+	if allowRBAC {
+		return grantRBACPropagation(ctx, kc)
+	}
+	return withdrawRBACPropagation(ctx, kc)
+}
+
+// rbacPropagationObjects are the ClusterRole and ClusterRoleBinding that
+// let the hub's ServiceAccount escalate and bind roles and cluster roles:
+// store a propagated role holding rights the ServiceAccount lacks, or a
+// binding granting them. They are separate from the hub's ClusterRole so
+// that the opt-in is one object to find, audit and remove.
+func rbacPropagationObjects() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
+	labels := map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}
+	name := clusterclient.MemberRBACPropagationRole
+	return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Rules: clusterclient.RBACPropagationRules()},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: clusterclient.MemberNamespace, Name: clusterclient.MemberServiceAccount}},
+		}
+}
+
+// grantRBACPropagation creates, or rewrites to this version's rules, the
+// opt-in's ClusterRole and binding.
+func grantRBACPropagation(ctx context.Context, kc kubernetes.Interface) error {
+	role, binding := rbacPropagationObjects()
+	if _, err := kc.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		cur, gerr := kc.RbacV1().ClusterRoles().Get(ctx, role.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return fmt.Errorf("reading ClusterRole %s in the member: %w", role.Name, gerr)
+		}
+		cur.Rules, cur.Labels = role.Rules, role.Labels
+		_, err = kc.RbacV1().ClusterRoles().Update(ctx, cur, metav1.UpdateOptions{})
+		if err != nil {
+			return fmt.Errorf("updating ClusterRole %s in the member: %w", role.Name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("creating ClusterRole %s in the member (--allow-rbac-propagation): %w", role.Name, err)
+	}
+	if _, err := kc.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating ClusterRoleBinding %s in the member (--allow-rbac-propagation): %w", binding.Name, err)
+	}
+	return nil
+}
+
+// withdrawRBACPropagation deletes the opt-in's ClusterRoleBinding and
+// ClusterRole where an earlier join created them (a join without the flag
+// means the hub may no longer grant RBAC rights). Objects of that name
+// without Shepherd's label are someone else's and left alone.
+func withdrawRBACPropagation(ctx context.Context, kc kubernetes.Interface) error {
+	name := clusterclient.MemberRBACPropagationRole
+	ours := func(labels map[string]string) bool {
+		return labels[workv1alpha1.LabelManagedBy] == workv1alpha1.ManagedByShepherd
+	}
+	b, err := kc.RbacV1().ClusterRoleBindings().Get(ctx, name, metav1.GetOptions{})
+	if err == nil && ours(b.Labels) {
+		err = kc.RbacV1().ClusterRoleBindings().Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &b.UID}})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("withdrawing ClusterRoleBinding %s in the member: %w", name, err)
+	}
+	r, err := kc.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+	if err == nil && ours(r.Labels) {
+		err = kc.RbacV1().ClusterRoles().Delete(ctx, name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &r.UID}})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("withdrawing ClusterRole %s in the member: %w", name, err)
 	}
 	return nil
 }
@@ -96,8 +166,8 @@ func serviceAccountKubeconfig(k *memberKubeconfig, token string) ([]byte, error)
 // admin (the joining user's client), gets a token, checks that the token
 // holds the rights Works need, and returns the kubeconfig to store and the
 // token's expiry.
-func issueServiceAccountCredentials(ctx context.Context, admin kubernetes.Interface, k *memberKubeconfig, timeout time.Duration) ([]byte, time.Time, error) {
-	if err := provisionServiceAccount(ctx, admin); err != nil {
+func issueServiceAccountCredentials(ctx context.Context, admin kubernetes.Interface, k *memberKubeconfig, timeout time.Duration, allowRBAC bool) ([]byte, time.Time, error) {
+	if err := provisionServiceAccount(ctx, admin, allowRBAC); err != nil {
 		return nil, time.Time{}, err
 	}
 	token, expiry, err := clusterclient.RequestToken(ctx, admin, clusterclient.DefaultTokenLifetime)
@@ -119,10 +189,14 @@ func issueServiceAccountCredentials(ctx context.Context, admin kubernetes.Interf
 	}
 	// The member's authorizer learns of the new binding through a watch:
 	// give it a few seconds before taking a denial as final.
+	rights := clusterclient.RequiredRights
+	if allowRBAC {
+		rights = append(slices.Clip(rights), clusterclient.RBACPropagationRights...)
+	}
 	var missing []clusterclient.RequiredRight
 	deadline := time.Now().Add(rbacPropagation)
 	for {
-		missing, err = clusterclient.MissingRights(ctx, sa)
+		missing, err = clusterclient.MissingRights(ctx, sa, rights)
 		if err != nil || len(missing) == 0 || time.Now().After(deadline) {
 			break
 		}

@@ -62,6 +62,13 @@ type JoinOptions struct {
 	// identity. Without it Join refuses: the Works of the Cluster would
 	// then be applied to a different cluster.
 	Force bool
+	// AllowRBACPropagation lets the hub's ServiceAccount escalate and bind
+	// roles and cluster roles in the member, so that propagated RBAC
+	// objects granting rights it lacks (an operator's ClusterRole) can be
+	// applied. It makes the hub's identity as powerful as the member's
+	// administrator (see docs/fleet-integrity.md). Off: a re-join removes
+	// the grant. Only with CredentialsServiceAccount.
+	AllowRBACPropagation bool
 }
 
 // JoinResult says what Join found and wrote.
@@ -120,6 +127,9 @@ func (o *JoinOptions) validate() error {
 	default:
 		return fmt.Errorf("--credentials %q: use %s or %s", o.Credentials, CredentialsServiceAccount, CredentialsKubeconfig)
 	}
+	if o.AllowRBACPropagation && o.Credentials != CredentialsServiceAccount {
+		return fmt.Errorf("--allow-rbac-propagation grants the hub's ServiceAccount in the member; with --credentials %s the stored identity's rights are the member administrator's to set: drop one of the two flags", o.Credentials)
+	}
 	return nil
 }
 
@@ -172,7 +182,7 @@ func Join(ctx context.Context, hub client.Client, opts JoinOptions) (*JoinResult
 		if err != nil {
 			return nil, err
 		}
-		data, expiry, err := issueServiceAccountCredentials(ctx, admin, kc, opts.ProbeTimeout)
+		data, expiry, err := issueServiceAccountCredentials(ctx, admin, kc, opts.ProbeTimeout, opts.AllowRBACPropagation)
 		if err != nil {
 			return nil, fmt.Errorf("member %q: %w", opts.Name, err)
 		}

@@ -128,9 +128,11 @@ func fullyApplied(targets []workv1alpha1.TargetCluster, works map[string]workSta
 }
 
 // shorten cuts a Work's error so that the condition naming several stays
-// readable and within the API's limit.
+// readable and within the API's limit (maxListed of them fit many times).
+// It keeps enough for the explanation the execution controller puts first
+// (e.g. which RBAC objects a cluster refused and how to fix it).
 func shorten(s string) string {
-	const max = 256
+	const max = 512
 	if len(s) <= max {
 		return s
 	}

@@ -45,7 +45,7 @@ func (r *Reconciler) checkCredentials(ctx context.Context, log logr.Logger, clus
 		meta.FindStatusCondition(status.Conditions, clusterv1alpha1.ClusterConditionAuthorized) != nil {
 		return
 	}
-	missing, err := clusterclient.MissingRights(ctx, clients.Kubernetes)
+	missing, err := clusterclient.MissingRights(ctx, clients.Kubernetes, clusterclient.RequiredRights)
 	if err != nil {
 		log.V(1).Info("cannot check the hub's rights in the member", "cluster", cluster.Name, "err", err.Error())
 		return

@@ -57,6 +57,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	var unreachable error
 	retry := false
 	conflicts, refusedNS := 0, 0
+	var refusedRBAC []string
 	for i := range manifests {
 		mf := &manifests[i]
 		err := mf.err
@@ -84,9 +85,12 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 			}
 			// Retrying helps neither a refusal by the API (permanent) nor
 			// Shepherd's own refusals, which last until something changes.
-			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !isNamespacePolicy(err))
+			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !isNamespacePolicy(err) && !isRBACEscalation(mf.id, err))
 		}
 		switch {
+		case isRBACEscalation(mf.id, err):
+			refusedRBAC = append(refusedRBAC, kindAndName(mf.id))
+			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
 		case isConflict(err):
 			conflicts++
 			failures = append(failures, err.Error())
@@ -133,12 +137,17 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	if len(failures) > 0 {
 		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
+		if len(refusedRBAC) > 0 {
+			failures = append([]string{rbacRefusal(cluster.Name, cluster.Spec.SyncMode == clusterv1alpha1.Pull, refusedRBAC)}, failures...)
+		}
 		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
 		switch {
 		case conflicts > 0:
 			cond.Reason, result = ReasonConflict, "conflict"
 		case refusedNS > 0:
 			cond.Reason = ReasonNamespacePolicy
+		case len(refusedRBAC) > 0:
+			cond.Reason = ReasonRBACEscalationForbidden
 		}
 	}
 	applyTotal.WithLabelValues(result).Inc()
@@ -155,10 +164,11 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		return reconcile.Result{RequeueAfter: r.untilDue(work)}, nil
 	case retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
-	case conflicts > 0 || refusedNS > 0:
+	case conflicts > 0 || refusedNS > 0 || len(refusedRBAC) > 0:
 		// The conflict lasts until the member object goes or the policy
 		// says Overwrite (which changes the Work); the resync notices the
-		// former.
+		// former. An RBAC refusal lasts until the credentials change,
+		// which wakes the Work (worksOfSecret).
 		return reconcile.Result{RequeueAfter: r.Options.ResyncPeriod}, nil
 	case len(failures) > 0:
 		// Invalid manifests: retrying cannot help until the Work changes.
