@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -114,14 +113,7 @@ func TestJoinAndUnjoin(t *testing.T) {
 			t.Errorf("expiry annotation %q, token expires %v", sec.Annotations[clusterclient.AnnotationTokenExpiry], exp)
 		}
 		review := &authenticationv1.SelfSubjectReview{}
-		cfg, err := clientcmd.RESTConfigFromKubeConfig(sec.Data["kubeconfig"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		kcs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kcs := storedClient(t, hub, "member1")
 		if review, err = kcs.AuthenticationV1().SelfSubjectReviews().Create(ctx, review, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
