@@ -78,7 +78,9 @@ func replicasOf(p *int32) int32 {
 // deploymentHealth: Healthy when the Deployment controller has seen the
 // latest spec (observedGeneration >= generation) and every desired replica
 // runs the current template and is available (updatedReplicas and
-// availableReplicas both equal spec.replicas).
+// availableReplicas both equal spec.replicas), with no old replica left
+// (status.replicas not above updatedReplicas, as `kubectl rollout status`
+// waits for).
 //
 // Rollout semantics: while a rolling update is in progress the copy is
 // Unhealthy ("RolloutInProgress"): it does not yet serve the desired version
@@ -102,6 +104,12 @@ func deploymentHealth(d *appsv1.Deployment) HealthResult {
 	}
 	if s.UpdatedReplicas != want || s.AvailableReplicas != want {
 		return unhealthy("RolloutInProgress: %d/%d updated, %d/%d available", s.UpdatedReplicas, want, s.AvailableReplicas, want)
+	}
+	// A surge: the new replicas exist but old ones still serve, and may
+	// be the ones available (a new image whose pods never turn ready
+	// still shows every replica updated and the old one available).
+	if s.Replicas > s.UpdatedReplicas {
+		return unhealthy("RolloutInProgress: %d old replicas pending termination", s.Replicas-s.UpdatedReplicas)
 	}
 	return healthy("all replicas updated and available")
 }

@@ -72,6 +72,7 @@ func TestDeploymentHealth(t *testing.T) {
 		{"observed newer generation", deploy(1, ptr[int32](3), done), H},
 		{"spec change not observed yet", deploy(3, ptr[int32](3), done), U},
 		{"rolling update in progress", deploy(2, ptr[int32](3), appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 1, AvailableReplicas: 3}), U},
+		{"surge: the new replica unready, the old one still available", deploy(2, ptr[int32](1), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1}), U},
 		{"updated but not available", deploy(2, ptr[int32](3), appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 3, AvailableReplicas: 2}), U},
 		{"scaled up, not there yet", deploy(2, ptr[int32](5), done), U},
 		{"progress deadline exceeded", deploy(2, ptr[int32](3), stuck), U},
