@@ -60,6 +60,9 @@ type Options struct {
 	// MembersAPIOnly starts members without controllers, scheduler or
 	// pods (member.Options.APIOnly): for benchmarks of the hub.
 	MembersAPIOnly bool
+	// KwokStages are extra kwok stages every member plays
+	// (member.Options.KwokStages).
+	KwokStages [][]byte
 	// Agent configures the agents of Pull members (the members with
 	// Pull set), which run in-process with the credentials `shepherd
 	// register` issues.
@@ -222,6 +225,7 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 			m, err := member.Start(ctx, member.Options{
 				MemberSpec:     spec,
 				APIOnly:        opts.MembersAPIOnly,
+				KwokStages:     opts.KwokStages,
 				DataDir:        dir,
 				KubeconfigPath: MemberKubeconfigPath(opts.DataDir, spec.Name),
 				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),

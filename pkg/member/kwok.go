@@ -1,14 +1,17 @@
 package member
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
 	"github.com/go-logr/logr"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/clock"
 	nodefast "sigs.k8s.io/kwok/kustomize/stage/node/fast"
 	nodeheartbeat "sigs.k8s.io/kwok/kustomize/stage/node/heartbeat"
@@ -18,6 +21,7 @@ import (
 	"sigs.k8s.io/kwok/pkg/apis/v1alpha1"
 	"sigs.k8s.io/kwok/pkg/kwok/controllers"
 	kwoklog "sigs.k8s.io/kwok/pkg/log"
+	"sigs.k8s.io/kwok/pkg/utils/expression"
 	"sigs.k8s.io/yaml"
 )
 
@@ -40,9 +44,14 @@ var kwokStages = []string{
 	podfast.DefaultPodDelete,
 }
 
-// loadKwokStages parses kwokStages the way kwok's config loader does (YAML
-// to v1alpha1, converted without defaulting), grouped by resource.
-func loadKwokStages() (map[internalversion.StageResourceRef][]*internalversion.Stage, error) {
+// loadKwokStages parses kwokStages and the extra stages (YAML streams of
+// kwok Stage documents, Options.KwokStages) the way kwok's config loader
+// does (YAML to v1alpha1, converted without defaulting), grouped by
+// resource. Where several stages match an object kwok picks one at random
+// in proportion to their weights, and never one of weight 0 when another
+// has more: an extra stage with a weight wins over the defaults (weight 0)
+// wherever it matches.
+func loadKwokStages(extra [][]byte) (map[internalversion.StageResourceRef][]*internalversion.Stage, error) {
 	stages := make(map[internalversion.StageResourceRef][]*internalversion.Stage)
 	for _, raw := range kwokStages {
 		var v v1alpha1.Stage
@@ -55,7 +64,69 @@ func loadKwokStages() (map[internalversion.StageResourceRef][]*internalversion.S
 		}
 		stages[s.Spec.ResourceRef] = append(stages[s.Spec.ResourceRef], s)
 	}
+	for i, stream := range extra {
+		parsed, err := parseKwokStages(stream)
+		if err != nil {
+			return nil, fmt.Errorf("kwok stages[%d]: %w", i, err)
+		}
+		for _, s := range parsed {
+			stages[s.Spec.ResourceRef] = append(stages[s.Spec.ResourceRef], s)
+		}
+	}
 	return stages, nil
+}
+
+// parseKwokStages reads a YAML stream of kwok Stage documents and checks
+// each the way kwok will play it: its kind, its resource and its selector
+// expressions.
+func parseKwokStages(stream []byte) ([]*internalversion.Stage, error) {
+	var out []*internalversion.Stage
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
+	for n := 0; ; n++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+		if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+			continue
+		}
+		var v v1alpha1.Stage
+		if err := yaml.UnmarshalStrict(raw, &v); err != nil {
+			return nil, fmt.Errorf("document %d: %w", n, err)
+		}
+		if v.APIVersion != v1alpha1.GroupVersion.String() || v.Kind != v1alpha1.StageKind {
+			return nil, fmt.Errorf("document %d is %s %s: want apiVersion %s, kind %s", n, v.APIVersion, v.Kind, v1alpha1.GroupVersion, v1alpha1.StageKind)
+		}
+		if v.Name == "" {
+			return nil, fmt.Errorf("document %d: metadata.name is required", n)
+		}
+		if v.Spec.ResourceRef.Kind == "" {
+			return nil, fmt.Errorf("stage %s: spec.resourceRef.kind is required (Pod, Node, ...)", v.Name)
+		}
+		s, err := internalversion.ConvertToInternalStage(&v)
+		if err != nil {
+			return nil, fmt.Errorf("stage %s: %w", v.Name, err)
+		}
+		if s.Spec.Selector == nil {
+			// kwok ignores a stage without a selector.
+			return nil, fmt.Errorf("stage %s: spec.selector is required", v.Name)
+		}
+		for j, e := range s.Spec.Selector.MatchExpressions {
+			if e.JQ == nil {
+				continue
+			}
+			if _, err := expression.NewRequirement(e.JQ.Key, e.JQ.Operator, e.JQ.Values); err != nil {
+				return nil, fmt.Errorf("stage %s: spec.selector.matchExpressions[%d] (key %q): %w", v.Name, j, e.JQ.Key, err)
+			}
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no kwok Stage in it")
+	}
+	return out, nil
 }
 
 // startKwok runs kwok's controller (sigs.k8s.io/kwok/pkg/kwok/controllers)
@@ -65,8 +136,8 @@ func loadKwokStages() (map[internalversion.StageResourceRef][]*internalversion.S
 // goroutines end with ctx, except for its event broadcaster and two
 // delaying queues, which it never shuts down (four idle goroutines per
 // start).
-func (m *Member) startKwok(ctx context.Context) error {
-	stages, err := loadKwokStages()
+func (m *Member) startKwok(ctx context.Context, extra [][]byte) error {
+	stages, err := loadKwokStages(extra)
 	if err != nil {
 		return err
 	}

@@ -132,7 +132,7 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 			return err
 		}
 	}
-	if err := m.startKwok(ctx); err != nil {
+	if err := m.startKwok(ctx, opts.KwokStages); err != nil {
 		return err
 	}
 	return waitReady(ctx, client, opts.MemberSpec, !opts.APIOnly)

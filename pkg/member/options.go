@@ -55,6 +55,13 @@ type Options struct {
 	// --members-api-only`), not for trying workloads out.
 	APIOnly bool
 
+	// KwokStages are YAML streams of kwok Stage documents
+	// (kwok.x-k8s.io/v1alpha1) played beside kwok's default stages, e.g.
+	// to keep the pods of one image from ever turning Ready. Where a
+	// stage with a weight above 0 and a default stage (weight 0) both
+	// match a pod, kwok plays the weighted one.
+	KwokStages [][]byte
+
 	// StartTimeout bounds Start (default 2m, generous for a busy 2-core
 	// machine; a warm start takes a few seconds).
 	StartTimeout time.Duration
@@ -64,6 +71,9 @@ type Options struct {
 func (o Options) complete() (Options, error) {
 	if err := o.MemberSpec.Validate(); err != nil {
 		return o, fmt.Errorf("member: invalid spec: %w", err)
+	}
+	if _, err := loadKwokStages(o.KwokStages); err != nil {
+		return o, fmt.Errorf("member: Options.KwokStages: %w", err)
 	}
 	if o.DataDir == "" {
 		return o, errors.New("member: Options.DataDir is required")

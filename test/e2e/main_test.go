@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,8 +43,20 @@ func run(m *testing.M) int {
 		fmt.Println("skipping end-to-end tests in -short mode")
 		return 0
 	}
+	// Pods of the image unreadyImage never turn Ready in any member.
+	unready, err := os.ReadFile(filepath.Join("testdata", "kwok-unready-image.yaml"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	spec := fleetenv.SmallFleet(5)
+	// Rings for the Staged rollout test (rollout_test.go).
+	for i, ring := range []string{"canary", "prod", "prod"} {
+		spec.Members[i].Labels = map[string]string{"ring": ring}
+	}
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
-		Fleet:       fleetenv.SmallFleet(5),
+		Fleet:       spec,
+		KwokStages:  [][]byte{unready},
 		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
 	})
 	if err != nil {

@@ -19,6 +19,11 @@ import (
 // DeploymentYAML is a Deployment of replicas nginx pods labelled app: name,
 // each requesting 100m CPU and 64Mi.
 func DeploymentYAML(ns, name string, replicas int) string {
+	return ImageDeploymentYAML(ns, name, replicas, "nginx:1.27")
+}
+
+// ImageDeploymentYAML is DeploymentYAML with another image.
+func ImageDeploymentYAML(ns, name string, replicas int, image string) string {
 	return fmt.Sprintf(`apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -34,10 +39,10 @@ spec:
     spec:
       containers:
       - name: app
-        image: nginx:1.27
+        image: %[4]s
         resources:
           requests: {cpu: 100m, memory: 64Mi}
-`, ns, name, replicas)
+`, ns, name, replicas, image)
 }
 
 // Starve makes new pods of app in namespace ns of the member c reaches
