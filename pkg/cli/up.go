@@ -50,7 +50,9 @@ func newUpCommand() *cobra.Command {
     controllers, a real kube-scheduler and simulated (kwok) nodes, so
     Deployments become available; member NAME's kubeconfig is written to
     DATA_DIR/members/NAME.kubeconfig; members join the hub like real clusters
-    (a credentials Secret and a Cluster object);
+    (a credentials Secret and a Cluster object), with
+    "shepherd join --allow-rbac-propagation", so that operators' install
+    manifests (ClusterRoles, bindings) propagate;
   - Pull members (--pull-members, named pull1..pullN, or "pull: true" in the
     fleet file): registered like "shepherd register" (no endpoint on the hub)
     and served by an agent in this process, with the credentials written to
