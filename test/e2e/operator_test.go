@@ -119,8 +119,8 @@ func operatorBindingApplied(o *unstructured.Unstructured) error {
 	return nil
 }
 
-// memberCopy reads o's copy in cluster.
-func memberCopy(cluster string, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// operatorCopy reads o's copy in cluster.
+func operatorCopy(cluster string, o *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	cp := &unstructured.Unstructured{}
 	cp.SetGroupVersionKind(o.GroupVersionKind())
 	return cp, inMember(cluster, client.ObjectKeyFromObject(o), cp)
@@ -178,7 +178,7 @@ func TestOperatorInstall(t *testing.T) {
 		eventually(t, what+" applied to both members", func() error { return operatorBindingApplied(o) })
 		for _, c := range operatorMembers {
 			eventually(t, what+" in "+c, func() error {
-				cp, err := memberCopy(c, o)
+				cp, err := operatorCopy(c, o)
 				if err != nil {
 					return err
 				}
@@ -226,7 +226,7 @@ func TestOperatorInstall(t *testing.T) {
 			eventually(t, "the operator gone from "+c, func() error {
 				var left []error
 				for _, o := range objs {
-					if _, err := memberCopy(c, o); !apierrors.IsNotFound(err) {
+					if _, err := operatorCopy(c, o); !apierrors.IsNotFound(err) {
 						left = append(left, fmt.Errorf("%s %s: %v", o.GetKind(), client.ObjectKeyFromObject(o), err))
 					}
 				}
