@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/rollout"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -24,6 +26,7 @@ type planOptions struct {
 	explain  bool
 	workload string
 	inOrder  bool
+	waves    bool
 }
 
 func newPlanCommand() *cobra.Command {
@@ -49,7 +52,12 @@ placed workload's new replicas are taken from each target cluster's free
 sums and from its nodes (one replica at a time on the node with the most
 room for it, as kube-scheduler spreads pods), so later workloads may no
 longer fit. With --workload, the workloads before it are placed too, and
-only it is shown.`,
+only it is shown.
+
+With --waves, each placed workload's rollout follows: the waves a change of
+it would go out in under its policy's spec.rollout (stages picked by the
+scenario's cluster labels), as "shepherd rollout plan" shows them for a
+workload on a hub.`,
 		Example: `  # placements of a fleet scenario, as a table
   shepherd plan -f fleet-20c-200w.json
 
@@ -60,7 +68,10 @@ only it is shown.`,
   shepherd plan -f fleet.yaml -o json
 
   # which workloads still fit once the ones before them took their room
-  shepherd plan -f fleet.yaml --in-order`,
+  shepherd plan -f fleet.yaml --in-order
+
+  # the waves a change of each workload would go out in
+  shepherd plan -f fleet.yaml --waves`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -70,6 +81,7 @@ only it is shown.`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output format: table, json or yaml")
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "explain every cluster's fate for each workload")
 	cmd.Flags().StringVar(&o.workload, "workload", "", "only this workload (NAMESPACE/NAME, or NAME)")
+	cmd.Flags().BoolVar(&o.waves, "waves", false, "show the waves a change of each placed workload would go out in (its policy's spec.rollout)")
 	cmd.Flags().BoolVar(&o.inOrder, "in-order", false, "place the workloads one after another, each on the room the earlier ones left (default: each on the fleet as given)")
 	_ = cmd.MarkFlagRequired("filename")
 	return cmd
@@ -97,6 +109,11 @@ type workloadPlan struct {
 	// Reason is empty when scheduled, the aggregated message otherwise.
 	Reason       string                  `json:"reason"`
 	Explanations []scheduler.Explanation `json:"explanations,omitempty"`
+	// Rollout and Waves (with --waves): the policy's rollout strategy
+	// type and the waves a change would go out in.
+	Rollout  policyv1alpha1.RolloutType `json:"rollout,omitempty"`
+	Waves    []rollout.Wave             `json:"waves,omitempty"`
+	strategy *policyv1alpha1.RolloutStrategy
 }
 
 type planTarget struct {
@@ -136,6 +153,11 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if selected && o.waves && p.Scheduled {
+			if err := p.planWaves(s, w); err != nil {
+				return err
+			}
+		}
 		if selected {
 			report.Workloads = append(report.Workloads, p)
 		}
@@ -159,7 +181,42 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 		_, err = out.Write(b)
 		return err
 	}
-	return printPlanTable(out, report, o.explain)
+	if err := printPlanTable(out, report, o.explain); err != nil {
+		return err
+	}
+	if !o.waves {
+		return nil
+	}
+	for _, w := range report.Workloads {
+		if !w.Scheduled {
+			continue
+		}
+		fmt.Fprintf(out, "\n%s/%s rollout:\n", w.Namespace, w.Name)
+		if err := printWaves(out, w.strategy, w.Waves); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planWaves sets the waves a change of w would go out in, over its
+// targets, under the rollout strategy its policy gives it.
+func (p *workloadPlan) planWaves(s *scenario.Scenario, w *framework.Workload) error {
+	strategy := s.Rollout(w)
+	selectors, err := rollout.Selectors(strategy)
+	if err != nil {
+		return fmt.Errorf("%s/%s: %w", w.Namespace, w.Name, err)
+	}
+	clusters := make([]rollout.Cluster, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		clusters = append(clusters, rollout.Cluster{Name: t.Cluster, Stages: selectors.Of(s.ClusterLabels(t.Cluster))})
+	}
+	p.strategy, p.Rollout = strategy, policyv1alpha1.RolloutAll
+	if strategy != nil && strategy.Type != "" {
+		p.Rollout = strategy.Type
+	}
+	p.Waves = rollout.Waves(strategy, clusters)
+	return nil
 }
 
 func (o *planOptions) selects(w *framework.Workload) bool {

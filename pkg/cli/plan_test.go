@@ -283,3 +283,57 @@ func TestPlanExplainShowsRoomPerNode(t *testing.T) {
 		t.Errorf("json explanation of frag: %+v", e.Room)
 	}
 }
+
+// TestPlanWaves: --waves shows, offline, the waves a change of each
+// placed workload would go out in under its policy's rollout, stages
+// picked by the scenario's cluster labels; a bad stage selector is
+// refused naming the field.
+func TestPlanWaves(t *testing.T) {
+	example := filepath.Join("..", "..", "examples", "plan", "rollout-waves.yaml")
+	out, err := execute(t, newPlanCommand(), "-f", example, "--waves", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report planReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Workloads) != 1 {
+		t.Fatalf("%d workloads, want 1", len(report.Workloads))
+	}
+	w := report.Workloads[0]
+	var got []string
+	for _, wv := range w.Waves {
+		got = append(got, fmt.Sprintf("%s:%s:%s:%d", wv.Stage, strings.Join(wv.Clusters, ","), wv.Approval, wv.WaitSeconds))
+	}
+	want := []string{"canary:canary-1:Before:0", "production:prod-1,prod-2,prod-3::300", "production:prod-4::0", "(unstaged):edge-1::0"}
+	if w.Rollout != "Staged" || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rollout %s, waves %v, want Staged %v", w.Rollout, got, want)
+	}
+
+	table, err := execute(t, newPlanCommand(), "-f", example, "--waves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"default/api rollout:", "Strategy: Staged, 4 waves", "approval (Before)", "prod-1, prod-2, prod-3"} {
+		if !strings.Contains(table, line) {
+			t.Errorf("the table lacks %q:\n%s", line, table)
+		}
+	}
+	if plain, err := execute(t, newPlanCommand(), "-f", example); err != nil || strings.Contains(plain, "rollout:") {
+		t.Errorf("without --waves: %v\n%s", err, plain)
+	}
+
+	data, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	broken := strings.Replace(string(data), "clusterSelector: {matchLabels: {ring: canary}}", "clusterSelector: {matchExpressions: [{key: ring, operator: Near}]}", 1)
+	if err := os.WriteFile(bad, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := execute(t, newPlanCommand(), "-f", bad, "--waves"); err == nil || !strings.Contains(err.Error(), "default/api: spec.rollout.stages[0].clusterSelector") {
+		t.Errorf("a bad stage selector: got %v", err)
+	}
+}

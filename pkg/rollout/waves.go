@@ -15,15 +15,15 @@ import (
 // cluster before it is done at once: the most a rollout can send at a time.
 type Wave struct {
 	// Stage names the wave's stage (Staged rollouts).
-	Stage string
+	Stage string `json:"stage,omitempty"`
 	// Clusters of the wave, by name.
-	Clusters []string
+	Clusters []string `json:"clusters"`
 	// Approval the wave waits for before it starts: Before (of its
 	// stage), After (of the stage before), or "".
-	Approval policyv1alpha1.ApprovalMode
+	Approval policyv1alpha1.ApprovalMode `json:"approval,omitempty"`
 	// WaitSeconds the wave waits, after the wave before it, for the stage
 	// before's waitSeconds.
-	WaitSeconds int32
+	WaitSeconds int32 `json:"waitSeconds,omitempty"`
 }
 
 // Waves lists the waves a change would go out in under s, the fastest it

@@ -24,6 +24,8 @@ type builder struct {
 	name      string
 	clusters  []framework.ClusterInfo
 	workloads []*framework.Workload
+	// rollouts are the workloads' rollout strategies (none: All).
+	rollouts  map[*framework.Workload]*policyv1alpha1.RolloutStrategy
 	policies  []policy
 	templates []template
 	unmatched []string
@@ -80,7 +82,9 @@ func (b *builder) addObject(apiVersion, kind string, raw []byte) error {
 		if err := json.Unmarshal(raw, &rb); err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
-		b.workloads = append(b.workloads, framework.WorkloadFromBinding(&rb, b.now))
+		w := framework.WorkloadFromBinding(&rb, b.now)
+		b.workloads = append(b.workloads, w)
+		b.setRollout(w, rb.Spec.Rollout)
 	default:
 		return b.addTemplate(raw)
 	}
@@ -159,7 +163,7 @@ func (b *builder) placeTemplates() error {
 			continue
 		}
 		placement := p.spec.Placement
-		b.workloads = append(b.workloads, &framework.Workload{
+		w := &framework.Workload{
 			Namespace:  t.meta.Namespace,
 			Name:       t.meta.Name,
 			APIVersion: t.apiVersion,
@@ -169,9 +173,21 @@ func (b *builder) placeTemplates() error {
 			Placement:  &placement,
 			Failover:   p.spec.Failover,
 			Now:        b.now,
-		})
+		}
+		b.workloads = append(b.workloads, w)
+		b.setRollout(w, p.spec.Rollout)
 	}
 	return nil
+}
+
+func (b *builder) setRollout(w *framework.Workload, r *policyv1alpha1.RolloutStrategy) {
+	if r == nil {
+		return
+	}
+	if b.rollouts == nil {
+		b.rollouts = map[*framework.Workload]*policyv1alpha1.RolloutStrategy{}
+	}
+	b.rollouts[w] = r
 }
 
 // match ranks how a policy selects a template: 0 not at all, 1 by kind, 2

@@ -33,6 +33,7 @@ import (
 
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -46,6 +47,8 @@ type Scenario struct {
 
 	// clusters the Snapshot was built from, for Room.
 	clusters []framework.ClusterInfo
+	// rollouts are the workloads' rollout strategies (Rollout).
+	rollouts map[*framework.Workload]*policyv1alpha1.RolloutStrategy
 }
 
 // Load reads a scenario file; now is the clock of every workload.
@@ -143,5 +146,22 @@ func (b *builder) build() (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scenario{Name: b.name, Snapshot: snap, Workloads: b.workloads, Unmatched: b.unmatched, clusters: b.clusters}, nil
+	return &Scenario{Name: b.name, Snapshot: snap, Workloads: b.workloads, Unmatched: b.unmatched, clusters: b.clusters, rollouts: b.rollouts}, nil
+}
+
+// Rollout is the rollout strategy a workload's policy (or binding) gives
+// it; nil for the default, All.
+func (s *Scenario) Rollout(w *framework.Workload) *policyv1alpha1.RolloutStrategy {
+	return s.rollouts[w]
+}
+
+// ClusterLabels are the labels of the scenario's cluster name (nil when
+// there is no such cluster).
+func (s *Scenario) ClusterLabels(name string) map[string]string {
+	for i := range s.clusters {
+		if s.clusters[i].Name == name {
+			return s.clusters[i].Labels
+		}
+	}
+	return nil
 }
