@@ -113,6 +113,21 @@ type decider struct {
 	reason   string
 	deadline time.Duration
 	byStage  map[int][]*state
+	// stamp is the time written into the status for Now (stampOf).
+	stamp metav1.Time
+}
+
+// stampOf is the time the status records for now: rounded up to the
+// second, as the API stores times in whole seconds. Rounded down, a
+// cluster that turned healthy late in a second would count as healthy
+// for up to a second longer than it was, and be done before
+// minSuccessSeconds; rounded up, every wait the status measures from a
+// stamp lasts at least as long as asked. Comparisons use the exact time.
+func stampOf(now time.Time) time.Time {
+	if t := now.Truncate(time.Second); !t.Equal(now) {
+		return t.Add(time.Second)
+	}
+	return now
 }
 
 // Decide decides which clusters may be sent which revision now. Ties
@@ -131,7 +146,8 @@ func Decide(in Input) Decision {
 	st.Revision = in.Target
 	st.LastGoodRevision = d.prior.LastGoodRevision
 	st.History = d.prior.History
-	st.StartedAt = &metav1.Time{Time: in.Now}
+	d.stamp = metav1.Time{Time: stampOf(in.Now)}
+	st.StartedAt = d.stamp.DeepCopy()
 	if d.same && d.prior.StartedAt != nil {
 		st.StartedAt = d.prior.StartedAt
 	}
@@ -167,13 +183,13 @@ func (d *decider) observe() {
 		p := priorOf[c.Name]
 		cs := workv1alpha1.ClusterRolloutStatus{Name: c.Name, Revision: c.Revision}
 		if c.HasWork {
-			cs.UpdatedAt = &metav1.Time{Time: now}
+			cs.UpdatedAt = d.stamp.DeepCopy()
 			if p.Revision == c.Revision && p.UpdatedAt != nil {
 				cs.UpdatedAt = p.UpdatedAt
 			}
 		}
 		if c.Ready {
-			cs.HealthySince = &metav1.Time{Time: now}
+			cs.HealthySince = d.stamp.DeepCopy()
 			if p.Revision == c.Revision && p.HealthySince != nil {
 				cs.HealthySince = p.HealthySince
 			}
@@ -242,10 +258,10 @@ func (d *decider) due(t time.Time) {
 func (d *decider) send(c *state, revision string) {
 	c.sendRev = revision
 	if revision == d.in.Target {
-		d.due(d.in.Now.Add(d.deadline))
+		d.due(d.stamp.Add(d.deadline))
 	}
 	c.status.Revision = revision
-	c.status.UpdatedAt = &metav1.Time{Time: d.in.Now}
+	c.status.UpdatedAt = d.stamp.DeepCopy()
 	c.status.HealthySince = nil
 }
 
@@ -470,7 +486,7 @@ func (d *decider) staged(paused bool) {
 			if paused {
 				break
 			}
-			ss.StartedAt = &metav1.Time{Time: d.in.Now}
+			ss.StartedAt = d.stamp.DeepCopy()
 		}
 		slots := len(members)
 		if d.s.MaxConcurrency != nil {
@@ -482,7 +498,7 @@ func (d *decider) staged(paused bool) {
 			break
 		}
 		if ss.CompletedAt == nil {
-			ss.CompletedAt = &metav1.Time{Time: d.in.Now}
+			ss.CompletedAt = d.stamp.DeepCopy()
 		}
 		prev = i
 	}

@@ -61,6 +61,35 @@ func sends(s ...string) []Send {
 	return out
 }
 
+// TestStampsRoundUp: the status records whole seconds, rounded up, so a
+// cluster that turned healthy late in a second is done no sooner than
+// minSuccessSeconds after it really turned healthy.
+func TestStampsRoundUp(t *testing.T) {
+	s := progressive(intstr.FromInt32(1), 3)
+	healthyAt := t0.Add(900 * time.Millisecond)
+	d := Decide(Input{Strategy: s, Target: "b", Now: healthyAt, Prior: prior("b", "a", was("m1", "b", 0, -1, false), was("m2", "a", 0, 0, false)),
+		Clusters: []Cluster{on("m1", "b", true), on("m2", "a", true)}})
+	if got := d.Status.Clusters[0].HealthySince; got == nil || !got.Equal(at(1)) {
+		t.Fatalf("healthy since %v, want %v (rounded up)", got, at(1))
+	}
+	if d.RequeueAfter != 3100*time.Millisecond {
+		t.Errorf("requeue after %s, want 3.1s (the stamp plus minSuccessSeconds)", d.RequeueAfter)
+	}
+	for _, tc := range []struct {
+		after time.Duration // since healthyAt
+		done  bool
+	}{{2900 * time.Millisecond, false}, {3 * time.Second, false}, {3100 * time.Millisecond, true}} {
+		next := Decide(Input{Strategy: s, Target: "b", Now: healthyAt.Add(tc.after), Prior: &d.Status,
+			Clusters: []Cluster{on("m1", "b", true), on("m2", "a", true)}})
+		if sent := len(next.Send) > 0; sent != tc.done {
+			t.Errorf("%s after turning healthy: m2 sent %v, want %v", tc.after, sent, tc.done)
+		}
+	}
+	if got := stampOf(t0); !got.Equal(t0) {
+		t.Errorf("a whole second %v was stamped %v", t0, got)
+	}
+}
+
 func TestDecide(t *testing.T) {
 	oldAll := prior("b", "a", was("m1", "b", 0, -1, false), was("m2", "a", 0, 0, false), was("m3", "a", 0, 0, false))
 	cases := []struct {

@@ -75,10 +75,9 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 	if err != nil {
 		return nil, nil, err
 	}
-	// Seconds, as the API stores times: a decision read back after a
-	// restart is the one written.
-	now := r.now().Truncate(time.Second)
-	d := rollout.Decide(rollout.Input{Strategy: spec.Rollout, Target: target, Prior: prior, Control: spec.RolloutControl, Clusters: clusters, Now: now})
+	// Decide records times in whole seconds, as the API stores them, so
+	// that a decision read back after a restart is the one written.
+	d := rollout.Decide(rollout.Input{Strategy: spec.Rollout, Target: target, Prior: prior, Control: spec.RolloutControl, Clusters: clusters, Now: r.now()})
 	revisionOf := map[string]string{}
 	for _, c := range clusters {
 		revisionOf[c.Name] = c.Revision
