@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/fleetbench"
@@ -41,23 +42,17 @@ out long before 600 seats do, and priority levels divide seats, not CPU.`,
   shepherd bench storm --works 2000 --writers 128 --workloads 200 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("--output %q is not supported: use text or json", output)
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log, 1)
-			o.Logger = log
-			rep, err := fleetbench.RunStorm(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if output == "json" {
-				return printJSON(cmd.OutOrStdout(), stormJSON{StormReport: rep, P99Ratio: rep.P99Ratio()})
-			}
-			return printStorm(cmd.OutOrStdout(), rep)
+			return runBench(cmd, output, verbose, o.Validate, func(log logr.Logger) error {
+				o.Logger = log
+				rep, err := fleetbench.RunStorm(cmd.Context(), o)
+				if err != nil {
+					return err
+				}
+				if output == "json" {
+					return printJSON(cmd.OutOrStdout(), stormJSON{StormReport: rep, P99Ratio: rep.P99Ratio()})
+				}
+				return printStorm(cmd.OutOrStdout(), rep)
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -70,6 +65,21 @@ out long before 600 seats do, and priority levels divide seats, not CPU.`,
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
+}
+
+// runBench runs a benchmark command: the output format and the size
+// (validate) are checked before anything starts, then run gets the
+// command's logger (klog's output goes to it too).
+func runBench(cmd *cobra.Command, output string, verbose int, validate func() error, run func(logr.Logger) error) error {
+	if output != "text" && output != "json" {
+		return fmt.Errorf("--output %q is not supported: use text or json", output)
+	}
+	if err := validate(); err != nil {
+		return err
+	}
+	log := newLogger(cmd.ErrOrStderr(), verbose)
+	redirectKlog(log, 1)
+	return run(log)
 }
 
 // stormJSON is the JSON report: the phases and their ratio.

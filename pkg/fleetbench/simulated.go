@@ -69,6 +69,12 @@ type simulator struct {
 // startSimulated registers n simulated Pull clusters, reports them Ready,
 // and serves them until ctx ends.
 func startSimulated(ctx context.Context, cfg *rest.Config, n int, log logr.Logger) (*simulator, error) {
+	return startLabelledSimulated(ctx, cfg, n, nil, log)
+}
+
+// startLabelledSimulated is startSimulated with labels(i) (when not nil)
+// the labels of cluster i.
+func startLabelledSimulated(ctx context.Context, cfg *rest.Config, n int, labels func(i int) map[string]string, log logr.Logger) (*simulator, error) {
 	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -80,7 +86,11 @@ func startSimulated(ctx context.Context, cfg *rest.Config, n int, log logr.Logge
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(simWorkers)
 	for i, name := range s.clusters {
-		g.Go(func() error { return s.register(gctx, cfg, i, name) })
+		var l map[string]string
+		if labels != nil {
+			l = labels(i)
+		}
+		g.Go(func() error { return s.register(gctx, cfg, i, name, l) })
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -115,9 +125,9 @@ func startSimulated(ctx context.Context, cfg *rest.Config, n int, log logr.Logge
 
 // register registers cluster i and writes what its agent would report
 // first: its Lease and its status.
-func (s *simulator) register(ctx context.Context, cfg *rest.Config, i int, name string) error {
+func (s *simulator) register(ctx context.Context, cfg *rest.Config, i int, name string, labels map[string]string) error {
 	topo := []struct{ provider, region string }{{"aws", "us-east-1"}, {"gcp", "europe-west1"}, {"azure", "eastasia"}}[i%3]
-	if _, err := membership.Register(ctx, cfg, s.hub, membership.RegisterOptions{Name: name, Provider: topo.provider, Region: topo.region, Zone: fmt.Sprintf("%s-%c", topo.region, 'a'+rune(i/3%3))}); err != nil {
+	if _, err := membership.Register(ctx, cfg, s.hub, membership.RegisterOptions{Name: name, Provider: topo.provider, Region: topo.region, Zone: fmt.Sprintf("%s-%c", topo.region, 'a'+rune(i/3%3)), Labels: labels}); err != nil {
 		return fmt.Errorf("registering %s: %w", name, err)
 	}
 	now := metav1.NewMicroTime(time.Now())
