@@ -153,6 +153,75 @@ func TestRowHealthStrategyReady(t *testing.T) {
 	}
 }
 
+// TestRowCopyStates: each cluster's bar says what `shepherd get
+// placements` says of the copy (AggregatedStatusItem.State): Applied for
+// a kind no health rule judges, the Work's reason where the copy is not
+// applied, the health where a rule judged it; kinds without replicas show
+// no count; and the workload's health follows.
+func TestRowCopyStates(t *testing.T) {
+	configMap := func(items ...workv1alpha1.AggregatedStatusItem) dashboard.Binding {
+		b := dashboardtest.Binding("ns", "cfg", "p", target("a", 0), target("b", 0))
+		spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
+		spec.Resource.APIVersion, spec.Resource.Kind = "v1", "ConfigMap"
+		spec.Placement = &policyv1alpha1.Placement{}
+		status.AggregatedStatus = items
+		return b
+	}
+	applied := func(c string) workv1alpha1.AggregatedStatusItem {
+		return workv1alpha1.AggregatedStatusItem{ClusterName: c, Applied: true, Health: policyv1alpha1.ResourceUnknown}
+	}
+	refused := func(c, reason string) workv1alpha1.AggregatedStatusItem {
+		return workv1alpha1.AggregatedStatusItem{ClusterName: c, AppliedReason: reason, Health: policyv1alpha1.ResourceUnknown}
+	}
+	drifted := applied("b")
+	drifted.Drifted = true
+	notJudged := dashboardtest.Binding("ns", "web", "p", target("a", 2), target("b", 1))
+	notJudged.Obj.GetBindingStatus().AggregatedStatus[1].Health = policyv1alpha1.ResourceUnknown
+	for _, tc := range []struct {
+		name    string
+		b       dashboard.Binding
+		states  []string
+		counted bool
+		health  string
+	}{
+		{"ConfigMap applied everywhere", configMap(applied("a"), applied("b")), []string{"Applied", "Applied"}, false, dashboard.HealthHealthy},
+		{"ConfigMap in conflict on b", configMap(applied("a"), refused("b", "Conflict")), []string{"Applied", "Conflict"}, false, dashboard.HealthUnhealthy},
+		{"ClusterRole refused for escalation", configMap(refused("a", "RBACEscalationForbidden"), applied("b")), []string{"RBACEscalationForbidden", "Applied"}, false, dashboard.HealthUnhealthy},
+		{"ConfigMap failed and not yet reported", configMap(refused("a", "AppliedFailed")), []string{"AppliedFailed", "Unknown"}, false, dashboard.HealthUnhealthy},
+		{"ConfigMap edited in a member", configMap(applied("a"), drifted), []string{"Applied", "Applied"}, false, dashboard.HealthHealthy},
+		{"Deployment healthy", dashboardtest.Binding("ns", "x", "p", target("a", 2), target("b", 1)), []string{"Healthy", "Healthy"}, true, dashboard.HealthHealthy},
+		{"Deployment applied, health not judged yet", notJudged, []string{"Healthy", "Applied"}, true, dashboard.HealthProgressing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := dashboard.Row(tc.b)
+			var states []string
+			for _, bar := range r.Targets {
+				states = append(states, bar.State)
+				if bar.Counted != tc.counted {
+					t.Errorf("%s: counted %v, want %v", bar.Cluster, bar.Counted, tc.counted)
+				}
+			}
+			if !reflect.DeepEqual(states, tc.states) {
+				t.Errorf("states %v, want %v", states, tc.states)
+			}
+			// One reading of a copy's state: the bar's is the API's.
+			for _, item := range tc.b.Obj.GetBindingStatus().AggregatedStatus {
+				for _, bar := range r.Targets {
+					if bar.Cluster == item.ClusterName && bar.State != item.State() {
+						t.Errorf("%s: bar %q, State() %q", bar.Cluster, bar.State, item.State())
+					}
+				}
+			}
+			if r.Health != tc.health {
+				t.Errorf("health %q, want %q", r.Health, tc.health)
+			}
+			if tc.name == "ConfigMap edited in a member" && !r.Targets[1].Drifted {
+				t.Error("the drifted copy is not marked")
+			}
+		})
+	}
+}
+
 func TestBuildWorkloadsFiltersAndPages(t *testing.T) {
 	s := dashboardtest.Fleet(10, 250)
 	for _, tc := range []struct {

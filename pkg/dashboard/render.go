@@ -86,6 +86,7 @@ var funcs = template.FuncMap{
 		return template.CSS(fmt.Sprintf("%.1fem", 0.3+share*11.7))
 	},
 	"lower":   strings.ToLower,
+	"state":   StateClass,
 	"healths": func() []string { return Healths },
 	"add":     func(a, b int) int { return a + b },
 	"pageURL": func(f Filter, page int) string {

@@ -480,3 +480,33 @@ func TestWhatIfBounds(t *testing.T) {
 		})
 	}
 }
+
+// The workloads page shows a ConfigMap's copies by state, with no replica
+// count: Applied in one member, the Work's reason (Conflict) in the other.
+func TestWorkloadsPageShowsCopyStates(t *testing.T) {
+	snap := dashboardtest.Fleet(2, 0)
+	b := dashboardtest.Binding("team-00", "settings", "p",
+		workv1alpha1.TargetCluster{Name: "cluster-0000", State: workv1alpha1.TargetBound},
+		workv1alpha1.TargetCluster{Name: "cluster-0001", State: workv1alpha1.TargetBound})
+	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
+	spec.Resource.APIVersion, spec.Resource.Kind = "v1", "ConfigMap"
+	status.AggregatedStatus = []workv1alpha1.AggregatedStatusItem{
+		{ClusterName: "cluster-0000", Applied: true},
+		{ClusterName: "cluster-0001", AppliedReason: "Conflict"},
+	}
+	snap.Bindings = append(snap.Bindings, b)
+	ts, c := serve(t, dashboard.Options{Source: &dashboardtest.Source{Snap: snap}})
+	_, body := get(t, c, ts.URL+"/workloads")
+	for _, want := range []string{
+		`aria-label="cluster-0000, Applied"`, `<span class="state applied">Applied</span>`,
+		`aria-label="cluster-0001, Conflict"`, `<span class="state unhealthy">Conflict</span>`,
+		`<span class="health unhealthy">Unhealthy</span>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the workloads page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, `replicas on cluster-0000`) {
+		t.Error("a ConfigMap's bar counts replicas")
+	}
+}

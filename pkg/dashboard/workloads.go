@@ -54,13 +54,36 @@ type WorkloadRow struct {
 type TargetBar struct {
 	Cluster  string
 	Replicas int32
+	// Counted: the workload has replicas, so the bar shows a count; a
+	// ConfigMap's or a Role's bar shows only its state.
+	Counted bool
 	// Share is Replicas over the workload's largest target, 0..1, for the
 	// length of its bar.
-	Share  float64
-	Health string
+	Share float64
+	// State is the copy's state, as `shepherd get placements` shows it
+	// (workv1alpha1.AggregatedStatusItem.State): Healthy or Unhealthy
+	// where a health rule judged it, Applied where none did, the Work's
+	// reason (Conflict, AppliedFailed, ...) where it is not applied, and
+	// Unknown before anything was collected.
+	State string
 	// Drifted: the copy was edited in the member (its Work's Drifted
 	// condition).
 	Drifted bool
+}
+
+// StateClass is the style of a copy's state: healthy, applied, unhealthy
+// (Unhealthy or any reason it is not applied) or unknown.
+func StateClass(state string) string {
+	switch state {
+	case string(policyv1alpha1.ResourceHealthy):
+		return "healthy"
+	case workv1alpha1.CopyApplied:
+		return "applied"
+	case string(policyv1alpha1.ResourceUnknown), "":
+		return "unknown"
+	default:
+		return "unhealthy"
+	}
 }
 
 // Row builds a binding's row.
@@ -78,11 +101,12 @@ func Row(b Binding) WorkloadRow {
 		}
 	}
 	r.Unclaimed = workv1alpha1.Unclaimed(status)
-	health := map[string]policyv1alpha1.ResourceHealth{}
+	state := map[string]string{}
 	gk := schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind).GroupKind()
 	drifted := map[string]bool{}
-	for _, item := range status.AggregatedStatus {
-		health[item.ClusterName] = item.Health
+	for i := range status.AggregatedStatus {
+		item := &status.AggregatedStatus[i]
+		state[item.ClusterName] = item.State()
 		drifted[item.ClusterName] = item.Drifted
 		if n, ok := kinds.ReadyReplicas(gk, item.Status); ok {
 			r.Ready += n
@@ -94,11 +118,11 @@ func Row(b Binding) WorkloadRow {
 		if t.State == workv1alpha1.TargetUnscheduled {
 			continue
 		}
-		h := string(health[t.Name])
-		if h == "" {
-			h = string(policyv1alpha1.ResourceUnknown)
+		st := state[t.Name]
+		if st == "" {
+			st = string(policyv1alpha1.ResourceUnknown)
 		}
-		r.Targets = append(r.Targets, TargetBar{Cluster: t.Name, Replicas: t.Replicas, Health: h, Drifted: drifted[t.Name]})
+		r.Targets = append(r.Targets, TargetBar{Cluster: t.Name, Replicas: t.Replicas, Counted: spec.Replicas > 0 || t.Replicas > 0, State: st, Drifted: drifted[t.Name]})
 		largest = max(largest, t.Replicas)
 	}
 	for i := range r.Targets {
@@ -107,14 +131,17 @@ func Row(b Binding) WorkloadRow {
 			r.Targets[i].Share = float64(r.Targets[i].Replicas) / float64(largest)
 		}
 	}
-	r.Health, r.Message = workloadHealth(status, r.Targets)
+	r.Health, r.Message = workloadHealth(status, spec.Replicas > 0, r.Targets)
 	return r
 }
 
 // workloadHealth is Unschedulable when the scheduler could not place the
-// workload, Unhealthy when a target is, Healthy when every target is,
-// Progressing otherwise.
-func workloadHealth(status *workv1alpha1.BindingStatus, targets []TargetBar) (string, string) {
+// workload, Unhealthy when a copy is (or is not applied: a conflict, a
+// refusal), Healthy when every copy is, Progressing otherwise. A copy of
+// a kind without replicas is healthy once applied (there is nothing more
+// to wait for); one of a workload with replicas only when a health rule
+// says so.
+func workloadHealth(status *workv1alpha1.BindingStatus, replicated bool, targets []TargetBar) (string, string) {
 	if c := meta.FindStatusCondition(status.Conditions, workv1alpha1.ConditionScheduled); c != nil && c.Status == metav1.ConditionFalse {
 		return HealthUnschedulable, c.Message
 	}
@@ -123,11 +150,15 @@ func workloadHealth(status *workv1alpha1.BindingStatus, targets []TargetBar) (st
 	}
 	healthy := 0
 	for _, t := range targets {
-		switch policyv1alpha1.ResourceHealth(t.Health) {
-		case policyv1alpha1.ResourceUnhealthy:
+		switch StateClass(t.State) {
+		case "unhealthy":
 			return HealthUnhealthy, ""
-		case policyv1alpha1.ResourceHealthy:
+		case "healthy":
 			healthy++
+		case "applied":
+			if !replicated {
+				healthy++
+			}
 		}
 	}
 	if healthy == len(targets) {
