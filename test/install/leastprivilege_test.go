@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,6 +178,9 @@ func startControllerManager(t *testing.T, cfg *rest.Config, port int) (stop func
 			DNSNames: []string{"shepherd-webhook." + install.Namespace + ".svc"}},
 		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second,
 			NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second},
+		// The chart's test restarts the controller manager in this
+		// process, as an upgrade's rollout replaces the pod.
+		SkipNameValidation: true,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -184,13 +188,15 @@ func startControllerManager(t *testing.T, cfg *rest.Config, port int) (stop func
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- mgr.Start(logr.NewContext(ctx, log.WithName("controllers"))) }()
-	return func() error {
+	// Stopping twice returns the first answer rather than waiting for a
+	// second one that never comes.
+	return sync.OnceValue(func() error {
 		cancel()
 		if err := <-errc; err != nil && !errors.Is(err, context.Canceled) {
 			return err
 		}
 		return nil
-	}
+	})
 }
 
 func waitLeaderAndWebhook(t *testing.T) {
