@@ -3,6 +3,7 @@ package pull
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +11,16 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/cli"
 	"github.com/shepherd-io/shepherd/pkg/install"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // shepherd runs the command line in-process against the fleet's hub.
@@ -87,4 +94,71 @@ func TestGetClustersShowsTheMode(t *testing.T) {
 	if modes[pushMember] != "Push" || modes[pullMember] != "Pull" {
 		t.Errorf("modes %v, want %s Push and %s Pull:\n%s", modes, pushMember, pullMember, out)
 	}
+}
+
+// `shepherd register --deploy --allow-rbac-propagation` lets the agent
+// store an operator's ClusterRole (rules on every resource) in its member;
+// without the flag the member refuses it, and a --deploy without it
+// withdraws an earlier grant.
+func TestRegisterAllowRBACPropagation(t *testing.T) {
+	ctx := context.Background()
+	// The agent deployed in the member, as the member's API server sees it.
+	cfg := rest.CopyConfig(fleet.Member(pullMember).RestConfig())
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + install.AgentNamespace + ":" + install.AgentDeployment,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + install.AgentNamespace, "system:authenticated"},
+	}
+	agent, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := memberCl[pullMember]
+	// grant stores, as the agent, a ClusterRole with every right, and
+	// removes it again.
+	grant := func() error {
+		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "e2e-operator-wide"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}}}}
+		if _, err := agent.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		return admin.Delete(ctx, role)
+	}
+	register := func(t *testing.T, extra ...string) {
+		t.Helper()
+		args := append([]string{"register", pullMember, "--force", "--deploy", "--image", "registry.example.com/shepherd:test",
+			"--member-kubeconfig", fleet.Member(pullMember).KubeconfigPath(), "--output", filepath.Join(t.TempDir(), "hub.kubeconfig")}, extra...)
+		if out, err := shepherd(args...); err != nil {
+			t.Fatalf("register: %v\n%s", err, out)
+		}
+	}
+	// refused waits until the member's authorizer refuses the grant (it
+	// learns of RBAC changes through a watch).
+	refused := func(t *testing.T) {
+		t.Helper()
+		fleetenv.Eventually(t, "the agent refused an escalating ClusterRole", func() error {
+			err := grant()
+			if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "attempting to grant RBAC permissions not currently held") {
+				return nil
+			}
+			return fmt.Errorf("got %v", err)
+		})
+	}
+
+	t.Run("default: refused", func(t *testing.T) {
+		register(t)
+		refused(t)
+	})
+	t.Run("opted in: allowed", func(t *testing.T) {
+		register(t, "--allow-rbac-propagation")
+		fleetenv.Eventually(t, "the agent may grant", grant)
+	})
+	t.Run("deployed again without the flag: withdrawn", func(t *testing.T) {
+		register(t)
+		for _, o := range []client.Object{&rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{}} {
+			if err := admin.Get(ctx, client.ObjectKey{Name: install.AgentRBACPropagationRole}, o); !apierrors.IsNotFound(err) {
+				t.Errorf("%T %s still there: %v", o, install.AgentRBACPropagationRole, err)
+			}
+		}
+		refused(t)
+	})
 }
