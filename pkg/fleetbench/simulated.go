@@ -59,6 +59,7 @@ func simulatedClusterName(i int) string { return fmt.Sprintf("%s%04d", simPrefix
 // simulator acknowledges the Works of simulated Pull clusters and renews
 // their Leases.
 type simulator struct {
+	opts     simOptions
 	hub      client.Client
 	works    cache.Cache
 	queue    workqueue.TypedRateLimitingInterface[types.NamespacedName]
@@ -66,20 +67,34 @@ type simulator struct {
 	log      logr.Logger
 }
 
+// simOptions vary the simulated clusters.
+type simOptions struct {
+	// labels(i), when not nil, are the labels of cluster i.
+	labels func(i int) map[string]string
+	// leaseDuration and renewPeriod are the agents' Lease timing
+	// (simLeaseDuration and simLeaseRenewPeriod when zero).
+	leaseDuration, renewPeriod time.Duration
+}
+
 // startSimulated registers n simulated Pull clusters, reports them Ready,
 // and serves them until ctx ends.
 func startSimulated(ctx context.Context, cfg *rest.Config, n int, log logr.Logger) (*simulator, error) {
-	return startLabelledSimulated(ctx, cfg, n, nil, log)
+	return startSimulatedWith(ctx, cfg, n, simOptions{}, log)
 }
 
-// startLabelledSimulated is startSimulated with labels(i) (when not nil)
-// the labels of cluster i.
-func startLabelledSimulated(ctx context.Context, cfg *rest.Config, n int, labels func(i int) map[string]string, log logr.Logger) (*simulator, error) {
+// startSimulatedWith is startSimulated with options.
+func startSimulatedWith(ctx context.Context, cfg *rest.Config, n int, opts simOptions, log logr.Logger) (*simulator, error) {
+	if opts.leaseDuration == 0 {
+		opts.leaseDuration = simLeaseDuration
+	}
+	if opts.renewPeriod == 0 {
+		opts.renewPeriod = simLeaseRenewPeriod
+	}
 	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
 	}
-	s := &simulator{hub: hub, log: log}
+	s := &simulator{opts: opts, hub: hub, log: log}
 	for i := range n {
 		s.clusters = append(s.clusters, simulatedClusterName(i))
 	}
@@ -87,8 +102,8 @@ func startLabelledSimulated(ctx context.Context, cfg *rest.Config, n int, labels
 	g.SetLimit(simWorkers)
 	for i, name := range s.clusters {
 		var l map[string]string
-		if labels != nil {
-			l = labels(i)
+		if opts.labels != nil {
+			l = opts.labels(i)
 		}
 		g.Go(func() error { return s.register(gctx, cfg, i, name, l) })
 	}
@@ -133,7 +148,7 @@ func (s *simulator) register(ctx context.Context, cfg *rest.Config, i int, name 
 	now := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(name), Name: clusterv1alpha1.AgentLeaseName},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name + "-simulated"), LeaseDurationSeconds: ptr.To(int32(simLeaseDuration / time.Second)), AcquireTime: &now, RenewTime: &now},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(name + "-simulated"), LeaseDurationSeconds: ptr.To(int32(s.opts.leaseDuration / time.Second)), AcquireTime: &now, RenewTime: &now},
 	}
 	if err := s.hub.Create(ctx, lease); err != nil {
 		return fmt.Errorf("creating the Lease of %s: %w", name, err)
@@ -184,7 +199,7 @@ func (s *simulator) renewLeases(ctx context.Context) {
 		}()
 	}
 	defer close(due)
-	tick := time.NewTicker(simLeaseRenewPeriod / time.Duration(max(len(s.clusters), 1)))
+	tick := time.NewTicker(s.opts.renewPeriod / time.Duration(max(len(s.clusters), 1)))
 	defer tick.Stop()
 	for i := 0; ; i = (i + 1) % len(s.clusters) {
 		select {
