@@ -33,7 +33,9 @@ type RolloutCluster struct {
 	// New: it runs the revision going out.
 	New    bool
 	Failed bool
-	Health policyv1alpha1.ResourceHealth
+	// State is the copy's state (AggregatedStatusItem.State), as on the
+	// workloads page; empty before the member reported.
+	State string
 }
 
 // buildRollout is b's rollout view; nil without a gated rollout.
@@ -48,13 +50,13 @@ func buildRollout(b Binding) *RolloutView {
 		return v
 	}
 	v.Revision, v.LastGood, v.Phase, v.Message, v.Stages = st.Revision, st.LastGoodRevision, st.Phase, st.Message, st.Stages
-	health := map[string]policyv1alpha1.ResourceHealth{}
-	for _, a := range status.AggregatedStatus {
-		health[a.ClusterName] = a.Health
+	state := map[string]string{}
+	for i := range status.AggregatedStatus {
+		state[status.AggregatedStatus[i].ClusterName] = status.AggregatedStatus[i].State()
 	}
 	for _, c := range st.Clusters {
 		v.Clusters = append(v.Clusters, RolloutCluster{Name: c.Name, Stage: c.Stage, Revision: c.Revision,
-			New: c.Revision == st.Revision, Failed: c.Failed, Health: health[c.Name]})
+			New: c.Revision == st.Revision, Failed: c.Failed, State: state[c.Name]})
 	}
 	return v
 }

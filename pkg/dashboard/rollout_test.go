@@ -32,12 +32,18 @@ func TestRolloutSection(t *testing.T) {
 				{Name: "cluster-0001", Stage: "prod", Revision: "r1", Failed: true},
 			},
 		}
+		// Each cluster's copy reads as on the workloads page (State).
+		b.Obj.GetBindingStatus().AggregatedStatus = []workv1alpha1.AggregatedStatusItem{
+			{ClusterName: "cluster-0000", Applied: true, Health: policyv1alpha1.ResourceHealthy},
+			{ClusterName: "cluster-0001", AppliedReason: "Conflict"},
+		}
 	}
 	const page = "/workloads/ns/team-00/app-00000-deployment"
 	ts, c := serve(t, dashboard.Options{Source: &dashboardtest.Source{Snap: snap}})
 	_, body := get(t, c, ts.URL+page)
 	for _, want := range []string{"<h2>Rollout</h2>", "r2 (last good: r1)", "Stage prod waits for approval", "canary: done", "prod: pending",
-		"<td>cluster-0000</td><td>canary</td><td>r2 (new)</td>", "r1 <strong>failed</strong>",
+		"<td>cluster-0000</td><td>canary</td><td>r2 (new)</td><td><span class=\"health healthy\">Healthy</span></td>",
+		"r1 <strong>failed</strong></td><td><span class=\"health unhealthy\">Conflict</span></td>",
 		`name="op" value="approve"`, `name="op" value="pause"`, `name="op" value="undo"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the workload page lacks %q", want)
