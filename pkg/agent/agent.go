@@ -2,10 +2,11 @@
 // member cluster, with credentials for the hub that reach only that
 // cluster's Works, Cluster status and Lease (see `shepherd register`).
 //
-// The agent runs the hub's own controllers in agent mode (their
-// PullCluster option), so Works are applied with the same rules as in push
-// mode (ownership proven from the member object, conflicts, retention,
-// deletion of owned objects only):
+// The agent runs the hub's own controllers, those the registry of package
+// controllermanager marks Agent, in agent mode (controllerdeps.Deps'
+// PullCluster), so Works are applied with the same rules as in push mode
+// (ownership proven from the member object, conflicts, retention, deletion
+// of owned objects only):
 //
 //   - execution: the Works of its execution namespace, applied to the
 //     member it runs in;
@@ -45,12 +46,11 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -88,6 +88,11 @@ type Options struct {
 	// agent lost its Lease or failed (default DefaultRestartDelay).
 	RestartDelay time.Duration
 
+	// Controllers selects the agent's controllers, as --controllers
+	// spells it (see controllermanager.ParseSelection); nil runs them all.
+	Controllers []string
+
+	// Options of the agent's controllers.
 	Execution     execution.Options
 	WorkStatus    workstatus.Options
 	ClusterStatus clusterstatus.Options
@@ -107,6 +112,11 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	if o.Cluster == "" {
 		return errors.New("the cluster name is required: pass the name the cluster was registered with")
+	}
+	if o.Controllers != nil {
+		if _, err := controllermanager.ParseSelection(o.Controllers, controllermanager.Names(controllermanager.AgentControllers())); err != nil {
+			return err
+		}
 	}
 	d := o.withDefaults()
 	if !(d.LeaseDuration > d.RenewDeadline && d.RenewDeadline > d.RetryPeriod && d.RetryPeriod > 0) {
@@ -174,31 +184,24 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
-	// One interpreter per agent: several agents in one process (`shepherd
-	// up` with Pull members) each learn their own.
-	in := interpreter.New()
-	ex, ws, cs := opts.Execution, opts.WorkStatus, opts.ClusterStatus
-	ex.PullCluster, ws.PullCluster, cs.PullCluster = opts.Cluster, opts.Cluster, opts.Cluster
-	ex.Clients, ws.Clients, cs.Clients = clients, clients, clients
-	ex.Interpreter, ws.Interpreter = in, in
-	ex.Fence = fence.Check
-	// Hub namespaces are read one by one (their Pod Security labels): the
-	// agent may get a namespace it names, not list them all.
-	ex.HubNamespaces = mgr.GetAPIReader()
-	steps := []struct {
-		name  string
-		setup func() error
-	}{
-		{"execution", func() error { return (&execution.Reconciler{Options: ex}).SetupWithManager(mgr) }},
-		{"work status", func() error { return (&workstatus.Reconciler{Options: ws}).SetupWithManager(mgr) }},
-		{"cluster status", func() error { return (&clusterstatus.Reconciler{Options: cs}).SetupWithManager(mgr) }},
-		{"health interpreter", func() error { return custom.NewForHealthInterpreters(in, true).SetupWithManager(mgr) }},
-		{"interpreter customization", func() error { return custom.NewForCustomizations(in, true).SetupWithManager(mgr) }},
-	}
-	for _, s := range steps {
-		if err := s.setup(); err != nil {
-			return nil, fmt.Errorf("setting up the agent's %s controller: %w", s.name, err)
+	sel := controllermanager.AllControllers
+	if opts.Controllers != nil {
+		if sel, err = controllermanager.ParseSelection(opts.Controllers, controllermanager.Names(controllermanager.AgentControllers())); err != nil {
+			return nil, err
 		}
+	}
+	// One interpreter per agent (made by SetupControllers): several agents
+	// in one process (`shepherd up` with Pull members) each learn their
+	// own.
+	d := controllerdeps.Deps{
+		Manager:     mgr,
+		Fence:       fence.Check,
+		Clients:     clients,
+		PullCluster: opts.Cluster,
+	}
+	cfg := controllermanager.Config{Execution: opts.Execution, WorkStatus: opts.WorkStatus, ClusterStatus: opts.ClusterStatus}
+	if _, err := controllermanager.SetupControllers(d, cfg, controllermanager.AgentControllers(), sel); err != nil {
+		return nil, fmt.Errorf("setting up the agent: %w", err)
 	}
 	return mgr, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -33,6 +34,9 @@ to bindings), the scheduler, the binding controller (bindings to Works), the
 execution controller (Works to members), the status controllers and the
 cluster status controller.
 
+--controllers picks the controllers that run, as kube-controller-manager
+spells it: * for every controller, NAME to enable one, -NAME to disable one.
+
 Run two or more replicas with --leader-elect: one acts, the others wait.
 Prometheus metrics are served on --metrics-bind-address and /healthz and
 /readyz on --health-probe-bind-address.
@@ -56,6 +60,9 @@ hub that reaches this process directly.`,
     --webhook-port 9443 --webhook-bind-address 127.0.0.1 --webhook-url-configuration`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := controllermanager.ParseSelection(opts.Controllers, controllermanager.Names(controllermanager.HubControllers())); err != nil {
+				return err
+			}
 			if opts.QPS <= 0 || opts.Burst <= 0 {
 				return fmt.Errorf("--kube-api-qps %v and --kube-api-burst %d must both be positive", opts.QPS, opts.Burst)
 			}
@@ -101,6 +108,7 @@ hub that reaches this process directly.`,
 	}
 	hub.AddTo(cmd)
 	f := cmd.Flags()
+	f.StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, controllersUsage(controllermanager.HubControllers()))
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
 	f.BoolVar(&opts.LeaderElection, "leader-elect", true, "elect a leader so only one replica acts")
@@ -126,4 +134,10 @@ hub that reaches this process directly.`,
 	f.BoolVar(&webhook.URLConfiguration, "webhook-url-configuration", false, "write the whole webhook configuration with a url: pointing at --webhook-bind-address, instead of adding the CA to the deployed one")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
+}
+
+// controllersUsage is the help of --controllers, naming the controllers.
+func controllersUsage(cs []controllermanager.Controller) string {
+	return "controllers to run: * for all, NAME to enable one, -NAME to disable one (e.g. *,-descheduler); names: " +
+		strings.Join(controllermanager.Names(cs), ", ")
 }

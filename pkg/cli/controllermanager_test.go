@@ -22,6 +22,10 @@ func TestControllerManagerRejectsBadFlags(t *testing.T) {
 		{[]string{"--leader-elect-renew-deadline", "20s"}, "--leader-elect-lease-duration 15s, --leader-elect-renew-deadline 20s and --leader-elect-retry-period 2s: each must be shorter than the one before"},
 		{[]string{"--leader-elect-lease-duration", "5s", "--leader-elect-renew-deadline", "4s", "--leader-elect-retry-period", "4s"}, "each must be shorter than the one before"},
 		{[]string{"--leader-elect-retry-period", "-1s"}, "each must be shorter than the one before"},
+		{[]string{"--controllers", "*,-shceduler"}, `--controllers: unknown controller "shceduler": valid names are detector, scheduler, binding`},
+		{[]string{"--controllers", "-*"}, "-* is not a selection"},
+		{[]string{"--controllers", "*,"}, "--controllers has an empty item"},
+		{[]string{"--controllers", "failover,-failover"}, `"failover" both enabled and disabled`},
 		{[]string{}, "loading the hub kubeconfig " + missing},
 	} {
 		cmd := NewRootCommand()

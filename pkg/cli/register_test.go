@@ -29,6 +29,8 @@ func TestRegisterAndAgentRefuseBadInput(t *testing.T) {
 		{[]string{"agent", "--cluster", "Bad_Name"}, "--cluster: invalid cluster NAME"},
 		{[]string{"agent", "--cluster", "edge-1"}, "--hub-kubeconfig is required"},
 		{[]string{"agent", "--cluster", "edge-1", "--lease-duration", "5s", "--renew-deadline", "10s"}, "each must be shorter than the one before"},
+		{[]string{"agent", "--cluster", "edge-1", "--controllers", "*,-scheduler"}, `--controllers: unknown controller "scheduler": valid names are cluster-status, execution, work-status`},
+		{[]string{"agent", "--cluster", "edge-1", "--controllers", ""}, "--controllers is empty"},
 		{[]string{"agent", "--cluster", "edge-1", "--hub-kubeconfig", "absent.kubeconfig"}, "loading the hub kubeconfig"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

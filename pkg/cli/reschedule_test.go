@@ -20,6 +20,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
@@ -179,10 +180,12 @@ func startControllers(t *testing.T, hub *testenv.Hub) {
 		t.Fatal(err)
 	}
 	for _, setup := range []func() error{
-		func() error { return detector.Setup(mgr, detector.Options{UnknownKindRetry: time.Second}) },
-		func() error { return scheduling.Setup(mgr, scheduling.Options{}) },
-		func() error { return binding.Setup(mgr, binding.Options{}) },
-		func() error { return reschedule.Setup(mgr, reschedule.Options{}) },
+		func() error {
+			return detector.Setup(controllerdeps.Deps{Manager: mgr}, detector.Options{UnknownKindRetry: time.Second})
+		},
+		func() error { return scheduling.Setup(controllerdeps.Deps{Manager: mgr}, scheduling.Options{}) },
+		func() error { return binding.Setup(controllerdeps.Deps{Manager: mgr}, binding.Options{}) },
+		func() error { return reschedule.Setup(controllerdeps.Deps{Manager: mgr}, reschedule.Options{}) },
 	} {
 		if err := setup(); err != nil {
 			t.Fatal(err)

@@ -27,21 +27,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
-	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
-	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
-	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
-	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
-	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
-	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
-	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
-	"github.com/shepherd-io/shepherd/pkg/controllers/policystatus"
-	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
-	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -98,21 +86,24 @@ type Options struct {
 	// (the built-in kinds, then what ResourceInterpreterCustomizations and
 	// HealthInterpreters teach it).
 	Interpreter *interpreter.Layered
+	// Controllers selects the controllers that run, as --controllers
+	// spells it (see ParseSelection); nil runs them all.
+	Controllers []string
 
-	Detector      detector.Options
-	Scheduling    scheduling.Options
-	Binding       binding.Options
-	ClusterStatus clusterstatus.Options
-	Execution     execution.Options
-	WorkStatus    workstatus.Options
-	Failover      failover.Options
-	Reschedule    reschedule.Options
-	Descheduler   descheduler.Options
+	// Config holds the controllers' options.
+	Config
 }
 
 // New returns a manager with every controller registered; start it with
 // mgr.Start(ctx).
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	sel := AllControllers
+	if opts.Controllers != nil {
+		var err error
+		if sel, err = ParseSelection(opts.Controllers, Names(HubControllers())); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace
 	}
@@ -162,7 +153,6 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			}
 			return fence.Client(c), nil
 		}
-		opts.Execution.Fence = fence.Check
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		NewClient:                           newClient,
@@ -204,9 +194,21 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
-	if err := setup(mgr, opts); err != nil {
+	d := controllerdeps.Deps{
+		Manager: mgr,
+		// One member client cache: each member gets one set of
+		// connections.
+		Clients:     clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{SecretsNamespace: opts.ClusterSecretsNamespace}),
+		Interpreter: opts.Interpreter,
+	}
+	if fence != nil {
+		d.Fence = fence.Check
+	}
+	started, err := SetupControllers(d, opts.Config, HubControllers(), sel)
+	if err != nil {
 		return nil, err
 	}
+	mgr.GetLogger().V(1).Info("controllers set up", "controllers", started)
 	return mgr, nil
 }
 
@@ -252,55 +254,6 @@ func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o healthcel.WebhookOptions) 
 		return err
 	}
 	return mgr.AddReadyzCheck("webhook", w.check)
-}
-
-// setup registers the controllers in the order a template travels: detector,
-// scheduler, binding, execution, status, then failover; the member client
-// cache is shared so each member gets one set of connections.
-func setup(mgr ctrl.Manager, opts Options) error {
-	clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{SecretsNamespace: opts.ClusterSecretsNamespace})
-	opts.ClusterStatus.Clients = clients
-	opts.Execution.Clients = clients
-	opts.WorkStatus.Clients = clients
-	// One interpreter for every controller: what a customization or a
-	// HealthInterpreter teaches it, all of them know at once.
-	in := opts.Interpreter
-	if in == nil {
-		in = interpreter.New()
-	}
-	opts.Detector.Interpreter, opts.Binding.Interpreter, opts.Execution.Interpreter, opts.WorkStatus.Interpreter = in, in, in, in
-	steps := []struct {
-		name  string
-		setup func() error
-	}{
-		{"detector", func() error { return detector.Setup(mgr, opts.Detector) }},
-		{"scheduling", func() error { return scheduling.Setup(mgr, opts.Scheduling) }},
-		{"binding", func() error {
-			// The execution controller runs here: Works are created with
-			// its finalizer rather than patched with it afterwards.
-			opts.Binding.WorkFinalizer = true
-			return binding.Setup(mgr, opts.Binding)
-		}},
-		{"policy status", func() error { return policystatus.Setup(mgr, policystatus.Options{}) }},
-		{"dependencies", func() error { return dependencies.Setup(mgr, dependencies.Options{Interpreter: in}) }},
-		{"reschedule", func() error { return reschedule.Setup(mgr, opts.Reschedule) }},
-		{"cluster cleanup", func() error { return clustercleanup.Setup(mgr, clustercleanup.Options{}) }},
-		{"cluster status", func() error {
-			return (&clusterstatus.Reconciler{Options: opts.ClusterStatus}).SetupWithManager(mgr)
-		}},
-		{"execution", func() error { return (&execution.Reconciler{Options: opts.Execution}).SetupWithManager(mgr) }},
-		{"work status", func() error { return (&workstatus.Reconciler{Options: opts.WorkStatus}).SetupWithManager(mgr) }},
-		{"health interpreter", func() error { return custom.NewForHealthInterpreters(in, false).SetupWithManager(mgr) }},
-		{"interpreter customization", func() error { return custom.NewForCustomizations(in, false).SetupWithManager(mgr) }},
-		{"failover", func() error { return failover.Setup(mgr, opts.Failover) }},
-		{"descheduler", func() error { return descheduler.Setup(mgr, opts.Descheduler) }},
-	}
-	for _, s := range steps {
-		if err := s.setup(); err != nil {
-			return fmt.Errorf("setting up the %s controller: %w", s.name, err)
-		}
-	}
-	return nil
 }
 
 // lockOf is the fence's lock, nil without leader election.

@@ -54,7 +54,7 @@ func run(m *testing.M) int {
 
 	env, err = fleetenv.StartFleet("browser", localfleet.Options{
 		Fleet:       fleetenv.SmallFleet(3),
-		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
+		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes()}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -57,7 +57,7 @@ func run(m *testing.M) int {
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
 		Fleet:       spec,
 		KwokStages:  [][]byte{unready},
-		Controllers: controllermanager.Options{ClusterStatus: fleetenv.FastProbes()},
+		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes()}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -176,8 +176,8 @@ func startControllerManager(t *testing.T, cfg *rest.Config, port int) (stop func
 		GracefulShutdownTimeout: 5 * time.Second,
 		Webhook: &healthcel.WebhookOptions{BindAddress: "127.0.0.1", Port: port,
 			DNSNames: []string{"shepherd-webhook." + install.Namespace + ".svc"}},
-		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second,
-			NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second},
+		Config: controllermanager.Config{ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second,
+			NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second}},
 		// The chart's test restarts the controller manager in this
 		// process, as an upgrade's rollout replaces the pod.
 		SkipNameValidation: true,

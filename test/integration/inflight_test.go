@@ -16,6 +16,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -59,7 +60,9 @@ func TestInFlightSurvivesARestart(t *testing.T) {
 	})
 
 	start := func() *testenv.Manager {
-		m, err := hub.StartManager(func(mgr ctrl.Manager) error { return scheduling.Setup(mgr, scheduling.Options{}) })
+		m, err := hub.StartManager(func(mgr ctrl.Manager) error {
+			return scheduling.Setup(controllerdeps.Deps{Manager: mgr}, scheduling.Options{})
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,9 +61,9 @@ func run(m *testing.M) int {
 	env, err := fleetenv.StartFleet("pull", localfleet.Options{
 		Fleet: spec,
 		Agent: agentOpts,
-		Controllers: controllermanager.Options{
+		Controllers: controllermanager.Options{Config: controllermanager.Config{
 			ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 4 * time.Second, NoExecuteGracePeriod: 8 * time.Second, ProbeTimeout: 5 * time.Second},
-		},
+		}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
@@ -67,13 +68,13 @@ var mgr *testenv.Manager
 func startControllers() error {
 	var err error
 	mgr, err = hub.StartManager(func(mgr ctrl.Manager) error {
-		if err := detector.Setup(mgr, detector.Options{UnknownKindRetry: time.Second}); err != nil {
+		if err := detector.Setup(controllerdeps.Deps{Manager: mgr}, detector.Options{UnknownKindRetry: time.Second}); err != nil {
 			return err
 		}
-		if err := scheduling.Setup(mgr, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
+		if err := scheduling.Setup(controllerdeps.Deps{Manager: mgr}, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
 			return err
 		}
-		return binding.Setup(mgr, binding.Options{})
+		return binding.Setup(controllerdeps.Deps{Manager: mgr}, binding.Options{})
 	})
 	if err != nil {
 		return fmt.Errorf("starting the controllers: %w", err)

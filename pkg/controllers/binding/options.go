@@ -19,8 +19,8 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -42,17 +42,11 @@ type Options struct {
 	// too (the controller manager does): nothing else removes the
 	// finalizer, so without it a Work could never be deleted.
 	WorkFinalizer bool
-	// Interpreter knows the kinds (replica shares, what to prune, pod
-	// spec paths for overrides); nil: the built-in kinds only.
-	Interpreter interpreter.Interpreter
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = 16
-	}
-	if o.Interpreter == nil {
-		o.Interpreter = interpreter.Builtin()
 	}
 	switch {
 	case o.CoalesceWindow == 0:
@@ -63,35 +57,30 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Setup adds the binding controllers of both binding kinds to mgr.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	if err := NewForResourceBindings(mgr, opts).SetupWithManager(mgr); err != nil {
+// ControllerName names the binding controller in the registry and its
+// events.
+const ControllerName = "binding"
+
+// Setup adds the binding controllers of both binding kinds
+// ("binding-<kind>").
+func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
+	if err := newReconciler(d, bindingutil.ResourceBindings(), opts).setup(d.Manager); err != nil {
 		return err
 	}
-	return NewForClusterResourceBindings(mgr, opts).SetupWithManager(mgr)
+	return newReconciler(d, bindingutil.ClusterResourceBindings(), opts).setup(d.Manager)
 }
 
-// NewForResourceBindings returns the binding reconciler of
-// ResourceBindings.
-func NewForResourceBindings(mgr ctrl.Manager, opts Options) *Reconciler[*workv1alpha1.ResourceBinding] {
-	return newReconciler(mgr, bindingutil.ResourceBindings(), opts)
-}
-
-// NewForClusterResourceBindings returns the binding reconciler of
-// ClusterResourceBindings.
-func NewForClusterResourceBindings(mgr ctrl.Manager, opts Options) *Reconciler[*workv1alpha1.ClusterResourceBinding] {
-	return newReconciler(mgr, bindingutil.ClusterResourceBindings(), opts)
-}
-
-func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
+func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
 	return &Reconciler[T]{
-		client:    mgr.GetClient(),
-		reader:    mgr.GetAPIReader(),
+		in:        d.Interpreter,
+		client:    d.Client(),
+		reader:    d.Manager.GetAPIReader(),
 		revisions: &revisionCache{},
 		now:       time.Now,
-		cache:     mgr.GetCache(),
+		cache:     d.Manager.GetCache(),
 		kind:      kind,
-		recorder:  mgr.GetEventRecorder("shepherd-binding"),
+		recorder:  d.Recorder(ControllerName),
 		conflicts: bindingutil.NewConflicts(),
 		opts:      opts.withDefaults(),
 	}
@@ -109,9 +98,9 @@ func bindingOfWork(kind string, obj client.Object) (names.BindingRef, bool) {
 	return ref, ok && ref.Kind == kind
 }
 
-// SetupWithManager registers the controller ("binding-<kind>"), watching
-// the kind's bindings and their Works, and the Work index it reads.
-func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+// setup registers the controller ("binding-<kind>"), watching the kind's
+// bindings and their Works, and the Work index it reads.
+func (r *Reconciler[T]) setup(mgr ctrl.Manager) error {
 	kind := r.kind.Name
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workIndex(kind), func(obj client.Object) []string {
 		if ref, ok := bindingOfWork(kind, obj); ok {

@@ -54,7 +54,7 @@ func (r *Reconciler[T]) render(ctx context.Context, manifest *unstructured.Unstr
 		return nil, "", fmt.Errorf("reading Cluster %s for its override policies: %w", cluster, err)
 	}
 	m := manifest.DeepCopy()
-	applied, err := overrides.Apply(r.opts.Interpreter, m, c, ps.cluster, ps.namespaced)
+	applied, err := overrides.Apply(r.in, m, c, ps.cluster, ps.namespaced)
 	if err != nil {
 		return nil, "", err
 	}

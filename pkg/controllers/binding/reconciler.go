@@ -24,6 +24,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -38,6 +39,9 @@ const (
 // targets through Scheduled, Bound and Unscheduled, and reports whether
 // every Work was applied. Both kinds run the same code.
 type Reconciler[T workv1alpha1.BindingObject] struct {
+	// in knows the kinds: replica shares, what to prune, pod spec paths
+	// for overrides (d.Interpreter).
+	in     interpreter.Interpreter
 	client client.Client
 	// reader reads rollout revisions from the API server: they are read
 	// rarely, and a cache would hold every ControllerRevision of the hub.
@@ -210,7 +214,7 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	if b.GetBindingSpec().Rollout.Gated() {
 		return r.syncRollout(ctx, b, ref, works, tmpl, ops)
 	}
-	manifests, err := memberManifests(r.opts.Interpreter, tmpl, b.GetBindingSpec())
+	manifests, err := memberManifests(r.in, tmpl, b.GetBindingSpec())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,7 +48,7 @@ type rolloutOutcome struct {
 // keeps exactly what it ran.
 func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work, tmpl *unstructured.Unstructured, ps *overridePolicies) ([]string, *rolloutOutcome, error) {
 	spec := b.GetBindingSpec()
-	current := newRevision(r.opts.Interpreter, tmpl, ps)
+	current := newRevision(r.in, tmpl, ps)
 	target, err := current.hash()
 	if err != nil {
 		return nil, nil, err
@@ -119,7 +119,7 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 		}
 		manifests, ok := rendered[rev]
 		if !ok {
-			if manifests, err = memberManifests(r.opts.Interpreter, v.manifest(), spec); err != nil {
+			if manifests, err = memberManifests(r.in, v.manifest(), spec); err != nil {
 				return applied, nil, err
 			}
 			rendered[rev] = manifests

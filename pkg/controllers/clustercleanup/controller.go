@@ -17,6 +17,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -32,12 +33,10 @@ const (
 // recheck bounds the wait for Works whose deletion events were missed.
 const recheck = 10 * time.Second
 
-// Options configure the controller.
-type Options struct{}
-
 // Setup adds the cluster cleanup controller to mgr.
-func Setup(mgr ctrl.Manager, _ Options) error {
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName)}
+func Setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
+	r := &Reconciler{client: mgr.GetClient(), recorder: d.Recorder(ControllerName)}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&clusterv1alpha1.Cluster{}).

@@ -22,6 +22,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -34,23 +35,27 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Options  Options
 
+	// clients reaches members; pullCluster is the Pull cluster an agent
+	// serves (see controllerdeps.Deps).
+	clients     *clusterclient.Cache
+	pullCluster string
+
 	summaries *summarizers
 	// rightsChecked is when each member's rights were last checked.
 	rightsChecked sync.Map
 }
 
-// SetupWithManager registers the controller. Status writes do not
-// retrigger it (only spec changes do); the periodic requeue drives probes.
-func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	r.Options = r.Options.withDefaults()
-	if r.Client == nil {
-		r.Client = mgr.GetClient()
-	}
-	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(ControllerName)
-	}
-	if r.Options.Clients == nil {
-		r.Options.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+// Setup registers the controller. Status writes do not retrigger it (only
+// spec changes do); the periodic requeue drives probes.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
+	mgr := d.Manager
+	r := &Reconciler{
+		Client:      d.Client(),
+		Recorder:    d.Recorder(ControllerName),
+		Options:     opts.withDefaults(),
+		clients:     d.Clients,
+		pullCluster: d.PullCluster,
 	}
 	r.summaries = newSummarizers()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
@@ -79,12 +84,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, err
 	}
-	agent := r.Options.PullCluster != ""
+	agent := r.pullCluster != ""
 	switch {
 	case !cluster.DeletionTimestamp.IsZero():
 		r.forget(cluster.Name)
 		return reconcile.Result{}, nil
-	case agent && cluster.Name != r.Options.PullCluster:
+	case agent && cluster.Name != r.pullCluster:
 		return reconcile.Result{}, nil
 	case !agent && cluster.Spec.SyncMode == clusterv1alpha1.Pull:
 		r.forget(cluster.Name)
@@ -130,7 +135,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 func (r *Reconciler) forget(name string) {
 	r.rightsChecked.Delete(name)
 	r.summaries.stop(name)
-	r.Options.Clients.Forget(name)
+	r.clients.Forget(name)
 	clusterReady.DeleteLabelValues(name)
 }
 
@@ -143,7 +148,7 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 	defer cancel()
 
 	var rd readiness
-	clients, err := r.Options.Clients.ForCluster(ctx, cluster)
+	clients, err := r.clients.ForCluster(ctx, cluster)
 	switch {
 	case errors.Is(err, clusterclient.ErrNoCredentials):
 		rd = unreachable(ReasonNoCredentials, err)

@@ -33,7 +33,7 @@ const (
 func (r *Reconciler) checkCredentials(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus, now time.Time) {
 	ctx, cancel := context.WithTimeout(ctx, r.Options.ProbeTimeout)
 	defer cancel()
-	clients, err := r.Options.Clients.ForCluster(ctx, cluster)
+	clients, err := r.clients.ForCluster(ctx, cluster)
 	if err != nil {
 		return
 	}

@@ -21,6 +21,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -36,9 +37,8 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 	seedMember(t, member.Kube(t))
 
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		r := &Reconciler{Options: Options{ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 2 * time.Second, NotReadyGracePeriod: 2 * time.Second,
-			RightsCheckInterval: time.Second}}
-		return r.SetupWithManager(mgr)
+		return Setup(controllerdeps.Deps{Manager: mgr}, Options{ProbeInterval: 300 * time.Millisecond, ProbeTimeout: 2 * time.Second, NotReadyGracePeriod: 2 * time.Second,
+			RightsCheckInterval: time.Second})
 	})
 
 	begin := time.Now()

@@ -24,8 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 )
 
 // Defaults of Options.
@@ -64,9 +62,6 @@ type Options struct {
 	// Workers is the number of members probed concurrently (default 8);
 	// an unreachable member holds a worker for up to ProbeTimeout.
 	Workers int
-	// Clients is the member client cache, shared with the other
-	// controllers; nil makes SetupWithManager create one.
-	Clients *clusterclient.Cache
 	// TokenRenewBefore is how long before its expiry a member's
 	// ServiceAccount token (stored by `shepherd join`) is renewed
 	// (default 8 h, a third of its 24 h lifetime).
@@ -75,12 +70,6 @@ type Options struct {
 	// hub's credentials hold the rights Works need (default 10 min); the
 	// answer is the Cluster's Authorized condition.
 	RightsCheckInterval time.Duration
-	// PullCluster, when set, makes this the agent of that Pull cluster: it
-	// probes its own member through Clients (a clusterclient.NewLocal
-	// cache) and writes that Cluster's status, nothing else. Unset, the
-	// controller runs on the hub: it probes Push members and judges Pull
-	// clusters by their agent's Lease (see pull.go).
-	PullCluster string
 }
 
 func (o Options) withDefaults() Options {

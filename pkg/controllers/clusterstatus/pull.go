@@ -18,7 +18,7 @@ import (
 )
 
 // Pull clusters: the hub never dials the member. Its agent probes the
-// member itself and writes the Cluster's status (see Options.PullCluster);
+// member itself and writes the Cluster's status (see controllerdeps.Deps.PullCluster);
 // the hub only judges whether the agent is alive, from the Lease the
 // acting agent holds and renews (clusterv1alpha1.AgentLeaseName in the
 // cluster's execution namespace). A Lease that is not renewed within its

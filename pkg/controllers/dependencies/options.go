@@ -14,14 +14,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -45,18 +44,11 @@ var attachedOps = prometheus.NewCounterVec(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(attachedOps) }
 
-// Options configure the controllers.
-type Options struct {
-	// Interpreter lists a template's dependencies and the kinds they may
-	// name; nil: the built-in kinds only.
-	Interpreter interpreter.Interpreter
-}
-
-// Setup adds both controllers to mgr.
-func Setup(mgr manager.Manager, opts Options) error {
-	if opts.Interpreter == nil {
-		opts.Interpreter = interpreter.Builtin()
-	}
+// Setup adds both controllers to d.Manager; d.Interpreter lists a
+// template's dependencies and the kinds they may name.
+func Setup(d controllerdeps.Deps) error {
+	d = d.WithDefaults()
+	mgr := d.Manager
 	err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.ResourceBinding{}, indexRequiredBy, func(obj client.Object) []string {
 		var out []string
 		for _, s := range obj.(*workv1alpha1.ResourceBinding).Spec.RequiredBy {
@@ -68,7 +60,7 @@ func Setup(mgr manager.Manager, opts Options) error {
 		return err
 	}
 	deps := &watcher{cache: mgr.GetCache(), watched: map[schema.GroupVersionKind]bool{}}
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName), in: opts.Interpreter, deps: deps}
+	r := &Reconciler{client: mgr.GetClient(), recorder: d.Recorder(ControllerName), in: d.Interpreter, deps: deps}
 	dependents := builder.WithPredicates(predicate.Funcs{
 		// Targets, the template version and propagateDeps are in the
 		// spec; deletions must release what the binding required.
@@ -95,7 +87,7 @@ func Setup(mgr manager.Manager, opts Options) error {
 	// The kinds the interpreter names up front are watched from the start;
 	// others (a customization's expression may name any kind) as the
 	// first dependency of each is seen.
-	for _, gvk := range opts.Interpreter.DependencyKinds() {
+	for _, gvk := range d.Interpreter.DependencyKinds() {
 		if err := deps.watch(gvk); err != nil {
 			return err
 		}

@@ -12,12 +12,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
@@ -135,11 +135,11 @@ func (r *Reconciler[T]) updateCondition(ctx context.Context, b T, d decision) er
 }
 
 // newReconciler builds the reconciler of one kind; limiter is shared by both kinds.
-func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) *Reconciler[T] {
+func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) *Reconciler[T] {
 	return &Reconciler[T]{
-		client:    mgr.GetClient(),
+		client:    d.Client(),
 		kind:      kind,
-		recorder:  mgr.GetEventRecorder("shepherd-" + ControllerName),
+		recorder:  d.Recorder(ControllerName),
 		conflicts: bindingutil.NewConflicts(),
 		limiter:   limiter,
 		opts:      opts,

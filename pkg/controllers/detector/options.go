@@ -17,7 +17,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 )
 
 // Options configure the detector.
@@ -27,9 +27,6 @@ type Options struct {
 	// UnknownKindRetry is how long to wait before resolving again a kind a
 	// policy names but the hub does not serve yet (default 30 s).
 	UnknownKindRetry time.Duration
-	// Interpreter reads a template's replicas; nil: the built-in kinds
-	// only.
-	Interpreter interpreter.Interpreter
 }
 
 func (o Options) withDefaults() Options {
@@ -39,35 +36,29 @@ func (o Options) withDefaults() Options {
 	if o.UnknownKindRetry <= 0 {
 		o.UnknownKindRetry = 30 * time.Second
 	}
-	if o.Interpreter == nil {
-		o.Interpreter = interpreter.Builtin()
-	}
 	return o
 }
 
-// Setup adds the detector to mgr.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	return New(mgr, opts).SetupWithManager(mgr)
-}
+// ControllerName names the detector in the registry, logs and events.
+const ControllerName = "detector"
 
-// New returns a detector reading through mgr's cache and writing with
-// mgr's client.
-func New(mgr ctrl.Manager, opts Options) *Reconciler {
-	return &Reconciler{
+// Setup registers the template controller ("detector", keyed by
+// TemplateKey, watching policies, bindings and, on demand, the kinds
+// policies name) and one policy controller per policy kind. It reads
+// through the manager's cache and writes with its client.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
+	mgr := d.Manager
+	r := &Reconciler{
+		in:       d.Interpreter,
 		client:   mgr.GetClient(),
 		cache:    mgr.GetCache(),
 		kinds:    newKinds(mgr.GetRESTMapper(), mgr.GetCache()),
-		recorder: mgr.GetEventRecorder("shepherd-detector"),
+		recorder: d.Recorder(ControllerName),
 		opts:     opts.withDefaults(),
 	}
-}
-
-// SetupWithManager registers the template controller ("detector", keyed
-// by TemplateKey, watching policies, bindings and, on demand, the kinds
-// policies name) and one policy controller per policy kind.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
-	log := mgr.GetLogger().WithName("detector")
-	c, err := controller.NewTyped("detector", mgr, controller.TypedOptions[TemplateKey]{
+	log := mgr.GetLogger().WithName(ControllerName)
+	c, err := controller.NewTyped(ControllerName, mgr, controller.TypedOptions[TemplateKey]{
 		Reconciler:              r,
 		MaxConcurrentReconciles: r.opts.Workers,
 		LogConstructor: func(k *TemplateKey) logr.Logger {
@@ -93,7 +84,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	})); err != nil {
 		return err
 	}
-	r.opts.Interpreter.OnChange(func(gvk schema.GroupVersionKind) { r.templatesOf(gvk.GroupKind(), reinterpret, stopped) })
+	r.in.OnChange(func(gvk schema.GroupVersionKind) { r.templatesOf(gvk.GroupKind(), reinterpret, stopped) })
 	if err := c.Watch(source.TypedChannel[*unstructured.Unstructured, TemplateKey](reinterpret, templateHandler())); err != nil {
 		return err
 	}

@@ -3,8 +3,9 @@ package detector
 import (
 	"context"
 	"fmt"
-	schedulingv1 "k8s.io/api/scheduling/v1"
 	"strings"
+
+	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -78,6 +80,8 @@ func keyOfBinding(b workv1alpha1.BindingObject) (TemplateKey, bool) {
 // garbage collector, so the owner reference bindings carry documents the
 // relation but deletes nothing: the detector deletes bindings itself.
 type Reconciler struct {
+	// in reads a template's replicas (d.Interpreter).
+	in       interpreter.Interpreter
 	client   client.Client
 	cache    cache.Cache
 	kinds    *kinds
@@ -216,7 +220,7 @@ func (r *Reconciler) existing(ctx context.Context, key TemplateKey) (workv1alpha
 func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructured.Unstructured, p policyv1alpha1.PolicyObject,
 	tied []policyv1alpha1.PolicyObject, existing workv1alpha1.BindingObject, ours bool) error {
 	log := logf.FromContext(ctx)
-	desired, err := desiredBinding(r.opts.Interpreter, tmpl, key.Namespace != "", p, tied)
+	desired, err := desiredBinding(r.in, tmpl, key.Namespace != "", p, tied)
 	if err != nil {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonApplyPolicyFailed, "ApplyPolicy", "%s", bindingutil.Note("Reading the template: "+err.Error()))
 		return err

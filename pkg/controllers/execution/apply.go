@@ -170,8 +170,8 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	if err != nil {
 		return manifestResult{}, err
 	}
-	if r.Options.Fence != nil {
-		if err := r.Options.Fence(); err != nil {
+	if r.fence != nil {
+		if err := r.fence(); err != nil {
 			return manifestResult{}, err
 		}
 	}
@@ -468,8 +468,8 @@ func sameObject(a, b workv1alpha1.ResourceIdentifier) bool {
 
 // kinds is the interpreter the controller was given, or the built-in one.
 func (r *Reconciler) kinds() interpreter.Interpreter {
-	if r.Options.Interpreter != nil {
-		return r.Options.Interpreter
+	if r.interpreter != nil {
+		return r.interpreter
 	}
 	return interpreter.Builtin()
 }

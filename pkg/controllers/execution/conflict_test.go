@@ -20,6 +20,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -69,20 +70,15 @@ func TestConflictResolution(t *testing.T) {
 	var hookMu sync.Mutex
 	var hook func(name string)
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		r := &execution.Reconciler{Options: execution.Options{
-			Workers:        2,
-			RetryBaseDelay: 100 * time.Millisecond,
-			ResyncPeriod:   time.Second,
-			Clients:        clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second}),
-		}}
-		execution.SetBeforeCreate(r, func(name string) {
+		d := controllerdeps.Deps{Manager: mgr, Clients: clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second})}
+		opts := execution.Options{Workers: 2, RetryBaseDelay: 100 * time.Millisecond, ResyncPeriod: time.Second}
+		return execution.SetupWithBeforeCreate(d, opts, func(name string) {
 			hookMu.Lock()
 			defer hookMu.Unlock()
 			if hook != nil {
 				hook(name)
 			}
 		})
-		return r.SetupWithManager(mgr)
 	})
 
 	conflictOf := func(t *testing.T, w *workv1alpha1.Work) string {

@@ -28,6 +28,8 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -51,6 +53,21 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Options  Options
 
+	// From controllerdeps.Deps: the member clients; the interpreter that
+	// judges each object an apply returns, so that its status and health
+	// reach the Work with the Applied condition (the work status
+	// controller's: the two must agree); the fence asked before every
+	// member write; the Pull cluster an agent serves (only its Works are
+	// applied, and no credentials Secret is watched; unset, the Works of
+	// Push clusters only); and the reader of hub namespaces (their Pod
+	// Security labels): an agent, which may get but not list them, reads
+	// them uncached.
+	clients       *clusterclient.Cache
+	interpreter   *interpreter.Layered
+	fence         func() error
+	pullCluster   string
+	hubNamespaces client.Reader
+
 	breaker *breaker
 	limiter *limiter
 	// stamps remembers each Work's last full apply (see applyDue).
@@ -62,35 +79,44 @@ type Reconciler struct {
 	beforeCreate func(name string)
 }
 
-// SetupWithManager registers the controller: Works in execution namespaces
-// (spec changes and deletions, and status writes of the work status
-// controller saying that a member object's generation moved past the one
-// Shepherd applied: someone edited it, see memberEdited; its own status
-// writes do not retrigger it),
-// and the Works of a Cluster whose readiness changes or which goes away.
-func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	r.Options = r.Options.withDefaults()
-	if r.Client == nil {
-		r.Client = mgr.GetClient()
+// Setup registers the controller: Works in execution namespaces (spec
+// changes and deletions, and status writes of the work status controller
+// saying that a member object's generation moved past the one Shepherd
+// applied: someone edited it, see memberEdited; its own status writes do
+// not retrigger it), and the Works of a Cluster whose readiness changes or
+// which goes away.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	return newReconciler(d, opts).setup(d.Manager)
+}
+
+func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
+	d = d.WithDefaults()
+	r := &Reconciler{
+		Client:        d.Client(),
+		Recorder:      d.Recorder(ControllerName),
+		Options:       opts.withDefaults(),
+		clients:       d.Clients,
+		interpreter:   d.Interpreter,
+		fence:         d.Fence,
+		pullCluster:   d.PullCluster,
+		hubNamespaces: d.Client(),
 	}
-	if r.Recorder == nil {
-		r.Recorder = mgr.GetEventRecorder(ControllerName)
-	}
-	if r.Options.Clients == nil {
-		r.Options.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
+	if d.Agent() {
+		r.hubNamespaces = d.Manager.GetAPIReader()
 	}
 	r.breaker = newBreaker(r.Options.UnreachableBackoff, time.Now)
 	r.limiter = newLimiter(r.Options.MaxInFlightPerCluster)
-	if r.Options.HubNamespaces == nil {
-		r.Options.HubNamespaces = r.Client
-	}
+	return r
+}
+
+func (r *Reconciler) setup(mgr manager.Manager) error {
 	inExecutionNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return names.IsExecutionNamespace(o.GetNamespace()) })
 	deleting := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}
 	b := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting, memberEdited()))).
 		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged()))
-	if r.Options.PullCluster == "" {
+	if r.pullCluster == "" {
 		// An agent reaches its member with its own credentials.
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged()))
 	}
@@ -164,8 +190,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // but Pull ones, whose agents apply them. A cluster that no longer exists
 // has no agent left: the hub releases its deleted Works.
 func (r *Reconciler) serves(name string, cluster *clusterv1alpha1.Cluster) bool {
-	if r.Options.PullCluster != "" {
-		return name == r.Options.PullCluster && cluster != nil
+	if r.pullCluster != "" {
+		return name == r.pullCluster && cluster != nil
 	}
 	return cluster == nil || cluster.Spec.SyncMode != clusterv1alpha1.Pull
 }
@@ -201,7 +227,7 @@ func (r *Reconciler) clientsFor(ctx context.Context, cluster *clusterv1alpha1.Cl
 	if err := r.breaker.check(cluster.Name); err != nil {
 		return nil, err
 	}
-	return r.Options.Clients.ForCluster(ctx, cluster)
+	return r.clients.ForCluster(ctx, cluster)
 }
 
 // finalize deletes the Work's objects from the member (unless the Work
@@ -251,8 +277,8 @@ func (r *Reconciler) deleteAll(ctx context.Context, work *workv1alpha1.Work, clu
 			ids = append(ids, mf.id)
 		}
 	}
-	if r.Options.Fence != nil {
-		if err := r.Options.Fence(); err != nil {
+	if r.fence != nil {
+		if err := r.fence(); err != nil {
 			return err
 		}
 	}

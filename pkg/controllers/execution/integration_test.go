@@ -20,6 +20,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -61,12 +62,8 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 	mk := member.Kube(t)
 
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		r := &execution.Reconciler{Options: execution.Options{
-			Workers:        2,
-			RetryBaseDelay: 200 * time.Millisecond,
-			Clients:        clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second}),
-		}}
-		return r.SetupWithManager(mgr)
+		d := controllerdeps.Deps{Manager: mgr, Clients: clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second})}
+		return execution.Setup(d, execution.Options{Workers: 2, RetryBaseDelay: 200 * time.Millisecond})
 	})
 
 	// Works for the dead member first: they must not hold up m1's.

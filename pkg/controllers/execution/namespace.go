@@ -82,7 +82,7 @@ func podSecurityLabels(ns *corev1.Namespace) map[string]string {
 // no member request.
 func (r *Reconciler) guardNamespace(ctx context.Context, c *clusterclient.Clients, ns string) error {
 	hubNS := &corev1.Namespace{}
-	if err := r.Options.HubNamespaces.Get(ctx, client.ObjectKey{Name: ns}, hubNS); err != nil {
+	if err := r.hubNamespaces.Get(ctx, client.ObjectKey{Name: ns}, hubNS); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	want := podSecurityLabels(hubNS)

@@ -22,11 +22,6 @@ package execution
 
 import (
 	"time"
-
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Defaults of Options.
@@ -62,29 +57,6 @@ type Options struct {
 	// RetryBaseDelay and RetryMaxDelay bound the exponential back-off of a
 	// Work whose apply failed (defaults 1 s and 5 min).
 	RetryBaseDelay, RetryMaxDelay time.Duration
-	// Clients is the member client cache, shared with the other
-	// controllers; nil makes SetupWithManager create one.
-	Clients *clusterclient.Cache
-	// Interpreter says which fields of a member object its controllers
-	// own (kept on every apply) and, when set, judges each object the
-	// member returns from an apply, so that its status and health reach
-	// the Work with the Applied condition (the work status controller's
-	// interpreter: the two must agree). Nil keeps the built-in fields and
-	// leaves the statuses to the work status controller.
-	Interpreter interpreter.Interpreter
-	// Fence, when set, is asked before every write to a member; an error
-	// refuses the write (a leader that may have lost its lease).
-	Fence func() error
-	// PullCluster, when set, makes this the agent of that Pull cluster:
-	// only its Works are applied, to the member Clients serves (a
-	// clusterclient.NewLocal cache), and no credentials Secret is watched.
-	// Unset, the controller runs on the hub and applies the Works of Push
-	// clusters only: a Pull cluster's agent applies its own.
-	PullCluster string
-	// HubNamespaces reads hub namespaces (their Pod Security labels) when
-	// set; an agent, which may get but not list them, passes an uncached
-	// reader. Nil uses the manager's cached client.
-	HubNamespaces client.Reader
 }
 
 func (o Options) withDefaults() Options {

@@ -145,7 +145,7 @@ func hubWith(get func(client.ObjectKey) error, works ...client.Object) *Reconcil
 		}})
 	}
 	c := b.Build()
-	return &Reconciler{Client: c, Options: Options{HubNamespaces: c}}
+	return &Reconciler{Client: c, hubNamespaces: c}
 }
 
 func work(name string, resolution policyv1alpha1.ConflictResolution, objs ...*unstructured.Unstructured) *workv1alpha1.Work {

@@ -14,6 +14,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
@@ -30,11 +31,8 @@ func TestRBACRefusalNamesTheFix(t *testing.T) {
 	member := membershiptest.StartMember(t, "m1")
 	member.Join(t, hub)
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		r := &execution.Reconciler{Options: execution.Options{
-			RetryBaseDelay: 200 * time.Millisecond,
-			Clients:        clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second}),
-		}}
-		return r.SetupWithManager(mgr)
+		d := controllerdeps.Deps{Manager: mgr, Clients: clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{RequestTimeout: 3 * time.Second})}
+		return execution.Setup(d, execution.Options{RetryBaseDelay: 200 * time.Millisecond})
 	})
 
 	role := &rbacv1.ClusterRole{

@@ -70,12 +70,12 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 			res, err = r.applyManifest(ctx, clients, work, mf, previous(work.Status.ManifestStatuses, mf.id), full)
 			results[i] = res
 			obj := res.obj
-			if err == nil && obj != nil && r.Options.Interpreter != nil {
+			if err == nil && obj != nil && r.interpreter != nil {
 				// The member's answer is the object's current state: its
 				// status goes into the Work with the Applied condition,
 				// in one write, rather than in a second one by the work
 				// status controller moments later.
-				if o, oerr := interpreter.Observe(r.Options.Interpreter, obj); oerr == nil {
+				if o, oerr := interpreter.Observe(r.interpreter, obj); oerr == nil {
 					observed[i] = o
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -42,10 +43,10 @@ var suite = testenv.Shared{
 func startManager(t *testing.T) (stop func()) {
 	t.Helper()
 	mgr, err := hub.StartManager(func(mgr ctrl.Manager) error {
-		if err := failover.Setup(mgr, failover.Options{}); err != nil {
+		if err := failover.Setup(controllerdeps.Deps{Manager: mgr}, failover.Options{}); err != nil {
 			return err
 		}
-		return binding.Setup(mgr, binding.Options{})
+		return binding.Setup(controllerdeps.Deps{Manager: mgr}, binding.Options{})
 	})
 	if err != nil {
 		t.Fatal(err)

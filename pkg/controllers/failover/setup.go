@@ -17,6 +17,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
@@ -27,17 +28,18 @@ const targetIndex = "failover.shepherd.io/target"
 // Setup registers the failover controllers of both binding kinds
 // ("failover-resourcebinding", "failover-clusterresourcebinding"), sharing
 // one cluster-eviction rate limiter.
-func Setup(mgr ctrl.Manager, opts Options) error {
+func Setup(d controllerdeps.Deps, opts Options) error {
 	opts = opts.withDefaults()
 	limiter := opts.limiter()
-	if err := setupKind(mgr, bindingutil.ResourceBindings(), opts, limiter); err != nil {
+	if err := setupKind(d, bindingutil.ResourceBindings(), opts, limiter); err != nil {
 		return err
 	}
-	return setupKind(mgr, bindingutil.ClusterResourceBindings(), opts, limiter)
+	return setupKind(d, bindingutil.ClusterResourceBindings(), opts, limiter)
 }
 
-func setupKind[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) error {
-	r := newReconciler(mgr, kind, opts, limiter)
+func setupKind[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) error {
+	mgr := d.Manager
+	r := newReconciler(d, kind, opts, limiter)
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), kind.New(), targetIndex, func(o client.Object) []string {
 		var out []string
 		for _, t := range bindingutil.ActiveTargets(o.(T).GetBindingSpec().Clusters) {

@@ -15,13 +15,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -44,11 +44,9 @@ const (
 	kindCPP = "ClusterPropagationPolicy"
 )
 
-// Options configure the controller.
-type Options struct{}
-
 // Setup adds the policy status controller to mgr.
-func Setup(mgr manager.Manager, _ Options) error {
+func Setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
 	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.ClusterResourceBinding{}} {
 		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, indexGoverning, governing); err != nil {
 			return err
@@ -57,7 +55,7 @@ func Setup(mgr manager.Manager, _ Options) error {
 			return err
 		}
 	}
-	r := &Reconciler{client: mgr.GetClient(), recorder: mgr.GetEventRecorder("shepherd-" + ControllerName)}
+	r := &Reconciler{client: mgr.GetClient(), recorder: d.Recorder(ControllerName)}
 	// The status controller's own writes do not change the generation.
 	specOnly := builder.WithPredicates(predicate.GenerationChangedPredicate{})
 	createDelete := builder.WithPredicates(predicate.Funcs{UpdateFunc: func(event.UpdateEvent) bool { return false }})

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
@@ -72,12 +73,14 @@ var suite = testenv.Shared{
 func startManager() (*testenv.Manager, error) {
 	return hub.StartManager(func(mgr ctrl.Manager) error {
 		setups := []func() error{
-			func() error { return detector.Setup(mgr, detector.Options{UnknownKindRetry: time.Second}) },
 			func() error {
-				return scheduling.Setup(mgr, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second})
+				return detector.Setup(controllerdeps.Deps{Manager: mgr}, detector.Options{UnknownKindRetry: time.Second})
 			},
-			func() error { return binding.Setup(mgr, binding.Options{}) },
-			func() error { return reschedule.Setup(mgr, reschedule.Options{}) },
+			func() error {
+				return scheduling.Setup(controllerdeps.Deps{Manager: mgr}, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second})
+			},
+			func() error { return binding.Setup(controllerdeps.Deps{Manager: mgr}, binding.Options{}) },
+			func() error { return reschedule.Setup(controllerdeps.Deps{Manager: mgr}, reschedule.Options{}) },
 		}
 		for _, setup := range setups {
 			if err := setup(); err != nil {

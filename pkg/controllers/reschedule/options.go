@@ -15,6 +15,7 @@ import (
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 )
 
 // Options configure the RescheduleTask controller.
@@ -42,27 +43,24 @@ const (
 // waiting for it.
 const indexPendingBinding = "reschedule.shepherd.io/pending-binding"
 
-// Setup adds the RescheduleTask controller ("rescheduletask") to mgr.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	return New(mgr, opts).SetupWithManager(mgr)
-}
+// ControllerName names the RescheduleTask controller in the registry and
+// its events.
+const ControllerName = "reschedule"
 
-// New returns the RescheduleTask reconciler.
-func New(mgr ctrl.Manager, opts Options) *Reconciler {
-	return &Reconciler{
-		client:    mgr.GetClient(),
+// Setup adds the RescheduleTask controller ("rescheduletask") and its
+// index. Tasks wake it when created or when their spec changes (its own
+// status writes do not); bindings wake the tasks with a Pending target on
+// them.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	mgr := d.Manager
+	r := &Reconciler{
+		client:    d.Client(),
 		apiReader: mgr.GetAPIReader(),
-		recorder:  mgr.GetEventRecorder("shepherd-reschedule"),
+		recorder:  d.Recorder(ControllerName),
 		poll:      workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](pollBaseDelay, pollMaxDelay),
 		opts:      opts.withDefaults(),
 		now:       time.Now,
 	}
-}
-
-// SetupWithManager registers the controller and its index. Tasks wake it
-// when created or when their spec changes (its own status writes do not);
-// bindings wake the tasks with a Pending target on them.
-func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &taskv1alpha1.RescheduleTask{}, indexPendingBinding, pendingBindings); err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 )
@@ -61,36 +62,27 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Setup adds the scheduling controllers of both binding kinds to mgr,
-// sharing one fleet snapshot.
-func Setup(mgr ctrl.Manager, opts Options) error {
-	fleet := NewFleet(mgr.GetClient())
-	if err := NewForResourceBindings(mgr, fleet, opts).SetupWithManager(mgr); err != nil {
+// ControllerName names the scheduler in the registry and its events.
+const ControllerName = "scheduler"
+
+// Setup adds the scheduling controllers of both binding kinds
+// ("scheduler-<kind>"), sharing one fleet snapshot.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	fleet := NewFleet(d.Client())
+	if err := newReconciler(d, bindingutil.ResourceBindings(), fleet, opts).setup(d.Manager); err != nil {
 		return err
 	}
-	return NewForClusterResourceBindings(mgr, fleet, opts).SetupWithManager(mgr)
+	return newReconciler(d, bindingutil.ClusterResourceBindings(), fleet, opts).setup(d.Manager)
 }
 
-// NewForResourceBindings returns the scheduling reconciler of
-// ResourceBindings.
-func NewForResourceBindings(mgr ctrl.Manager, fleet *Fleet, opts Options) *Reconciler[*workv1alpha1.ResourceBinding] {
-	return newReconciler(mgr, bindingutil.ResourceBindings(), fleet, opts)
-}
-
-// NewForClusterResourceBindings returns the scheduling reconciler of
-// ClusterResourceBindings.
-func NewForClusterResourceBindings(mgr ctrl.Manager, fleet *Fleet, opts Options) *Reconciler[*workv1alpha1.ClusterResourceBinding] {
-	return newReconciler(mgr, bindingutil.ClusterResourceBindings(), fleet, opts)
-}
-
-func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingutil.Kind[T], fleet *Fleet, opts Options) *Reconciler[T] {
+func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], fleet *Fleet, opts Options) *Reconciler[T] {
 	opts = opts.withDefaults()
 	return &Reconciler[T]{
-		client:    mgr.GetClient(),
-		apiReader: mgr.GetAPIReader(),
+		client:    d.Client(),
+		apiReader: d.Manager.GetAPIReader(),
 		kind:      kind,
 		fleet:     fleet,
-		recorder:  mgr.GetEventRecorder("shepherd-scheduler"),
+		recorder:  d.Recorder(ControllerName),
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.RetryBaseDelay, opts.RetryMaxDelay),
 		conflicts: bindingutil.NewConflicts(),
 		opts:      opts,
@@ -98,9 +90,9 @@ func newReconciler[T workv1alpha1.BindingObject](mgr ctrl.Manager, kind bindingu
 	}
 }
 
-// SetupWithManager registers the controller ("scheduler-<kind>") and the
-// cache indexes it needs.
-func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+// setup registers the controller ("scheduler-<kind>") and the cache
+// indexes it needs.
+func (r *Reconciler[T]) setup(mgr ctrl.Manager) error {
 	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer(), r.kind.New()); err != nil {
 		return err
 	}

@@ -58,8 +58,8 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 // setupBindingController registers the aggregation controller of one
 // binding kind: the binding's own spec changes (at once), and any change
 // of one of its Works (coalesced: the Works of a binding change together).
-func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, o Options) error {
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: o.Interpreter}
+func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, in interpreter.Interpreter, o Options) error {
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: in}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).

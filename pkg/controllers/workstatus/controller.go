@@ -21,6 +21,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -35,21 +36,17 @@ var statusWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 
 func init() { metrics.Registry.MustRegister(statusWrites) }
 
-// Reconciler wires the work status controllers; see the package doc.
-type Reconciler struct {
-	Options Options
-}
-
-// SetupWithManager registers four controllers sharing one set of member
-// informers: Work status (member -> Work), member informer lifecycle
-// (Cluster deletion), and binding status for each binding kind (Work ->
-// binding -> template).
-func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
-	o := r.Options.withDefaults()
-	if o.Clients == nil {
-		o.Clients = clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
-	}
-	r.Options = o
+// Setup registers four controllers sharing one set of member informers:
+// Work status (member -> Work), member informer lifecycle (Cluster
+// deletion), and binding status for each binding kind (Work -> binding ->
+// template). An agent (d.PullCluster set) runs step 1 only, for its own
+// Works, reading the member d.Clients serves; the hub aggregates. On the
+// hub, step 1 runs for Push clusters only, and steps 2 and 3 for every
+// cluster.
+func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
+	mgr := d.Manager
+	o := opts.withDefaults()
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workBindingIndex, indexWorkBinding); err != nil {
 		return err
 	}
@@ -75,11 +72,10 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 	})); err != nil {
 		return err
 	}
-	wr := &workReconciler{client: mgr.GetClient(), clients: o.Clients, in: o.Interpreter, members: ms, pullCluster: o.PullCluster}
+	wr := &workReconciler{client: mgr.GetClient(), clients: d.Clients, in: d.Interpreter, members: ms, pullCluster: d.PullCluster}
 	// A HealthInterpreter or customization set or cleared changes the
-	// health of every object
-	// of its kind, though none of them changed: look at their Works again.
-	o.Interpreter.OnChange(func(gvk schema.GroupVersionKind) {
+	// health of every object of its kind, though none of them changed: look at their Works again.
+	d.Interpreter.OnChange(func(gvk schema.GroupVersionKind) {
 		works := &workv1alpha1.WorkList{}
 		if err := mgr.GetClient().List(context.Background(), works); err != nil {
 			// Only before the cache started: no Work was reconciled yet,
@@ -108,18 +104,18 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 			CreateFunc: func(event.CreateEvent) bool { return false },
 			UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
 		})).
-		Complete(&memberReconciler{client: mgr.GetClient(), members: ms, clients: o.Clients}); err != nil {
+		Complete(&memberReconciler{client: mgr.GetClient(), members: ms, clients: d.Clients}); err != nil {
 		return err
 	}
 
-	if o.PullCluster != "" {
+	if d.Agent() {
 		return nil // an agent reports its Works; the hub aggregates them
 	}
-	rec := mgr.GetEventRecorder(ControllerName)
-	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, o); err != nil {
+	rec := d.Recorder(ControllerName)
+	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, d.Interpreter, o); err != nil {
 		return err
 	}
-	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, o)
+	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, d.Interpreter, o)
 }
 
 // memberReconciler stops a member's informers when its Cluster goes.

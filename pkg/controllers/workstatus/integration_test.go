@@ -18,7 +18,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
@@ -53,11 +53,11 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		m.Join(t, hub)
 	}
 	membershiptest.RunManager(t, hubEnv, func(mgr manager.Manager) error {
-		clients := clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{})
-		if err := (&execution.Reconciler{Options: execution.Options{Clients: clients}}).SetupWithManager(mgr); err != nil {
+		d := controllerdeps.Deps{Manager: mgr}.WithDefaults()
+		if err := execution.Setup(d, execution.Options{}); err != nil {
 			return err
 		}
-		return (&workstatus.Reconciler{Options: workstatus.Options{Clients: clients}}).SetupWithManager(mgr)
+		return workstatus.Setup(d, workstatus.Options{})
 	})
 
 	// The hub: template, binding, and one Work per cluster as the binding

@@ -29,9 +29,6 @@ package workstatus
 
 import (
 	"time"
-
-	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Defaults of Options.
@@ -44,12 +41,6 @@ const (
 type Options struct {
 	// Workers is the concurrency of each of the controllers (default 4).
 	Workers int
-	// Clients is the member client cache, shared with the other
-	// controllers; nil makes SetupWithManager create one.
-	Clients *clusterclient.Cache
-	// Interpreter judges member objects' health, finds their pods and sums
-	// their statuses; nil: the built-in kinds only.
-	Interpreter interpreter.Interpreter
 	// CoalesceWindow is how long a change waits before it is reported
 	// (default 1 s; negative reports at once): a member object's change
 	// before it is written into its Work, a Work's change before it is
@@ -60,20 +51,11 @@ type Options struct {
 	// affected: they run on the times recorded, not on when they are
 	// written.
 	CoalesceWindow time.Duration
-	// PullCluster, when set, makes this the agent of that Pull cluster:
-	// only step 1 runs, for its own Works, reading the member that Clients
-	// serves (a clusterclient.NewLocal cache); the hub aggregates. Unset,
-	// step 1 runs on the hub for Push clusters only, and steps 2 and 3 for
-	// every cluster.
-	PullCluster string
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
-	}
-	if o.Interpreter == nil {
-		o.Interpreter = interpreter.Builtin()
 	}
 	switch {
 	case o.CoalesceWindow == 0:

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/health/expr"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
@@ -84,9 +85,9 @@ type compiled struct {
 	err        string
 }
 
-// NewForCustomizations returns the controller teaching in the kinds
+// newForCustomizations returns the controller teaching in the kinds
 // ResourceInterpreterCustomizations describe (the customization layer).
-func NewForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.ResourceInterpreterCustomization] {
+func newForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.ResourceInterpreterCustomization] {
 	type C = *configv1alpha1.ResourceInterpreterCustomization
 	return &Reconciler[C]{in: in, readOnly: readOnly, rules: rules[C]{
 		name:            ControllerName,
@@ -109,9 +110,9 @@ func NewForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*c
 	}}
 }
 
-// NewForHealthInterpreters returns the controller keeping in's health
+// newForHealthInterpreters returns the controller keeping in's health
 // rules (the top layer) equal to the active HealthInterpreters.
-func NewForHealthInterpreters(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.HealthInterpreter] {
+func newForHealthInterpreters(in *interpreter.Layered, readOnly bool) *Reconciler[*configv1alpha1.HealthInterpreter] {
 	type H = *configv1alpha1.HealthInterpreter
 	return &Reconciler[H]{in: in, readOnly: readOnly, rules: rules[H]{
 		name:            HealthControllerName,
@@ -141,10 +142,26 @@ func pointers[E any](items []E) []*E {
 	return out
 }
 
-// SetupWithManager registers the controller.
-func (r *Reconciler[T]) SetupWithManager(mgr ctrl.Manager) error {
+// SetupCustomizations registers the controller keeping d.Interpreter's
+// customization layer; an agent (d.PullCluster set) applies the
+// customizations read-only.
+func SetupCustomizations(d controllerdeps.Deps) error {
+	d = d.WithDefaults()
+	return newForCustomizations(d.Interpreter, d.Agent()).setup(d)
+}
+
+// SetupHealthInterpreters registers the controller keeping
+// d.Interpreter's health rules; an agent (d.PullCluster set) applies the
+// HealthInterpreters read-only.
+func SetupHealthInterpreters(d controllerdeps.Deps) error {
+	d = d.WithDefaults()
+	return newForHealthInterpreters(d.Interpreter, d.Agent()).setup(d)
+}
+
+func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
 	r.client, r.mapper = mgr.GetClient(), mgr.GetRESTMapper()
-	r.recorder = mgr.GetEventRecorder(r.rules.name)
+	r.recorder = d.Recorder(r.rules.name)
 	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]expr.InUse{}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(r.rules.name).

@@ -1,0 +1,79 @@
+// Package controllerdeps is the contract every Shepherd controller is set
+// up by: one Deps value carries what controllers share (the manager with
+// its client, cache and indexer, the leader fence, the member client
+// cache, the resource interpreter, agent mode), and every controller
+// package exports
+//
+//	func Setup(d controllerdeps.Deps, opts Options) error
+//
+// (or Setup(d) when it has nothing to configure). Controllers are started
+// from one ordered registry (package controllermanager), which both the
+// controller manager and the agent of a Pull cluster use.
+//
+// This package sits below every controller and imports none of them.
+package controllerdeps
+
+import (
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
+)
+
+// RecorderPrefix starts the name every controller's events are reported
+// under: "shepherd-" and the controller's name.
+const RecorderPrefix = "shepherd-"
+
+// Deps are the dependencies shared by Shepherd's controllers.
+type Deps struct {
+	// Manager gives the hub client (writes pass the fence when leader
+	// election is on), the cache, the field indexer and the API reader.
+	Manager manager.Manager
+	// Fence, when set, is asked before every write to a member; an error
+	// refuses the write (a leader that may have lost its lease). Hub
+	// writes are fenced by the manager's client itself.
+	Fence func() error
+	// Clients is the member client cache, shared so that each member gets
+	// one set of connections. WithDefaults makes one reading members'
+	// credentials through the manager's client.
+	Clients *clusterclient.Cache
+	// Interpreter is what the controllers know of kinds (built-in, then
+	// ResourceInterpreterCustomizations, then HealthInterpreters), one per
+	// process or agent: what the customization and health interpreter
+	// controllers teach it, every controller knows at once. WithDefaults
+	// makes a new one.
+	Interpreter *interpreter.Layered
+	// PullCluster, when set, runs the controllers as the agent of that
+	// Pull cluster: they serve that cluster only, Clients reaches its
+	// member (clusterclient.NewLocal), and nothing is written that the
+	// agent's credentials do not allow.
+	PullCluster string
+}
+
+// WithDefaults fills what is unset: the member client cache and the
+// interpreter. Call it once where controllers are wired together, so that
+// they share what it makes; a controller's Setup calls it too, for tests
+// that set up one controller alone.
+func (d Deps) WithDefaults() Deps {
+	if d.Clients == nil {
+		d.Clients = clusterclient.NewCache(d.Manager.GetClient(), clusterclient.Options{})
+	}
+	if d.Interpreter == nil {
+		d.Interpreter = interpreter.New()
+	}
+	return d
+}
+
+// Client is the manager's hub client.
+func (d Deps) Client() client.Client { return d.Manager.GetClient() }
+
+// Recorder is the event recorder of the named controller: its events are
+// reported by "shepherd-<name>".
+func (d Deps) Recorder(name string) events.EventRecorder {
+	return d.Manager.GetEventRecorder(RecorderPrefix + name)
+}
+
+// Agent reports whether the controllers run as a Pull cluster's agent.
+func (d Deps) Agent() bool { return d.PullCluster != "" }
