@@ -23,9 +23,11 @@ generate:
 	cp config/crd/bases/*.yaml charts/shepherd/crds/
 	cp config/rbac/role.yaml charts/shepherd/files/role.yaml
 
-## build: the shepherd binary into bin/
+## build: the shepherd CLI and the lean component binaries (shepherd-controller-manager, shepherd-agent) into bin/
 build:
 	go build -o bin/shepherd ./cmd/shepherd
+	go build -o bin/shepherd-controller-manager ./cmd/shepherd-controller-manager
+	go build -o bin/shepherd-agent ./cmd/shepherd-agent
 
 ## image: the images of the controller manager, the agent and the shepherd command, without a container runtime, into bin/images (hack/image)
 image:

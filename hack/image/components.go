@@ -8,7 +8,10 @@ type component struct {
 	// (/<Name>).
 	Name string
 	// Command is the package built, then the arguments the entrypoint
-	// always passes it: the Deployments' args are only flags.
+	// always passes it: the Deployments' args are only flags. The
+	// controller manager and the agent are their lean binaries
+	// (cmd/shepherd-controller-manager, cmd/shepherd-agent), which link
+	// no embedded control plane, kube-scheduler or kwok.
 	Command []string
 	// Description is the image's org.opencontainers.image.description.
 	Description string
@@ -25,17 +28,17 @@ type component struct {
 var components = []component{
 	{
 		Name:        "shepherd-controller-manager",
-		Command:     []string{"./cmd/shepherd", "controller-manager"},
+		Command:     []string{"./cmd/shepherd-controller-manager"},
 		Description: "Shepherd's controller manager, run in the hub cluster",
 		Ports:       []int{8080, 8081, 9443},
-		BudgetMiB:   40,
+		BudgetMiB:   16,
 	},
 	{
 		Name:        "shepherd-agent",
-		Command:     []string{"./cmd/shepherd", "agent"},
+		Command:     []string{"./cmd/shepherd-agent"},
 		Description: "Shepherd's agent, run in a Pull member cluster",
 		Ports:       []int{8080, 8081},
-		BudgetMiB:   40,
+		BudgetMiB:   16,
 	},
 	{
 		Name:        "shepherd",

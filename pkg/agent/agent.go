@@ -53,6 +53,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
+	"github.com/shepherd-io/shepherd/pkg/version"
 )
 
 // Defaults of Options. The Lease is renewed every RetryPeriod: 1,000
@@ -250,7 +251,7 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 	for {
 		mgr, err := New(hubCfg, memberCfg, opts)
 		if err == nil {
-			log.Info("starting the agent", "cluster", opts.Cluster, "hub", hubCfg.Host)
+			log.Info("starting the agent", "version", version.Version, "cluster", opts.Cluster, "hub", hubCfg.Host)
 			err = mgr.Start(ctx)
 		}
 		if ctx.Err() != nil {

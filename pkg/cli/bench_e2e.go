@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 // topRequests is how many lines of API requests the text output shows;
@@ -70,8 +71,8 @@ and workloads Unschedulable on the hub.`,
 			if output != "text" && output != "json" {
 				return fmt.Errorf("--output %q is not supported: use text or json", output)
 			}
-			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log, 1)
+			log := logging.New(cmd.ErrOrStderr(), verbose)
+			logging.Route(log, 1)
 			o.Logger = log
 			if o.DataDir != "" {
 				dir, err := filepath.Abs(o.DataDir)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/hubbench"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 func newBenchHubCommand() *cobra.Command {
@@ -41,8 +42,8 @@ in every case: the ratio to the floor is what Shepherd's objects cost on top.`,
 			if o.Objects <= 0 || o.Workers <= 0 {
 				return fmt.Errorf("--objects (%d) and --workers (%d) must be positive", o.Objects, o.Workers)
 			}
-			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log, 1)
+			log := logging.New(cmd.ErrOrStderr(), verbose)
+			logging.Route(log, 1)
 			o.Logger = log
 			dir, err := os.MkdirTemp("", "shepherd-bench-hub-")
 			if err != nil {

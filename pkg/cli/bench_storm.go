@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 func newBenchStormCommand() *cobra.Command {
@@ -77,8 +78,8 @@ func runBench(cmd *cobra.Command, output string, verbose int, validate func() er
 	if err := validate(); err != nil {
 		return err
 	}
-	log := newLogger(cmd.ErrOrStderr(), verbose)
-	redirectKlog(log, 1)
+	log := logging.New(cmd.ErrOrStderr(), verbose)
+	logging.Route(log, 1)
 	return run(log)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 type dashboardOptions struct {
@@ -66,8 +67,8 @@ actions are sent with that token: the hub's RBAC decides. Use TLS then.`,
 			if err != nil {
 				return err
 			}
-			log := newLogger(cmd.ErrOrStderr(), o.verbose)
-			redirectKlog(log, 1)
+			log := logging.New(cmd.ErrOrStderr(), o.verbose)
+			logging.Route(log, 1)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			url, done, err := dashboard.Start(ctx, dashboard.Config{

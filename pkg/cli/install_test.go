@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/cli/component"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -109,7 +110,7 @@ func TestDeploymentArgsAreControllerManagerFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := deploymentArgs(t, objs, install.Deployment)
-	cmd := newControllerManagerCommand()
+	cmd := component.NewControllerManagerCommand()
 	if err := cmd.ParseFlags(args); err != nil || len(cmd.Flags().Args()) > 0 {
 		t.Fatalf("controller-manager refuses the Deployment's args %v: %v (positional: %q)", args, err, cmd.Flags().Args())
 	}
@@ -138,7 +139,7 @@ func TestAgentDeploymentArgsAreAgentFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := deploymentArgs(t, objs, install.AgentDeployment)
-	cmd := newAgentCommand()
+	cmd := component.NewAgentCommand()
 	if err := cmd.ParseFlags(args); err != nil || len(cmd.Flags().Args()) > 0 {
 		t.Fatalf("agent refuses the Deployment's args %v: %v (positional: %q)", args, err, cmd.Flags().Args())
 	}

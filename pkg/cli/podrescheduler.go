@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
@@ -75,8 +76,8 @@ func runPodRescheduler(cmd *cobra.Command, f podReschedulerFlags) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(cmd.ErrOrStderr(), f.verbose)
-	redirectKlog(log, 0)
+	log := logging.New(cmd.ErrOrStderr(), f.verbose)
+	logging.Route(log, 0)
 	f.opts.Logger = log
 	f.opts.Controller.Detection = &f.detection
 

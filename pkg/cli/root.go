@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/shepherd-io/shepherd/pkg/cli/component"
 )
 
 // NewRootCommand builds the `shepherd` command tree.
@@ -26,7 +28,7 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newVersionCommand(),
 		newUpCommand(),
 		newGetCommand(),
-		newControllerManagerCommand(),
+		component.NewControllerManagerCommand(),
 		newInstallCommand(),
 		newUninstallCommand(),
 		newFailoverCommand(),
@@ -38,7 +40,7 @@ Start a local hub with "shepherd up", then use kubectl against it.`,
 		newJoinCommand(),
 		newUnjoinCommand(),
 		newRegisterCommand(),
-		newAgentCommand(),
+		component.NewAgentCommand(),
 		newKubeSchedulerCommand(),
 		newPodReschedulerCommand(),
 	)

@@ -17,6 +17,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/member"
 )
 
@@ -151,7 +152,7 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return fmt.Errorf("--data-dir %q cannot be created: %w", dataDir, err)
 	}
-	log := redirectKlogQuietly(newLogger(cmd.ErrOrStderr(), o.verbose))
+	log := logging.RouteQuietly(logging.New(cmd.ErrOrStderr(), o.verbose))
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

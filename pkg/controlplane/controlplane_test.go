@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -50,7 +51,7 @@ func stderrLogger() logr.Logger {
 
 func TestMain(m *testing.M) {
 	// Keep only kube-apiserver errors; its info chatter goes to V(2).
-	controlplane.RedirectKlog(stderrLogger().WithName("klog"))
+	logging.RedirectKlog(stderrLogger().WithName("klog"))
 	os.Exit(m.Run())
 }
 

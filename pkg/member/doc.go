@@ -39,7 +39,7 @@
 //   - Feature gates are the process-wide defaults, shared with the hub.
 //   - Logging: components take their logger from the context (the member's
 //     Logger, info demoted by two levels); the few that log through klog's
-//     global functions need controlplane.RedirectKlog.
+//     global functions need logging.RedirectKlog.
 //   - kwok has no way to stop its event broadcaster and its two delaying
 //     queues: each Start leaves four idle (blocked, not spinning)
 //     goroutines behind.

@@ -25,7 +25,7 @@ const (
 	// whole stop must fit in `shepherd up`'s 5 s.
 	componentStopTimeout = 2 * time.Second
 	// upstreamDemotion is how many verbosity levels the info logs of the
-	// upstream components are pushed down, as controlplane.RedirectKlog
+	// upstream components are pushed down, as logging.RedirectKlog
 	// does for kube-apiserver: they log every controller start and cache
 	// sync at V(0).
 	upstreamDemotion = 2

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -39,7 +39,7 @@ func stderrLogger() logr.Logger {
 }
 
 func TestMain(m *testing.M) {
-	controlplane.RedirectKlog(stderrLogger().WithName("klog"))
+	logging.RedirectKlog(stderrLogger().WithName("klog"))
 	os.Exit(m.Run())
 }
 

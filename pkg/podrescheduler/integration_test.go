@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
@@ -36,7 +36,7 @@ func stderrLogger() logr.Logger {
 }
 
 func TestMain(m *testing.M) {
-	controlplane.RedirectKlog(stderrLogger().WithName("klog"))
+	logging.RedirectKlog(stderrLogger().WithName("klog"))
 	os.Exit(m.Run())
 }
 

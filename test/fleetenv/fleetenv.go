@@ -20,8 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -49,7 +49,7 @@ func StartFleet(suite string, opts localfleet.Options) (*FleetEnv, error) {
 		return nil, err
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
-	controlplane.RedirectKlog(log.WithName("k8s"))
+	logging.RedirectKlog(log.WithName("k8s"))
 	opts.DataDir, opts.Logger = dir, log
 	started := time.Now()
 	f, err := localfleet.Start(context.Background(), opts)

@@ -30,6 +30,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/config/crd"
 	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 // FieldManager is the server-side apply field manager tests use.
@@ -56,7 +57,7 @@ func Start(dataDir string) (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
-	controlplane.RedirectKlog(stderrLogger().WithName("klog"))
+	logging.RedirectKlog(stderrLogger().WithName("klog"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: dataDir, CRDs: crds, Logger: stderrLogger()})
 	if err != nil {

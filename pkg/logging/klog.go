@@ -1,8 +1,18 @@
-package controlplane
+// Package logging is how Shepherd's commands log: one structured logger
+// (klog's text format) that klog (client-go's and the embedded Kubernetes
+// components' logs) and controller-runtime are routed into, with their
+// chatter demoted. It sits below everything that logs and links nothing
+// heavier than klog and controller-runtime's log package, so the lean
+// component binaries use it too.
+package logging
 
 import (
+	"io"
+
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // klogInfoDemotion is how many verbosity levels kube-apiserver's klog info
@@ -16,7 +26,8 @@ const klogInfoDemotion = 2
 // verbosity levels (l.V(2)) and errors passed through as errors.
 //
 // klog is process-global, so this is opt-in and should be called at most
-// once, early, from main or TestMain; Start never changes logging. Without
+// once, early, from main or TestMain; controlplane.Start never changes
+// logging. Without
 // it the apiserver logs to stderr in klog's text format.
 func RedirectKlog(l logr.Logger) {
 	if l.GetSink() == nil { // logr.Discard()
@@ -89,4 +100,35 @@ func (s infoErrorSink) WithValues(kv ...any) logr.LogSink {
 
 func (s infoErrorSink) WithName(name string) logr.LogSink {
 	return infoErrorSink{LogSink: s.LogSink.WithName(name), level: s.level}
+}
+
+// New returns a structured (klog text format) logger writing to w at the
+// given verbosity.
+func New(w io.Writer, verbosity int) logr.Logger {
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(verbosity), textlogger.Output(w)))
+}
+
+// Route sends klog output (client-go's, and the embedded Kubernetes
+// components') to log (their informational chatter only at -v 2 and
+// above), and makes log, with informational messages demoted by
+// ctrlDemotion levels, controller-runtime's root logger: the controllers'
+// own logs and controller-runtime's, which client-go also reaches through
+// the contexts of controller-runtime's requests. Commands that print to a
+// terminal demote them by one (a decision per binding is too much; -v 1
+// shows them), the controller manager and the agent by none.
+func Route(log logr.Logger, ctrlDemotion int) {
+	RedirectKlog(log.WithName("k8s"))
+	ctrllog.SetLogger(Demote(log, ctrlDemotion))
+}
+
+// RouteQuietly is Route for `shepherd up`: the embedded components' errors
+// too are shown only at -v 1 and above (ErrorsAsInfo), and so are
+// Shepherd's own informational messages (the returned logger, for the
+// fleet): a clean start prints the banner, the fleet's URLs and Shepherd's
+// own errors and warnings, nothing else.
+func RouteQuietly(log logr.Logger) logr.Logger {
+	RedirectKlog(ErrorsAsInfo(log.WithName("k8s"), 1))
+	quiet := Demote(log, 1)
+	ctrllog.SetLogger(quiet)
+	return quiet
 }

@@ -1,4 +1,4 @@
-package controlplane_test
+package logging_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 func TestDemote(t *testing.T) {
@@ -34,7 +34,7 @@ func TestDemote(t *testing.T) {
 					}
 				}
 			}, funcr.Options{Verbosity: tc.verbosity})
-			d := controlplane.Demote(l, tc.by).WithName("x").WithValues("k", "v")
+			d := logging.Demote(l, tc.by).WithName("x").WithValues("k", "v")
 			d.Info("v0")
 			d.V(1).Info("v1")
 			d.Error(nil, "err")
@@ -74,7 +74,7 @@ func TestErrorsAsInfo(t *testing.T) {
 					t.Errorf("the error is not carried: %s", args)
 				}
 			}, funcr.Options{Verbosity: tc.verbosity})
-			d := controlplane.ErrorsAsInfo(l, tc.level).WithName("x").WithValues("k", "v")
+			d := logging.ErrorsAsInfo(l, tc.level).WithName("x").WithValues("k", "v")
 			d.Info("v0")
 			d.V(1).Info("v1")
 			d.Error(errors.New("disk on fire"), "boom")

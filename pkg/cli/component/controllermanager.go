@@ -1,4 +1,4 @@
-package cli
+package component
 
 import (
 	"cmp"
@@ -16,12 +16,17 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/version"
 )
 
-func newControllerManagerCommand() *cobra.Command {
+// NewControllerManagerCommand is `shepherd controller-manager` and the root
+// of shepherd-controller-manager.
+func NewControllerManagerCommand() *cobra.Command {
 	var (
-		hub     hubFlags
+		hub     kubeconfig.HubFlags
 		opts    controllermanager.Options
 		webhook healthcel.WebhookOptions
 		verbose int
@@ -91,15 +96,15 @@ hub that reaches this process directly.`,
 			if err != nil {
 				return err
 			}
-			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log, 0)
+			log := logging.New(cmd.ErrOrStderr(), verbose)
+			logging.Route(log, 0)
 			mgr, err := controllermanager.New(cfg, opts)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			log.Info("starting the controller manager", "hub", cfg.Host, "leaderElection", opts.LeaderElection)
+			log.Info("starting the controller manager", "version", version.Version, "hub", cfg.Host, "leaderElection", opts.LeaderElection)
 			if err := mgr.Start(logr.NewContext(ctx, log)); err != nil {
 				return fmt.Errorf("controller manager: %w", err)
 			}

@@ -1,4 +1,4 @@
-package cli
+package component
 
 import (
 	"fmt"
@@ -11,12 +11,14 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
+	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
-func newAgentCommand() *cobra.Command {
+// NewAgentCommand is `shepherd agent` and the root of shepherd-agent.
+func NewAgentCommand() *cobra.Command {
 	var (
-		hub              hubFlags
+		hub              kubeconfig.HubFlags
 		opts             agent.Options
 		memberKubeconfig string
 		verbose          int
@@ -72,8 +74,8 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 			if err != nil {
 				return err
 			}
-			log := newLogger(cmd.ErrOrStderr(), verbose)
-			redirectKlog(log, 0)
+			log := logging.New(cmd.ErrOrStderr(), verbose)
+			logging.Route(log, 0)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return agent.Run(ctx, hubCfg, memberCfg, opts, log.WithName("agent"))
