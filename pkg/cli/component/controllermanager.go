@@ -125,6 +125,7 @@ hub that reaches this process directly.`,
 	f.StringVar(&opts.ClusterSecretsNamespace, "cluster-secrets-namespace", clusterclient.DefaultSecretsNamespace, "the only hub namespace members' credentials Secrets are read from (a Cluster's secretRef naming another namespace is refused)")
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
 	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
+	f.DurationVar(&opts.ClusterStatus.NoExecuteGracePeriod, "cluster-no-execute-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoExecute and its workloads fail over, unless their policy tolerates the taint (default 5m; negative: never)")
 	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerWorkload, "max-replicas-per-workload", scheduler.DefaultMaxReplicasPerWorkload, "a workload with more replicas is Unschedulable (negative: no limit)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerCluster, "max-replicas-per-cluster", scheduler.DefaultMaxReplicasPerCluster, "a placement sending one cluster more replicas is Unschedulable (negative: no limit)")

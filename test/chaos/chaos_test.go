@@ -1,0 +1,223 @@
+// Package chaos runs a local fleet (Push members behind TCP proxies, a
+// Pull member with its agent, two leader-elected controller-manager
+// processes reaching the hub through a proxy) under a seeded schedule of
+// overlapping faults while a workload changes on the hub, then heals the
+// fleet and checks that nothing was lost: every template is in exactly the
+// clusters its binding names, with the content it should have (overrides
+// included), nothing is left behind, nothing Shepherd does not own
+// changed, and every RescheduleTask finished.
+//
+// SHEPHERD_CHAOS_SEED replays a run (the seed is printed at the start and
+// on failure); SHEPHERD_CHAOS_DURATION (default 90s) and
+// SHEPHERD_CHAOS_TEMPLATES (default 300) size it.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/shepherd-io/shepherd/test/fleetenv"
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+// convergeBound is how long a healed fleet may take to be right again.
+const convergeBound = 5 * time.Minute
+
+func envOr[T any](name string, def T, parse func(string) (T, error)) (T, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	x, err := parse(v)
+	if err != nil {
+		return def, fmt.Errorf("%s=%q: %w", name, v, err)
+	}
+	return x, nil
+}
+
+func TestChaos(t *testing.T) {
+	testenv.Heavy(t)
+	seed, err := envOr("SHEPHERD_CHAOS_SEED", uint64(time.Now().UnixNano()), func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	duration, err := envOr("SHEPHERD_CHAOS_DURATION", 90*time.Second, time.ParseDuration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	max, err := envOr("SHEPHERD_CHAOS_TEMPLATES", 300, strconv.Atoi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates\n", seed, duration, max)
+	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace})
+
+	cf := startChaosFleet(t)
+	ctx := context.Background()
+	clusters := append(append([]string{}, pushMembers...), pullMembers...)
+	bystanders := setUp(t, cf, clusters)
+
+	// The run: the workload changes while the faults come and go.
+	h := &history{start: time.Now()}
+	d := newDriver(cf.env.Hub, seed, max)
+	runCtx, stopDriver := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(duration / time.Duration(max*2))
+		defer tick.Stop()
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+				d.step(runCtx)
+			}
+		}
+	}()
+	for _, f := range faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Until(h.start.Add(f.At)))
+			cf.inject(t, f, h)
+		}()
+	}
+	time.Sleep(time.Until(h.start.Add(duration)))
+	stopDriver()
+	wg.Wait()
+	cf.heal(t)
+	h.log("healed; %s", d.summary())
+	if d.lastErr != nil {
+		h.log("last workload error (the driver goes on after one): %v", d.lastErr)
+	}
+
+	// Converged: every invariant holds at once.
+	healed := time.Now()
+	var last []string
+	for {
+		s, err := cf.read(ctx)
+		if err == nil {
+			if last = s.violations(clusters, bystanders); len(last) == 0 {
+				break
+			}
+		} else {
+			last = []string{err.Error()}
+		}
+		if time.Since(healed) > convergeBound {
+			if len(last) > 30 {
+				last = append(last[:30], fmt.Sprintf("... and %d more", len(last)-30))
+			}
+			t.Fatalf("SHEPHERD_CHAOS_SEED=%d: not converged %s after the faults stopped:\n  %s\nfaults:\n%s\nlog of the leader's replicas (tail):\n%s",
+				seed, convergeBound, strings.Join(last, "\n  "), h, cf.logTail(replicaNames[0], 4000)+cf.logTail(replicaNames[1], 4000))
+		}
+		time.Sleep(2 * time.Second)
+	}
+	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d converged %s after the faults stopped (%d faults; %s)\n",
+		seed, time.Since(healed).Round(time.Second), len(faults), d.summary())
+	t.Logf("faults:\n%s", h)
+}
+
+// setUp creates the workload's namespaces and policies, and in every
+// member a ConfigMap Shepherd has nothing to do with and one named as a
+// template the hub will have: both bystanders.
+func setUp(t *testing.T, cf *chaosFleet, clusters []string) []bystander {
+	ctx := context.Background()
+	var out []bystander
+	for _, ns := range namespaces {
+		fleetenv.CreateNamespace(t, cf.env.Hub, ns)
+		for _, c := range clusters {
+			m := cf.env.Members[c]
+			fleetenv.CreateNamespace(t, m, ns)
+			for _, name := range []string{"bystander", collidingName} {
+				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string]string{"owner": "someone else"}}
+				if err := m.Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+					t.Fatal(err)
+				}
+				out = append(out, bystander{cluster: c, ns: ns, name: name, resourceVersion: cm.ResourceVersion})
+			}
+		}
+		if err := applyYAML(ctx, cf.env.Hub, policiesYAML(ns, clusters)); err != nil {
+			t.Fatal(err)
+		}
+		collide := &template{ns: ns, name: collidingName, strategy: strategies[0]}
+		if err := applyYAML(ctx, cf.env.Hub, collide.yaml()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// history is the faults as they happened, for a failure report.
+type history struct {
+	start time.Time
+	mu    sync.Mutex
+	lines []string
+}
+
+func (h *history) log(format string, args ...any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lines = append(h.lines, fmt.Sprintf("%7.1fs ", time.Since(h.start).Seconds())+fmt.Sprintf(format, args...))
+}
+
+func (h *history) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return "  " + strings.Join(h.lines, "\n  ")
+}
+
+// inject applies fault f, waits its duration and undoes it.
+func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
+	ctx := context.Background()
+	undo := func() {}
+	switch f.Kind {
+	case killLeader:
+		l := cf.leader(ctx)
+		if l == "" {
+			h.log("%s: no leader to kill", f.Kind)
+			return
+		}
+		cf.killReplica(l)
+		undo = func() { cf.startReplica(t, l) }
+		h.log("%s: killed %s", f.Kind, l)
+	case killAll:
+		for _, r := range replicaNames {
+			cf.killReplica(r)
+		}
+		undo = func() {
+			for _, r := range replicaNames {
+				cf.startReplica(t, r)
+			}
+		}
+		h.log("%s", f.Kind)
+	case stopAgent:
+		cf.stopAgent(t, f.Target)
+		undo = func() { cf.startAgent(t, f.Target) }
+		h.log("%s %s", f.Kind, f.Target)
+	case cutMemberShort, cutMemberLong, slowMember, flakyMember:
+		l := map[faultKind]link{cutMemberShort: linkCut, cutMemberLong: linkCut, slowMember: linkSlow, flakyMember: linkFlaky}[f.Kind]
+		p := cf.members[f.Target]
+		p.set(l)
+		undo = func() { p.set(linkUp) }
+		h.log("%s %s (link %s)", f.Kind, f.Target, l)
+	case cutHub:
+		cf.hubProxy.set(linkCut)
+		undo = func() { cf.hubProxy.set(linkUp) }
+		h.log("%s", f.Kind)
+	}
+	time.Sleep(f.For)
+	undo()
+	h.log("%s %s: undone after %s", f.Kind, f.Target, f.For)
+}

@@ -1,0 +1,254 @@
+package chaos
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/agent"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
+)
+
+// The fleet's timing: short, so faults on either side of each grace
+// period fit in a run of a few minutes.
+const (
+	noScheduleGrace = 4 * time.Second
+	noExecuteGrace  = 10 * time.Second
+	leaseDuration   = 6 * time.Second
+	renewDeadline   = 4 * time.Second
+)
+
+var (
+	pushMembers = []string{"member1", "member2"}
+	pullMembers = []string{"pull1"}
+	// agentOpts time the Pull agents: a stopped agent shows within seconds.
+	agentOpts = agent.Options{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second, RestartDelay: time.Second,
+		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second}}
+)
+
+// chaosFleet is a local fleet whose every fault point is reachable: the
+// controller manager runs as two leader-elected processes that reach the
+// hub through a proxy, the hub reaches each Push member through a proxy,
+// and each Pull member's agent can be stopped.
+type chaosFleet struct {
+	env      *fleetenv.FleetEnv
+	hubProxy *proxy
+	members  map[string]*proxy
+	binary   string
+	// kubeconfig is the hub's admin kubeconfig, rewritten to dial the
+	// hub's proxy: what the controller managers use.
+	kubeconfig string
+	logDir     string
+
+	mu            sync.Mutex
+	replicas      map[string]*exec.Cmd
+	agentsStopped map[string]bool
+}
+
+var replicaNames = []string{"cm-a", "cm-b"}
+
+func startChaosFleet(t *testing.T) *chaosFleet {
+	t.Helper()
+	dir := t.TempDir()
+	cf := &chaosFleet{members: map[string]*proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, logDir: dir}
+	cf.binary = filepath.Join(dir, "shepherd")
+	if out, err := exec.Command("go", "build", "-o", cf.binary, "../../cmd/shepherd").CombinedOutput(); err != nil {
+		t.Fatalf("building shepherd: %v\n%s", err, out)
+	}
+	spec := member.FleetSpec{}
+	for _, n := range append(append([]string{}, pushMembers...), pullMembers...) {
+		m := member.DefaultMemberSpec(n)
+		m.Nodes = 2
+		m.Pull = contains(pullMembers, n)
+		spec.Members = append(spec.Members, m)
+	}
+	env, err := fleetenv.StartFleet("chaos", localfleet.Options{Fleet: spec, NoControllers: true, Agent: agentOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cf.env = env
+	t.Cleanup(cf.stop)
+	ctx := context.Background()
+
+	// Every Push member is reached through a proxy, set before any
+	// controller runs so that none ever dials the member directly.
+	for _, name := range pushMembers {
+		c := &clusterv1alpha1.Cluster{}
+		if err := env.Hub.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(c.Spec.APIEndpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := startProxy(u.Host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf.members[name] = p
+		patch := client.MergeFrom(c.DeepCopy())
+		c.Spec.APIEndpoint = "https://" + p.addr()
+		if err := env.Hub.Patch(ctx, c, patch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, err := url.Parse(env.Fleet.Hub.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cf.hubProxy, err = startProxy(u.Host); err != nil {
+		t.Fatal(err)
+	}
+	kc, err := clientcmd.LoadFromFile(env.Fleet.Hub.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range kc.Clusters {
+		c.Server = "https://" + cf.hubProxy.addr()
+	}
+	cf.kubeconfig = filepath.Join(dir, "hub-through-proxy.kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, cf.kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replicaNames {
+		cf.startReplica(t, r)
+	}
+	return cf
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// startReplica starts controller-manager replica name (a no-op when it
+// runs), appending to its log.
+func (cf *chaosFleet) startReplica(t testing.TB, name string) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if cf.replicas[name] != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(cf.logDir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Errorf("replica %s: %v", name, err)
+		return
+	}
+	cmd := exec.Command(cf.binary, "controller-manager", "--hub-kubeconfig", cf.kubeconfig,
+		"--leader-elect", "--leader-elect-identity", name, "--namespace", controllermanager.DefaultNamespace,
+		"--leader-elect-lease-duration", leaseDuration.String(), "--leader-elect-renew-deadline", renewDeadline.String(), "--leader-elect-retry-period", "1s",
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--cluster-probe-interval", "1s", "--cluster-taint-grace-period", noScheduleGrace.String(),
+		"--cluster-no-execute-grace-period", noExecuteGrace.String(), "--unschedulable-threshold", "30s")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Errorf("starting replica %s: %v", name, err)
+		return
+	}
+	cf.replicas[name] = cmd
+	go func() { _ = cmd.Wait(); f.Close() }()
+}
+
+// killReplica SIGKILLs replica name: no cleanup, its lease left to expire.
+func (cf *chaosFleet) killReplica(name string) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if cmd := cf.replicas[name]; cmd != nil {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		delete(cf.replicas, name)
+	}
+}
+
+// leader is the replica holding the controller manager's lease ("" when
+// none does).
+func (cf *chaosFleet) leader(ctx context.Context) string {
+	l := &coordinationv1.Lease{}
+	if err := cf.env.Hub.Get(ctx, client.ObjectKey{Namespace: controllermanager.DefaultNamespace, Name: controllermanager.DefaultLeaderElectionID}, l); err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+func (cf *chaosFleet) stop() {
+	for _, r := range replicaNames {
+		cf.killReplica(r)
+	}
+	for _, p := range cf.members {
+		p.close()
+	}
+	if cf.hubProxy != nil {
+		cf.hubProxy.close()
+	}
+	cf.env.Stop()
+}
+
+// heal undoes every fault: all links up, every replica and agent running.
+func (cf *chaosFleet) heal(t testing.TB) {
+	for _, p := range cf.members {
+		p.set(linkUp)
+	}
+	cf.hubProxy.set(linkUp)
+	for _, r := range replicaNames {
+		cf.startReplica(t, r)
+	}
+	for _, a := range pullMembers {
+		cf.startAgent(t, a)
+	}
+}
+
+// stopAgent stops Pull member name's agent; startAgent starts it again
+// (a no-op when it runs).
+func (cf *chaosFleet) stopAgent(t testing.TB, name string) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if cf.agentsStopped[name] {
+		return
+	}
+	if err := cf.env.Fleet.StopAgent(name); err != nil {
+		t.Errorf("stopping the agent of %s: %v", name, err)
+		return
+	}
+	cf.agentsStopped[name] = true
+}
+
+func (cf *chaosFleet) startAgent(t testing.TB, name string) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if !cf.agentsStopped[name] {
+		return
+	}
+	if err := cf.env.Fleet.StartAgent(name, agentOpts); err != nil {
+		t.Errorf("starting the agent of %s: %v", name, err)
+		return
+	}
+	delete(cf.agentsStopped, name)
+}
+
+// logTail is the end of replica name's log, for a failure report.
+func (cf *chaosFleet) logTail(name string, n int) string {
+	data, _ := os.ReadFile(filepath.Join(cf.logDir, name+".log"))
+	if len(data) > n {
+		data = data[len(data)-n:]
+	}
+	return string(data)
+}

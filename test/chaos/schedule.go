@@ -1,0 +1,122 @@
+package chaos
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// faultKind is one way the fleet breaks.
+type faultKind string
+
+const (
+	// killLeader SIGKILLs the controller-manager replica holding the
+	// lease; the other takes over; the killed one starts again later.
+	killLeader faultKind = "kill-leader"
+	// killAll SIGKILLs both replicas: nothing acts until they restart.
+	killAll faultKind = "kill-all-controllers"
+	// stopAgent stops a Pull member's agent and starts it again.
+	stopAgent faultKind = "stop-agent"
+	// cutMemberShort cuts a Push member's API server off for less than
+	// the NoSchedule grace period: nothing should move.
+	cutMemberShort faultKind = "cut-member-short"
+	// cutMemberLong cuts it off for longer than the NoExecute grace
+	// period: its workloads fail over.
+	cutMemberLong faultKind = "cut-member-long"
+	// slowMember makes a member's API server answer late.
+	slowMember faultKind = "slow-member"
+	// flakyMember makes a member's API server drop connections.
+	flakyMember faultKind = "flaky-member"
+	// cutHub cuts the controllers off the hub's API server, as a restart
+	// of it looks to them: every watch and request fails, then resumes.
+	cutHub faultKind = "cut-hub"
+)
+
+// fault is one scheduled fault: what, on which target, when (from the
+// start of the run) and for how long.
+type fault struct {
+	Kind   faultKind
+	Target string
+	At     time.Duration
+	For    time.Duration
+}
+
+func (f fault) String() string {
+	return fmt.Sprintf("%6.1fs +%5.1fs %-21s %s", f.At.Seconds(), f.For.Seconds(), f.Kind, f.Target)
+}
+
+// targets are what a schedule may break.
+type targets struct {
+	// Push members (through proxies) and Pull members (their agents).
+	Push, Pull []string
+	// Timing the faults must straddle.
+	NoScheduleGrace, NoExecuteGrace time.Duration
+}
+
+// schedule draws the faults of a run of length d from seed. It is a pure
+// function of its arguments: the same seed replays the same faults.
+//
+// Faults overlap, on different targets: that is the point. Two faults
+// never hold one target at once (a member is not cut while already cut),
+// and the controllers count as one target (a replica is not killed while
+// both are down). Every fault ends before d, so the run ends healed.
+func schedule(seed uint64, d time.Duration, t targets) []fault {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	var out []fault
+	busy := map[string][]fault{}
+	free := func(target string, at, dur time.Duration) bool {
+		for _, f := range busy[target] {
+			if at < f.At+f.For+time.Second && f.At < at+dur+time.Second {
+				return false
+			}
+		}
+		return true
+	}
+	secs := func(lo, hi time.Duration) time.Duration {
+		return lo + time.Duration(r.Int64N(int64(hi-lo)+1))
+	}
+	// About one fault per 8 seconds of run.
+	n := int(d/(8*time.Second)) + 1
+	for range n * 3 {
+		if len(out) >= n {
+			break
+		}
+		var f fault
+		switch k := r.IntN(8); k {
+		case 0:
+			f = fault{Kind: killLeader, Target: "controllers", For: secs(2*time.Second, 10*time.Second)}
+		case 1:
+			f = fault{Kind: killAll, Target: "controllers", For: secs(time.Second, 8*time.Second)}
+		case 2:
+			if len(t.Pull) == 0 {
+				continue
+			}
+			f = fault{Kind: stopAgent, Target: t.Pull[r.IntN(len(t.Pull))], For: secs(2*time.Second, t.NoExecuteGrace+5*time.Second)}
+		case 3:
+			f = fault{Kind: cutMemberShort, For: secs(time.Second, t.NoScheduleGrace/2)}
+		case 4:
+			f = fault{Kind: cutMemberLong, For: secs(t.NoExecuteGrace+2*time.Second, t.NoExecuteGrace+10*time.Second)}
+		case 5:
+			f = fault{Kind: slowMember, For: secs(3*time.Second, 12*time.Second)}
+		case 6:
+			f = fault{Kind: flakyMember, For: secs(3*time.Second, 12*time.Second)}
+		case 7:
+			f = fault{Kind: cutHub, Target: "hub", For: secs(2*time.Second, 10*time.Second)}
+		}
+		if f.Target == "" {
+			f.Target = t.Push[r.IntN(len(t.Push))]
+		}
+		if f.For >= d {
+			continue
+		}
+		f.At = time.Duration(r.Int64N(int64(d - f.For)))
+		if !free(f.Target, f.At, f.For) {
+			continue
+		}
+		busy[f.Target] = append(busy[f.Target], f)
+		out = append(out, f)
+	}
+	slices.SortStableFunc(out, func(a, b fault) int { return int(a.At - b.At) })
+	return out
+}

@@ -1,0 +1,217 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+// The workload's labels and annotations.
+const (
+	labelStrategy = "chaos.shepherd.io/strategy"
+	// labelOverridden is added by the namespace's OverridePolicy to every
+	// copy; annotationCluster by its per-cluster rules.
+	labelOverridden   = "chaos.shepherd.io/overridden"
+	annotationCluster = "chaos.shepherd.io/cluster"
+	// annotationEdit on a Deployment's pod template counts its edits.
+	annotationEdit = "chaos.shepherd.io/edit"
+	// collidingName is a ConfigMap template whose name a member object
+	// Shepherd does not own already has, in every member.
+	collidingName = "cm-collide"
+)
+
+// A strategy is how a policy of the workload places its templates.
+type strategy struct {
+	name, kind string
+	placement  string
+}
+
+// strategies cover every way Shepherd places: Duplicated everywhere,
+// Duplicated on a spread-limited subset, Divided by static and by dynamic
+// weights, and Aggregated.
+var strategies = []strategy{
+	{"dup", "ConfigMap", "replicaScheduling: {replicaSchedulingType: Duplicated}"},
+	{"pick2", "ConfigMap", "spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 2}]\n    replicaScheduling: {replicaSchedulingType: Duplicated}"},
+	{"static", "Deployment", "replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 2}\n        - {targetCluster: {clusterNames: [member2, pull1]}, weight: 1}"},
+	{"dynamic", "Deployment", "replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference: {dynamicWeight: AvailableReplicas}"},
+	{"agg", "Deployment", "replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}"},
+}
+
+var namespaces = []string{"chaos-a", "chaos-b"}
+
+// policiesYAML are each namespace's policies (one per strategy) and its
+// OverridePolicy.
+func policiesYAML(ns string, clusters []string) string {
+	var b strings.Builder
+	apiVersion := map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}
+	for _, s := range strategies {
+		fmt.Fprintf(&b, `apiVersion: policy.shepherd.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  resourceSelectors:
+  - apiVersion: %[3]s
+    kind: %[4]s
+    labelSelector: {matchLabels: {%[5]s: %[2]s}}
+  placement:
+    %[6]s
+---
+`, ns, s.name, apiVersion[s.kind], s.kind, labelStrategy, s.placement)
+	}
+	fmt.Fprintf(&b, `apiVersion: policy.shepherd.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: chaos, namespace: %s}
+spec:
+  overrideRules:
+  - overriders:
+      labelsOverrider: [{operator: add, value: {%s: "true"}}]
+`, ns, labelOverridden)
+	for _, c := range clusters {
+		fmt.Fprintf(&b, `  - targetCluster: {clusterNames: [%s]}
+    overriders:
+      annotationsOverrider: [{operator: add, value: {%s: %s}}]
+`, c, annotationCluster, c)
+	}
+	return b.String()
+}
+
+// template is one resource template of the workload, as the driver last
+// wrote it.
+type template struct {
+	ns, name string
+	strategy strategy
+	replicas int
+	edits    int
+}
+
+func (t *template) yaml() string {
+	if t.strategy.kind == "ConfigMap" {
+		return fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: %s, namespace: %s, labels: {%s: %s}}
+data: {edit: "%d"}
+`, t.name, t.ns, labelStrategy, t.strategy.name, t.edits)
+	}
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, namespace: %[2]s, labels: {%[3]s: %[4]s}}
+spec:
+  replicas: %[5]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata:
+      labels: {app: %[1]s}
+      annotations: {%[6]s: "%[7]d"}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+        resources: {requests: {cpu: 10m, memory: 16Mi}}
+`, t.name, t.ns, labelStrategy, t.strategy.name, t.replicas, annotationEdit, t.edits)
+}
+
+// driver changes the workload on the hub, drawing every choice from its
+// seeded source: create up to max templates, then scale, edit, delete,
+// create again and ask for reschedules.
+type driver struct {
+	hub client.Client
+	r   *rand.Rand
+	max int
+
+	mu      sync.Mutex
+	live    []*template
+	next    int
+	ops     map[string]int
+	tasks   int
+	lastErr error
+}
+
+func newDriver(hub client.Client, seed uint64, max int) *driver {
+	return &driver{hub: hub, r: rand.New(rand.NewPCG(seed, seed^0xd1e)), max: max, ops: map[string]int{}}
+}
+
+// step makes one change. Errors are kept (the hub stays up for the
+// driver: only the controllers' path to it is cut) and reported.
+func (d *driver) step(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	op := "create"
+	if len(d.live) > 0 && (len(d.live) >= d.max || d.r.IntN(2) == 0) {
+		op = []string{"scale", "scale", "edit", "edit", "edit", "delete", "reschedule"}[d.r.IntN(7)]
+	}
+	var err error
+	switch op {
+	case "create":
+		s := strategies[d.r.IntN(len(strategies))]
+		t := &template{ns: namespaces[d.r.IntN(len(namespaces))], strategy: s, replicas: 1 + d.r.IntN(4)}
+		t.name = fmt.Sprintf("%s-%03d", strings.ToLower(s.kind[:3]), d.next)
+		d.next++
+		if err = d.apply(ctx, t); err == nil {
+			d.live = append(d.live, t)
+		}
+	case "scale", "edit":
+		t := d.live[d.r.IntN(len(d.live))]
+		if op == "scale" && t.strategy.kind == "Deployment" {
+			t.replicas = 1 + d.r.IntN(5)
+		} else {
+			t.edits++
+		}
+		err = d.apply(ctx, t)
+	case "delete":
+		i := d.r.IntN(len(d.live))
+		t := d.live[i]
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}[t.strategy.kind])
+		u.SetKind(t.strategy.kind)
+		u.SetNamespace(t.ns)
+		u.SetName(t.name)
+		if err = client.IgnoreNotFound(d.hub.Delete(ctx, u)); err == nil {
+			d.live = append(d.live[:i], d.live[i+1:]...)
+		}
+	case "reschedule":
+		t := d.live[d.r.IntN(len(d.live))]
+		d.tasks++
+		err = applyYAML(ctx, d.hub, fmt.Sprintf(`apiVersion: task.shepherd.io/v1alpha1
+kind: RescheduleTask
+metadata: {name: chaos-%03d}
+spec:
+  targetRefResource:
+  - {apiVersion: %s, kind: %s, namespace: %s, name: %s}
+`, d.tasks, map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}[t.strategy.kind], t.strategy.kind, t.ns, t.name))
+	}
+	d.ops[op]++
+	if err != nil {
+		d.lastErr = fmt.Errorf("%s: %w", op, err)
+	}
+}
+
+func (d *driver) apply(ctx context.Context, t *template) error {
+	return applyYAML(ctx, d.hub, t.yaml())
+}
+
+func (d *driver) summary() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fmt.Sprintf("%d templates live, ops %v, reschedule tasks %d", len(d.live), d.ops, d.tasks)
+}
+
+// applyYAML server-side applies a YAML stream as the workload's owner.
+func applyYAML(ctx context.Context, c client.Client, yaml string) error {
+	objs, err := testenv.DecodeYAML([]byte(yaml))
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("chaos-workload"), client.ForceOwnership); err != nil {
+			return fmt.Errorf("applying %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
