@@ -61,8 +61,9 @@ func (s stamps) record(key string, done bool, now time.Time) {
 	}
 }
 
-// watchProgress starts the watches and waits for them to sync.
-func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
+// watchProgress starts the watches and waits for them to sync; onBinding
+// also sees every binding added or updated.
+func watchProgress(ctx context.Context, cfg *rest.Config, onBinding ...func(any)) (*progress, error) {
 	c, err := cache.New(cfg, cache.Options{Scheme: scheme.Scheme, DefaultUnsafeDisableDeepCopy: ptr.To(true)})
 	if err != nil {
 		return nil, err
@@ -73,9 +74,23 @@ func watchProgress(ctx context.Context, cfg *rest.Config) (*progress, error) {
 		if err != nil {
 			return nil, err
 		}
+		extra := func(any) {}
+		if _, ok := obj.(*workv1alpha1.ResourceBinding); ok {
+			extra = func(o any) {
+				for _, fn := range onBinding {
+					fn(o)
+				}
+			}
+		}
 		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-			AddFunc:    func(o any) { p.observe(o); p.countStored(o) },
-			UpdateFunc: func(old, o any) { p.observe(o); p.countNoOp(old, o); p.countBindingChange(old, o); p.countStored(o) },
+			AddFunc: func(o any) { p.observe(o); p.countStored(o); extra(o) },
+			UpdateFunc: func(old, o any) {
+				p.observe(o)
+				p.countNoOp(old, o)
+				p.countBindingChange(old, o)
+				p.countStored(o)
+				extra(o)
+			},
 		}); err != nil {
 			return nil, err
 		}

@@ -60,7 +60,7 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates\n", seed, duration, max)
-	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace})
+	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration})
 
 	cf := startChaosFleet(t)
 	ctx := context.Background()
@@ -72,20 +72,24 @@ func TestChaos(t *testing.T) {
 	d := newDriver(cf.env.Hub, seed, max)
 	runCtx, stopDriver := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(duration / time.Duration(max*2))
-		defer tick.Stop()
-		for {
-			select {
-			case <-runCtx.Done():
-				return
-			case <-tick.C:
-				d.step(runCtx)
+	// Four writers, each about two changes a second: the templates are all
+	// created in the first half of a default run.
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(500 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-runCtx.Done():
+					return
+				case <-tick.C:
+					d.step(runCtx)
+				}
 			}
-		}
-	}()
+		}()
+	}
 	for _, f := range faults {
 		wg.Add(1)
 		go func() {
@@ -104,7 +108,7 @@ func TestChaos(t *testing.T) {
 	}
 
 	// Converged: every invariant holds at once.
-	healed := time.Now()
+	healed, lastReport := time.Now(), time.Now()
 	var last []string
 	for {
 		s, err := cf.read(ctx)
@@ -115,12 +119,16 @@ func TestChaos(t *testing.T) {
 		} else {
 			last = []string{err.Error()}
 		}
+		if len(last) > 0 && time.Since(lastReport) > 15*time.Second {
+			lastReport = time.Now()
+			h.log("converging: %d violations, first: %s", len(last), last[0])
+		}
 		if time.Since(healed) > convergeBound {
 			if len(last) > 30 {
 				last = append(last[:30], fmt.Sprintf("... and %d more", len(last)-30))
 			}
-			t.Fatalf("SHEPHERD_CHAOS_SEED=%d: not converged %s after the faults stopped:\n  %s\nfaults:\n%s\nlog of the leader's replicas (tail):\n%s",
-				seed, convergeBound, strings.Join(last, "\n  "), h, cf.logTail(replicaNames[0], 4000)+cf.logTail(replicaNames[1], 4000))
+			t.Fatalf("SHEPHERD_CHAOS_SEED=%d: not converged %s after the faults stopped:\n  %s\nfaults:\n%s\nthe controller managers' logs: %s",
+				seed, convergeBound, strings.Join(last, "\n  "), h, cf.logDir)
 		}
 		time.Sleep(2 * time.Second)
 	}
@@ -190,7 +198,14 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 			return
 		}
 		cf.killReplica(l)
-		undo = func() { cf.startReplica(t, l) }
+		undo = func() {
+			if now := cf.leader(ctx); now == l {
+				h.log("%s: the lease is still held by %s: the other replica did not take over", f.Kind, l)
+			} else {
+				h.log("%s: %s took over", f.Kind, now)
+			}
+			cf.startReplica(t, l)
+		}
 		h.log("%s: killed %s", f.Kind, l)
 	case killAll:
 		for _, r := range replicaNames {

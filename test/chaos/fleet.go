@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -64,7 +65,17 @@ var replicaNames = []string{"cm-a", "cm-b"}
 
 func startChaosFleet(t *testing.T) *chaosFleet {
 	t.Helper()
-	dir := t.TempDir()
+	// Kept when the test fails: the controller managers' logs are there.
+	dir, err := os.MkdirTemp("", "shepherd-chaos-logs-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("chaos: the controller managers log to %s\n", dir)
+	t.Cleanup(func() {
+		if !t.Failed() {
+			os.RemoveAll(dir)
+		}
+	})
 	cf := &chaosFleet{members: map[string]*proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, logDir: dir}
 	cf.binary = filepath.Join(dir, "shepherd")
 	if out, err := exec.Command("go", "build", "-o", cf.binary, "../../cmd/shepherd").CombinedOutput(); err != nil {

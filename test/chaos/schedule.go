@@ -12,7 +12,8 @@ type faultKind string
 
 const (
 	// killLeader SIGKILLs the controller-manager replica holding the
-	// lease; the other takes over; the killed one starts again later.
+	// lease; the other takes over once the lease expires; the killed one
+	// starts again later.
 	killLeader faultKind = "kill-leader"
 	// killAll SIGKILLs both replicas: nothing acts until they restart.
 	killAll faultKind = "kill-all-controllers"
@@ -52,6 +53,10 @@ type targets struct {
 	Push, Pull []string
 	// Timing the faults must straddle.
 	NoScheduleGrace, NoExecuteGrace time.Duration
+	// LeaseDuration of the controller manager's leader election: a killed
+	// leader stays down longer, so the other replica takes over (back
+	// sooner, it would take its own lease back).
+	LeaseDuration time.Duration
 }
 
 // schedule draws the faults of a run of length d from seed. It is a pure
@@ -85,7 +90,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 		var f fault
 		switch k := r.IntN(8); k {
 		case 0:
-			f = fault{Kind: killLeader, Target: "controllers", For: secs(2*time.Second, 10*time.Second)}
+			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
 			f = fault{Kind: killAll, Target: "controllers", For: secs(time.Second, 8*time.Second)}
 		case 2:

@@ -10,7 +10,7 @@ func FuzzSchedule(f *testing.F) {
 	for _, s := range []uint64{0, 1, 42, 1 << 40} {
 		f.Add(s, int64(90))
 	}
-	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second}
+	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second}
 	f.Fuzz(func(t *testing.T, seed uint64, secs int64) {
 		if secs < 1 || secs > 3600 {
 			t.Skip()
@@ -32,6 +32,10 @@ func FuzzSchedule(f *testing.F) {
 				if a.For >= tg.NoScheduleGrace {
 					t.Errorf("%v: a short cut must end before the NoSchedule grace period (%s)", a, tg.NoScheduleGrace)
 				}
+			case killLeader:
+				if a.For <= tg.LeaseDuration {
+					t.Errorf("%v: a killed leader must stay down beyond the lease (%s) for the other replica to take over", a, tg.LeaseDuration)
+				}
 			case cutMemberLong:
 				if a.For <= tg.NoExecuteGrace {
 					t.Errorf("%v: a long cut must outlast the NoExecute grace period (%s)", a, tg.NoExecuteGrace)
@@ -47,7 +51,7 @@ func FuzzSchedule(f *testing.F) {
 }
 
 func TestScheduleCoversEveryFault(t *testing.T) {
-	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second}
+	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second}
 	seen := map[faultKind]bool{}
 	for seed := range uint64(20) {
 		for _, f := range schedule(seed, 90*time.Second, tg) {

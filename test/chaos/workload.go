@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 
@@ -89,6 +90,8 @@ type template struct {
 	strategy strategy
 	replicas int
 	edits    int
+	// busy: a step is changing it.
+	busy bool
 }
 
 func (t *template) yaml() string {
@@ -137,60 +140,82 @@ func newDriver(hub client.Client, seed uint64, max int) *driver {
 	return &driver{hub: hub, r: rand.New(rand.NewPCG(seed, seed^0xd1e)), max: max, ops: map[string]int{}}
 }
 
-// step makes one change. Errors are kept (the hub stays up for the
-// driver: only the controllers' path to it is cut) and reported.
+// step makes one change. Several steps run at once, never two on one
+// template. Errors are kept (the hub stays up for the driver: only the
+// controllers' path to it is cut) and reported.
 func (d *driver) step(ctx context.Context) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	op := "create"
-	if len(d.live) > 0 && (len(d.live) >= d.max || d.r.IntN(2) == 0) {
-		op = []string{"scale", "scale", "edit", "edit", "edit", "delete", "reschedule"}[d.r.IntN(7)]
+	op, t, task := d.choose()
+	if op == "" {
+		return
 	}
 	var err error
 	switch op {
-	case "create":
-		s := strategies[d.r.IntN(len(strategies))]
-		t := &template{ns: namespaces[d.r.IntN(len(namespaces))], strategy: s, replicas: 1 + d.r.IntN(4)}
-		t.name = fmt.Sprintf("%s-%03d", strings.ToLower(s.kind[:3]), d.next)
-		d.next++
-		if err = d.apply(ctx, t); err == nil {
-			d.live = append(d.live, t)
-		}
-	case "scale", "edit":
-		t := d.live[d.r.IntN(len(d.live))]
-		if op == "scale" && t.strategy.kind == "Deployment" {
-			t.replicas = 1 + d.r.IntN(5)
-		} else {
-			t.edits++
-		}
+	case "create", "scale", "edit":
 		err = d.apply(ctx, t)
 	case "delete":
-		i := d.r.IntN(len(d.live))
-		t := d.live[i]
 		u := &unstructured.Unstructured{}
-		u.SetAPIVersion(map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}[t.strategy.kind])
+		u.SetAPIVersion(apiVersions[t.strategy.kind])
 		u.SetKind(t.strategy.kind)
 		u.SetNamespace(t.ns)
 		u.SetName(t.name)
-		if err = client.IgnoreNotFound(d.hub.Delete(ctx, u)); err == nil {
-			d.live = append(d.live[:i], d.live[i+1:]...)
-		}
+		err = client.IgnoreNotFound(d.hub.Delete(ctx, u))
 	case "reschedule":
-		t := d.live[d.r.IntN(len(d.live))]
-		d.tasks++
 		err = applyYAML(ctx, d.hub, fmt.Sprintf(`apiVersion: task.shepherd.io/v1alpha1
 kind: RescheduleTask
 metadata: {name: chaos-%03d}
 spec:
   targetRefResource:
   - {apiVersion: %s, kind: %s, namespace: %s, name: %s}
-`, d.tasks, map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}[t.strategy.kind], t.strategy.kind, t.ns, t.name))
+`, task, apiVersions[t.strategy.kind], t.strategy.kind, t.ns, t.name))
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t.busy = false
 	d.ops[op]++
-	if err != nil {
-		d.lastErr = fmt.Errorf("%s: %w", op, err)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		d.lastErr = fmt.Errorf("%s %s/%s: %w", op, t.ns, t.name, err)
+	case err == nil && op == "create":
+		d.live = append(d.live, t)
+	case err == nil && op == "delete":
+		d.live = slices.DeleteFunc(d.live, func(x *template) bool { return x == t })
 	}
 }
+
+// choose draws the next change and marks its template busy ("" when the
+// drawn template is busy: the step is skipped).
+func (d *driver) choose() (op string, t *template, task int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	op = "create"
+	if len(d.live) > 0 && (d.next >= d.max || d.r.IntN(3) == 0) {
+		op = []string{"scale", "scale", "edit", "edit", "edit", "delete", "reschedule"}[d.r.IntN(7)]
+	}
+	if op == "create" {
+		s := strategies[d.r.IntN(len(strategies))]
+		t = &template{ns: namespaces[d.r.IntN(len(namespaces))], strategy: s, replicas: 1 + d.r.IntN(4)}
+		t.name = fmt.Sprintf("%s-%03d", strings.ToLower(s.kind[:3]), d.next)
+		d.next++
+	} else {
+		t = d.live[d.r.IntN(len(d.live))]
+		if t.busy {
+			return "", nil, 0
+		}
+		switch {
+		case op == "scale" && t.strategy.kind == "Deployment":
+			t.replicas = 1 + d.r.IntN(5)
+		case op == "scale" || op == "edit":
+			t.edits++
+		case op == "reschedule":
+			d.tasks++
+			task = d.tasks
+		}
+	}
+	t.busy = true
+	return op, t, task
+}
+
+var apiVersions = map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}
 
 func (d *driver) apply(ctx context.Context, t *template) error {
 	return applyYAML(ctx, d.hub, t.yaml())

@@ -1,0 +1,431 @@
+package fleetbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/sync/errgroup"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// SoakOptions size a soak: a hub, its controllers and simulated Pull
+// clusters, loaded with Workloads and then churned for Duration.
+type SoakOptions struct {
+	Duration              time.Duration
+	Workloads, Policies   int
+	SimulatedPullClusters int
+	// ChurnPerSecond is the steady rate of changes: scales, image edits,
+	// and deletions with the workload created again.
+	ChurnPerSecond float64
+	// Samples is how many times memory, goroutines, writes and latency are
+	// sampled over Duration (default 12).
+	Samples int
+	// MaxHeapGrowth bounds the live heap's growth from the first sample
+	// to the last, as a fraction (default 0.2): more is a leak.
+	MaxHeapGrowth float64
+	// Seed draws the churn; the same seed makes the same changes.
+	Seed    uint64
+	DataDir string
+	Logger  logr.Logger
+}
+
+// SoakSample is one moment of a soak. The heap is the live heap, measured
+// right after a garbage collection.
+type SoakSample struct {
+	AtSeconds          float64 `json:"atSeconds"`
+	LiveHeapBytes      uint64  `json:"liveHeapBytes"`
+	RSSBytes           uint64  `json:"rssBytes"`
+	Goroutines         int     `json:"goroutines"`
+	Changes            int     `json:"changes"`
+	HubWritesPerSecond float64 `json:"hubWritesPerSecond"`
+	// Scheduling latency, from a scale written on the hub to its binding
+	// Scheduled with the new replicas, of the scales in this window.
+	SchedulingP50Millis float64 `json:"schedulingP50Millis"`
+	SchedulingP99Millis float64 `json:"schedulingP99Millis"`
+	Scales              int     `json:"scales"`
+}
+
+// SoakReport is what a soak measured.
+type SoakReport struct {
+	Workloads             int     `json:"workloads"`
+	SimulatedPullClusters int     `json:"simulatedPullClusters"`
+	DurationSeconds       float64 `json:"durationSeconds"`
+	ChurnPerSecond        float64 `json:"churnPerSecond"`
+	Seed                  uint64  `json:"seed"`
+	// LoadSeconds is how long the workloads took to be placed and applied
+	// before the churn began.
+	LoadSeconds float64      `json:"loadSeconds"`
+	Samples     []SoakSample `json:"samples"`
+	// HeapGrowth is the last sample's live heap over the first's, minus 1;
+	// WithinBound says it is at most MaxHeapGrowth.
+	HeapGrowth    float64 `json:"heapGrowth"`
+	MaxHeapGrowth float64 `json:"maxHeapGrowth"`
+	WithinBound   bool    `json:"withinBound"`
+	// ConvergeSeconds is how long the fleet took, once the churn stopped,
+	// to have every binding Scheduled and every Work applied; Violations
+	// are the invariants broken then (the goal is none).
+	ConvergeSeconds float64  `json:"convergeSeconds"`
+	Violations      []string `json:"violations"`
+}
+
+// scaleWatch times scales: from the write to the binding Scheduled with
+// the new replicas.
+type scaleWatch struct {
+	mu      sync.Mutex
+	pending map[string]scaleWant // Deployment name -> what it waits for
+	done    []time.Duration
+}
+
+type scaleWant struct {
+	replicas int32
+	at       time.Time
+}
+
+func (w *scaleWatch) expect(name string, replicas int32, at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending[name] = scaleWant{replicas, at}
+}
+
+func (w *scaleWatch) observe(o any) {
+	b, ok := o.(*workv1alpha1.ResourceBinding)
+	if !ok || !meta.IsStatusConditionTrue(b.Status.Conditions, workv1alpha1.ConditionScheduled) {
+		return
+	}
+	var sum int32
+	for _, t := range b.Spec.Clusters {
+		if t.State != workv1alpha1.TargetUnscheduled {
+			sum += t.Replicas
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if want, ok := w.pending[b.Spec.Resource.Name]; ok && b.Spec.Replicas == want.replicas && sum == want.replicas {
+		w.done = append(w.done, time.Since(want.at))
+		delete(w.pending, b.Spec.Resource.Name)
+	}
+}
+
+// take returns the latencies seen since the last take.
+func (w *scaleWatch) take() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.done
+	w.done = nil
+	slices.Sort(out)
+	return out
+}
+
+// churnOp is one change of the soak's churn.
+type churnOp int
+
+const (
+	opScale churnOp = iota
+	opEditImage
+	opRecreate
+)
+
+// nextOp draws a change: half scales, a third image edits, the rest a
+// deletion with the workload created again.
+func nextOp(r *rand.Rand) churnOp {
+	switch n := r.IntN(6); {
+	case n < 3:
+		return opScale
+	case n < 5:
+		return opEditImage
+	default:
+		return opRecreate
+	}
+}
+
+// heapGrowth is last over first, minus 1 (0 without two samples).
+func heapGrowth(samples []SoakSample) float64 {
+	if len(samples) < 2 || samples[0].LiveHeapBytes == 0 {
+		return 0
+	}
+	return float64(samples[len(samples)-1].LiveHeapBytes)/float64(samples[0].LiveHeapBytes) - 1
+}
+
+func (o *SoakOptions) defaults() error {
+	if o.Workloads < 1 || o.Policies < 1 || o.SimulatedPullClusters < 2 || o.Duration <= 0 || o.ChurnPerSecond <= 0 {
+		return fmt.Errorf("a soak needs --workloads and --policies of at least 1, --simulated-pull-clusters of at least 2 (each policy places on two), a positive --duration and --churn (got %d, %d, %d, %s, %g)",
+			o.Workloads, o.Policies, o.SimulatedPullClusters, o.Duration, o.ChurnPerSecond)
+	}
+	if o.Samples <= 0 {
+		o.Samples = 12
+	}
+	if o.MaxHeapGrowth <= 0 {
+		o.MaxHeapGrowth = 0.2
+	}
+	return nil
+}
+
+// Soak starts a hub with its controllers and simulated Pull clusters,
+// places o.Workloads Deployments, churns them for o.Duration while
+// sampling, then checks the fleet converges with nothing broken.
+func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	if o.DataDir == "" {
+		dir, err := os.MkdirTemp("", "shepherd-bench-soak-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		o.DataDir = dir
+	}
+	rep := &SoakReport{Workloads: o.Workloads, SimulatedPullClusters: o.SimulatedPullClusters, DurationSeconds: o.Duration.Seconds(),
+		ChurnPerSecond: o.ChurnPerSecond, Seed: o.Seed, MaxHeapGrowth: o.MaxHeapGrowth}
+	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: member.FleetSpec{}, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Stop() }()
+	cfg := f.Hub.RestConfig()
+	cfg.QPS, cfg.Burst = 1000, 2000
+	if _, err := startSimulated(ctx, cfg, o.SimulatedPullClusters, o.Logger.WithName("simulated-agents")); err != nil {
+		return nil, err
+	}
+	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	const ns = "soak"
+	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return nil, err
+	}
+	scales := &scaleWatch{pending: map[string]scaleWant{}}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	progress, err := watchProgress(watchCtx, cfg, scales.observe)
+	if err != nil {
+		return nil, err
+	}
+	o.Logger.Info("loading", "workloads", o.Workloads, "clusters", o.SimulatedPullClusters)
+	begin := time.Now()
+	for p := range o.Policies {
+		if err := hub.Create(ctx, policy(ns, p)); err != nil {
+			return nil, fmt.Errorf("creating policy %d: %w", p, err)
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(creators)
+	for d := range o.Workloads {
+		g.Go(func() error { return hub.Create(gctx, deployment(ns, d, d%o.Policies, 2)) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("creating the workloads: %w", err)
+	}
+	if err := settle(ctx, progress, ns, o.Workloads, 30*time.Minute); err != nil {
+		return nil, fmt.Errorf("loading: %w", err)
+	}
+	rep.LoadSeconds = time.Since(begin).Seconds()
+
+	// The churn, sampled at even intervals.
+	r := rand.New(rand.NewPCG(o.Seed, o.Seed^0x50a4))
+	replicas := make([]int32, o.Workloads)
+	for i := range replicas {
+		replicas[i] = 2
+	}
+	var recreate []int // deleted, to be created again
+	changes := 0
+	tick := time.NewTicker(time.Duration(float64(time.Second) / o.ChurnPerSecond))
+	defer tick.Stop()
+	every := o.Duration / time.Duration(o.Samples)
+	start := time.Now()
+	nextSample, versions := start, progress.versionCount()
+	sample := func() {
+		runtime.GC()
+		m := memoryNow()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		lat := scales.take()
+		now := time.Now()
+		v := progress.versionCount()
+		s := SoakSample{AtSeconds: now.Sub(start).Seconds(), LiveHeapBytes: ms.HeapAlloc, RSSBytes: m.RSSBytes, Goroutines: m.Goroutines,
+			Changes: changes, Scales: len(lat)}
+		if len(rep.Samples) > 0 {
+			s.HubWritesPerSecond = float64(v-versions) / (s.AtSeconds - rep.Samples[len(rep.Samples)-1].AtSeconds)
+		}
+		versions = v
+		if len(lat) > 0 {
+			s.SchedulingP50Millis = float64(percentile(lat, 50).Microseconds()) / 1000
+			s.SchedulingP99Millis = float64(percentile(lat, 99).Microseconds()) / 1000
+		}
+		rep.Samples = append(rep.Samples, s)
+		o.Logger.Info("soak sample", "at", time.Duration(s.AtSeconds*float64(time.Second)).Round(time.Second), "liveHeapMiB", s.LiveHeapBytes>>20,
+			"goroutines", s.Goroutines, "hubWritesPerSecond", int(s.HubWritesPerSecond), "schedulingP99ms", int(s.SchedulingP99Millis))
+	}
+	for time.Since(start) < o.Duration {
+		if time.Now().After(nextSample) {
+			sample()
+			nextSample = nextSample.Add(every)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+		// Workloads deleted earlier come back first.
+		if len(recreate) > 0 {
+			d := recreate[0]
+			err := hub.Create(ctx, deployment(ns, d, d%o.Policies, replicas[d]))
+			if err == nil || apierrors.IsAlreadyExists(err) {
+				recreate = recreate[1:]
+				changes++
+				continue
+			}
+			return nil, fmt.Errorf("creating workload %d again: %w", d, err)
+		}
+		d := r.IntN(o.Workloads)
+		if slices.Contains(recreate, d) {
+			continue
+		}
+		dep := &appsv1.Deployment{}
+		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("app-%d", d)}, dep); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		switch nextOp(r) {
+		case opScale:
+			n := 1 + int32(r.IntN(4))
+			dep.Spec.Replicas = ptr.To(n)
+			if err = hub.Update(ctx, dep); err == nil {
+				replicas[d] = n
+				scales.expect(dep.Name, n, time.Now())
+			}
+		case opEditImage:
+			dep.Spec.Template.Spec.Containers[0].Image = fmt.Sprintf("nginx:1.%d", 20+r.IntN(10))
+			err = hub.Update(ctx, dep)
+		case opRecreate:
+			err = client.IgnoreNotFound(hub.Delete(ctx, dep))
+			recreate = append(recreate, d)
+		}
+		if err != nil && !apierrors.IsConflict(err) {
+			return nil, fmt.Errorf("churn: %w", err)
+		}
+		changes++
+	}
+	sample()
+	rep.HeapGrowth = heapGrowth(rep.Samples)
+	rep.WithinBound = rep.HeapGrowth <= o.MaxHeapGrowth
+
+	// Converged: what is left, placed and applied, as the templates say.
+	for _, d := range recreate {
+		if err := hub.Create(ctx, deployment(ns, d, d%o.Policies, replicas[d])); err != nil && !apierrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	converging := time.Now()
+	if err := settle(ctx, progress, ns, o.Workloads, 15*time.Minute); err != nil {
+		rep.Violations = append(rep.Violations, err.Error())
+	}
+	rep.ConvergeSeconds = time.Since(converging).Seconds()
+	v, err := soakViolations(ctx, progress, ns, replicas)
+	if err != nil {
+		return nil, err
+	}
+	rep.Violations = append(rep.Violations, v...)
+	return rep, nil
+}
+
+// settle waits until want bindings of ns are Scheduled and every Work is
+// applied.
+func settle(ctx context.Context, hub client.Reader, ns string, want int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := poll(ctx, func() (bool, error) { return allScheduled(ctx, hub, ns, want) }); err != nil {
+		return fmt.Errorf("waiting for %d bindings Scheduled: %w", want, err)
+	}
+	if err := poll(ctx, func() (bool, error) { _, done, err := allApplied(ctx, hub); return done, err }); err != nil {
+		return fmt.Errorf("waiting for every Work applied: %w", err)
+	}
+	return nil
+}
+
+// soakViolations checks the settled fleet: a binding per workload with
+// the workload's replicas on two clusters (one for a single replica), a Work per target and none
+// more, and no binding or Work of a workload that is gone.
+func soakViolations(ctx context.Context, hub client.Reader, ns string, replicas []int32) ([]string, error) {
+	var rbs workv1alpha1.ResourceBindingList
+	if err := hub.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	var works workv1alpha1.WorkList
+	if err := hub.List(ctx, &works); err != nil {
+		return nil, err
+	}
+	worksOf := map[string][]string{}
+	for _, w := range works.Items {
+		k := w.Labels[workv1alpha1.LabelBindingNamespace] + "/" + w.Labels[workv1alpha1.LabelBindingName]
+		worksOf[k] = append(worksOf[k], w.Labels[workv1alpha1.LabelCluster])
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, b := range rbs.Items {
+		var d int
+		if _, err := fmt.Sscanf(b.Spec.Resource.Name, "app-%d", &d); err != nil || d < 0 || d >= len(replicas) {
+			out = append(out, fmt.Sprintf("binding %s: not one of the soak's workloads", b.Name))
+			continue
+		}
+		seen[b.Spec.Resource.Name] = true
+		var sum int32
+		var targets []string
+		for _, t := range b.Spec.Clusters {
+			if t.State != workv1alpha1.TargetUnscheduled {
+				sum += t.Replicas
+				targets = append(targets, t.Name)
+			}
+		}
+		// Divided over two clusters: a single replica goes to one.
+		if want := min(2, int(replicas[d])); sum != replicas[d] || len(targets) != want {
+			out = append(out, fmt.Sprintf("binding %s: %d replicas on %v, want %d on %d clusters", b.Name, sum, targets, replicas[d], want))
+		}
+		got := worksOf[b.Namespace+"/"+b.Name]
+		slices.Sort(got)
+		slices.Sort(targets)
+		if !slices.Equal(got, targets) {
+			out = append(out, fmt.Sprintf("binding %s: Works for %v, targets %v", b.Name, got, targets))
+		}
+		delete(worksOf, b.Namespace+"/"+b.Name)
+	}
+	for d := range replicas {
+		if !seen[fmt.Sprintf("app-%d", d)] {
+			out = append(out, fmt.Sprintf("workload app-%d: no binding", d))
+		}
+	}
+	for _, k := range sortedKeysOf(worksOf) {
+		out = append(out, fmt.Sprintf("Works of binding %s, which is gone: %v", k, worksOf[k]))
+	}
+	return out, nil
+}
+
+func sortedKeysOf(m map[string][]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

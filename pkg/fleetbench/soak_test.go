@@ -1,0 +1,124 @@
+package fleetbench
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+func TestHeapGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		heaps []uint64
+		want  float64
+	}{
+		{nil, 0},
+		{[]uint64{100}, 0},
+		{[]uint64{100, 300, 110}, 0.1},
+		{[]uint64{200, 100}, -0.5},
+		{[]uint64{0, 100}, 0},
+	} {
+		var s []SoakSample
+		for _, h := range tc.heaps {
+			s = append(s, SoakSample{LiveHeapBytes: h})
+		}
+		if got := heapGrowth(s); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("heapGrowth(%v) = %g, want %g", tc.heaps, got, tc.want)
+		}
+	}
+}
+
+// The churn is drawn from the seed: the same seed, the same changes, and
+// every kind of change comes up.
+func TestNextOpIsSeeded(t *testing.T) {
+	draw := func(seed uint64) []churnOp {
+		r := rand.New(rand.NewPCG(seed, seed^0x50a4))
+		out := make([]churnOp, 200)
+		for i := range out {
+			out[i] = nextOp(r)
+		}
+		return out
+	}
+	a, b := draw(7), draw(7)
+	counts := map[churnOp]int{}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("seed 7 draws %v then %v at %d", a[i], b[i], i)
+		}
+		counts[a[i]]++
+	}
+	for _, op := range []churnOp{opScale, opEditImage, opRecreate} {
+		if counts[op] == 0 {
+			t.Errorf("200 draws never give op %d: %v", op, counts)
+		}
+	}
+}
+
+// A scale is timed once its binding is Scheduled with the new replicas,
+// not before.
+func TestScaleWatch(t *testing.T) {
+	w := &scaleWatch{pending: map[string]scaleWant{}}
+	w.expect("app-1", 3, time.Now().Add(-time.Second))
+	binding := func(replicas int32, scheduled bool, targets ...int32) *workv1alpha1.ResourceBinding {
+		b := &workv1alpha1.ResourceBinding{}
+		b.Spec.Resource.Name, b.Spec.Replicas = "app-1", replicas
+		for i, r := range targets {
+			b.Spec.Clusters = append(b.Spec.Clusters, workv1alpha1.TargetCluster{Name: string(rune('a' + i)), Replicas: r})
+		}
+		if scheduled {
+			b.Status.Conditions = []metav1.Condition{{Type: workv1alpha1.ConditionScheduled, Status: metav1.ConditionTrue}}
+		}
+		return b
+	}
+	w.observe(binding(2, true, 1, 1)) // the old replicas
+	w.observe(binding(3, true, 1, 1)) // new spec, old placement
+	w.observe(binding(3, false, 2, 1))
+	if got := w.take(); len(got) != 0 {
+		t.Fatalf("timed before the binding was scheduled with 3: %v", got)
+	}
+	w.observe(binding(3, true, 2, 1))
+	w.observe(binding(3, true, 2, 1)) // once only
+	if got := w.take(); len(got) != 1 || got[0] < time.Second {
+		t.Fatalf("want one latency of at least 1s, got %v", got)
+	}
+}
+
+func TestSoakRejectsBadSizes(t *testing.T) {
+	for _, o := range []SoakOptions{
+		{Workloads: 0, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1},
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 1, Duration: time.Second, ChurnPerSecond: 1},
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: 0, ChurnPerSecond: 1},
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 0},
+	} {
+		if _, err := Soak(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--simulated-pull-clusters of at least 2") {
+			t.Errorf("%+v: want a size error naming the flags, got %v", o, err)
+		}
+	}
+}
+
+// TestSoakSmall runs a short soak end to end: the churn happens, samples
+// are taken, and the fleet converges with no invariant broken.
+func TestSoakSmall(t *testing.T) {
+	testenv.Heavy(t)
+	rep, err := Soak(context.Background(), SoakOptions{Duration: 20 * time.Second, Workloads: 30, Policies: 3, SimulatedPullClusters: 4, ChurnPerSecond: 5, Samples: 4, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Violations) > 0 {
+		t.Errorf("violations: %v", rep.Violations)
+	}
+	if len(rep.Samples) < 4 {
+		t.Errorf("%d samples, want at least 4", len(rep.Samples))
+	}
+	last := rep.Samples[len(rep.Samples)-1]
+	if last.Changes < 20 || last.Goroutines == 0 || last.LiveHeapBytes == 0 {
+		t.Errorf("the churn or the sampling did not happen: %+v", last)
+	}
+	t.Logf("%+v", *rep)
+}
