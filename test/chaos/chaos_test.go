@@ -124,6 +124,7 @@ func TestChaos(t *testing.T) {
 			h.log("converging: %d violations, first: %s", len(last), last[0])
 		}
 		if time.Since(healed) > convergeBound {
+			cf.logRestarts(h)
 			if len(last) > 30 {
 				last = append(last[:30], fmt.Sprintf("... and %d more", len(last)-30))
 			}
@@ -132,6 +133,7 @@ func TestChaos(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second)
 	}
+	cf.logRestarts(h)
 	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d converged %s after the faults stopped (%d faults; %s)\n",
 		seed, time.Since(healed).Round(time.Second), len(faults), d.summary())
 	t.Logf("faults:\n%s", h)
@@ -235,4 +237,12 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 	time.Sleep(f.For)
 	undo()
 	h.log("%s %s: undone after %s", f.Kind, f.Target, f.For)
+}
+
+// logRestarts records how often each replica exited on its own (lost its
+// lease) and was started again.
+func (cf *chaosFleet) logRestarts(h *history) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	h.log("controller-manager replicas that exited on their own and were started again: %v", cf.restarts)
 }

@@ -59,6 +59,10 @@ type chaosFleet struct {
 	mu            sync.Mutex
 	replicas      map[string]*exec.Cmd
 	agentsStopped map[string]bool
+	// restarts counts the replicas' exits on their own, by replica.
+	restarts map[string]int
+	// stopped: the test is over; nothing starts again.
+	stopped bool
 }
 
 var replicaNames = []string{"cm-a", "cm-b"}
@@ -76,7 +80,7 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 			os.RemoveAll(dir)
 		}
 	})
-	cf := &chaosFleet{members: map[string]*proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, logDir: dir}
+	cf := &chaosFleet{members: map[string]*proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, restarts: map[string]int{}, logDir: dir}
 	cf.binary = filepath.Join(dir, "shepherd")
 	if out, err := exec.Command("go", "build", "-o", cf.binary, "../../cmd/shepherd").CombinedOutput(); err != nil {
 		t.Fatalf("building shepherd: %v\n%s", err, out)
@@ -152,11 +156,18 @@ func contains(list []string, s string) bool {
 }
 
 // startReplica starts controller-manager replica name (a no-op when it
-// runs), appending to its log.
+// runs), appending to its log. Like a kubelet, the fleet starts a replica
+// again a second after it exits on its own (a replica that loses its
+// lease exits, as every controller-runtime manager does), until
+// killReplica stops it.
 func (cf *chaosFleet) startReplica(t testing.TB, name string) {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
-	if cf.replicas[name] != nil {
+	cf.startLocked(t, name)
+}
+
+func (cf *chaosFleet) startLocked(t testing.TB, name string) {
+	if cf.replicas[name] != nil || cf.stopped {
 		return
 	}
 	f, err := os.OpenFile(filepath.Join(cf.logDir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
@@ -177,7 +188,22 @@ func (cf *chaosFleet) startReplica(t testing.TB, name string) {
 		return
 	}
 	cf.replicas[name] = cmd
-	go func() { _ = cmd.Wait(); f.Close() }()
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		cf.mu.Lock()
+		defer cf.mu.Unlock()
+		if cf.replicas[name] != cmd {
+			return // killed: killReplica decides when it comes back
+		}
+		delete(cf.replicas, name)
+		cf.restarts[name]++
+		time.AfterFunc(time.Second, func() {
+			cf.mu.Lock()
+			defer cf.mu.Unlock()
+			cf.startLocked(t, name)
+		})
+	}()
 }
 
 // killReplica SIGKILLs replica name: no cleanup, its lease left to expire.
@@ -185,8 +211,8 @@ func (cf *chaosFleet) killReplica(name string) {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
 	if cmd := cf.replicas[name]; cmd != nil {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
 		delete(cf.replicas, name)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
 	}
 }
 
@@ -201,6 +227,9 @@ func (cf *chaosFleet) leader(ctx context.Context) string {
 }
 
 func (cf *chaosFleet) stop() {
+	cf.mu.Lock()
+	cf.stopped = true
+	cf.mu.Unlock()
 	for _, r := range replicaNames {
 		cf.killReplica(r)
 	}
