@@ -235,7 +235,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("creating the workloads: %w", err)
 	}
-	if err := settle(ctx, progress, ns, o.Workloads, 30*time.Minute); err != nil {
+	if err := settle(ctx, progress, ns, o.Workloads, time.Hour); err != nil {
 		return nil, fmt.Errorf("loading: %w", err)
 	}
 	rep.LoadSeconds = time.Since(begin).Seconds()

@@ -88,7 +88,9 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 	spec := member.FleetSpec{}
 	for _, n := range append(append([]string{}, pushMembers...), pullMembers...) {
 		m := member.DefaultMemberSpec(n)
-		m.Nodes = 2
+		// Room for the whole workload on any two members: after a
+		// failover the other two hold what the third ran.
+		m.Nodes = 4
 		m.Pull = contains(pullMembers, n)
 		spec.Members = append(spec.Members, m)
 	}
