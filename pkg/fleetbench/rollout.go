@@ -262,7 +262,7 @@ func rolloutPolicy(ns string, o RolloutOptions) *policyv1alpha1.PropagationPolic
 func waitComplete(ctx context.Context, hub client.Client, key client.ObjectKey, previous string, n int, timeout time.Duration) (*workv1alpha1.ResourceBinding, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	last := "no binding yet"
+	var last string
 	for {
 		b := &workv1alpha1.ResourceBinding{}
 		err := hub.Get(ctx, key, b)

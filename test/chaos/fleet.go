@@ -17,9 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
@@ -38,8 +36,7 @@ var (
 	pushMembers = []string{"member1", "member2"}
 	pullMembers = []string{"pull1"}
 	// agentOpts time the Pull agents: a stopped agent shows within seconds.
-	agentOpts = agent.Options{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second, RestartDelay: time.Second,
-		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second}}
+	agentOpts = fleetenv.FastAgent()
 )
 
 // chaosFleet is a local fleet whose every fault point is reachable: the
@@ -284,13 +281,4 @@ func (cf *chaosFleet) startAgent(t testing.TB, name string) {
 		return
 	}
 	delete(cf.agentsStopped, name)
-}
-
-// logTail is the end of replica name's log, for a failure report.
-func (cf *chaosFleet) logTail(name string, n int) string {
-	data, _ := os.ReadFile(filepath.Join(cf.logDir, name+".log"))
-	if len(data) > n {
-		data = data[len(data)-n:]
-	}
-	return string(data)
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/member"
 )
@@ -83,4 +84,11 @@ func SmallFleet(n int) member.FleetSpec {
 		f.Members[i].Nodes = 2
 	}
 	return f
+}
+
+// FastAgent times the Pull agents of the end-to-end suites: a Lease of
+// 4 s, so that a stopped agent shows within seconds.
+func FastAgent() agent.Options {
+	return agent.Options{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second, RestartDelay: time.Second,
+		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second}}
 }

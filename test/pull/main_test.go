@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
@@ -37,10 +36,8 @@ var (
 	// registered credentials and nothing else.
 	agentCfg *rest.Config
 	testLog  logr.Logger
-	// agentOpts time the agents of this suite: a Lease of 4 s, so that a
-	// stopped agent shows within seconds.
-	agentOpts = agent.Options{LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second, RestartDelay: time.Second,
-		ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second}}
+	// agentOpts time the agents of this suite.
+	agentOpts = fleetenv.FastAgent()
 )
 
 func TestMain(m *testing.M) {
