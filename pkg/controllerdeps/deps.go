@@ -14,6 +14,8 @@
 package controllerdeps
 
 import (
+	"sync"
+
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -50,6 +52,38 @@ type Deps struct {
 	// member (clusterclient.NewLocal), and nothing is written that the
 	// agent's credentials do not allow.
 	PullCluster string
+
+	// once records what is set up once for all the controllers sharing
+	// these Deps (the cache indexes of package index); WithDefaults makes
+	// it, so Deps made by one WithDefaults call share it.
+	once *onceSet
+}
+
+// onceSet is the keys of the set-ups done.
+type onceSet struct {
+	mu   sync.Mutex
+	done map[string]bool
+}
+
+// Once runs f the first time key is asked for among the controllers sharing
+// d (made by one WithDefaults call), and returns its error; later calls
+// with key do nothing. A cache index two controllers read is registered
+// this way, once: controller-runtime refuses a second registration of one
+// index name. A failed f is not recorded, so the next call tries again.
+func (d Deps) Once(key string, f func() error) error {
+	if d.once == nil {
+		return f()
+	}
+	d.once.mu.Lock()
+	defer d.once.mu.Unlock()
+	if d.once.done[key] {
+		return nil
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	d.once.done[key] = true
+	return nil
 }
 
 // WithDefaults fills what is unset: the member client cache and the
@@ -62,6 +96,9 @@ func (d Deps) WithDefaults() Deps {
 	}
 	if d.Interpreter == nil {
 		d.Interpreter = interpreter.New()
+	}
+	if d.once == nil {
+		d.once = &onceSet{done: map[string]bool{}}
 	}
 	return d
 }

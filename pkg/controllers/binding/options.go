@@ -21,6 +21,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -65,10 +66,10 @@ const ControllerName = "binding"
 // ("binding-<kind>").
 func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
-	if err := newReconciler(d, bindingutil.ResourceBindings(), opts).setup(d.Manager); err != nil {
+	if err := newReconciler(d, bindingutil.ResourceBindings(), opts).setup(d); err != nil {
 		return err
 	}
-	return newReconciler(d, bindingutil.ClusterResourceBindings(), opts).setup(d.Manager)
+	return newReconciler(d, bindingutil.ClusterResourceBindings(), opts).setup(d)
 }
 
 func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
@@ -86,28 +87,18 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 	}
 }
 
-// workIndex names the cache index of Works by binding ("<namespace>/<name>")
-// for one binding kind; one index per kind, so that each kind's controller
-// registers its own.
-func workIndex(kind string) string { return "binding.shepherd.io/" + strings.ToLower(kind) }
-
-// bindingOfWork returns the binding of the given kind a Work belongs to,
-// read from its AnnotationBinding.
-func bindingOfWork(kind string, obj client.Object) (names.BindingRef, bool) {
-	ref, ok := names.ParseBindingRef(obj.GetAnnotations()[names.AnnotationBinding])
+// bindingOfWork returns the binding of the given kind a Work belongs to.
+func bindingOfWork(kind string, w *workv1alpha1.Work) (names.BindingRef, bool) {
+	ref, ok := bindingutil.BindingOf(w)
 	return ref, ok && ref.Kind == kind
 }
 
 // setup registers the controller ("binding-<kind>"), watching the kind's
 // bindings and their Works, and the Work index it reads.
-func (r *Reconciler[T]) setup(mgr ctrl.Manager) error {
+func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
 	kind := r.kind.Name
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workIndex(kind), func(obj client.Object) []string {
-		if ref, ok := bindingOfWork(kind, obj); ok {
-			return []string{ref.Namespace + "/" + ref.Name}
-		}
-		return nil
-	}); err != nil {
+	if err := index.SetupWorksByBinding(d); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -24,6 +24,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -129,7 +130,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 // works returns the binding's Works by cluster, from the cache index.
 func (r *Reconciler[T]) works(ctx context.Context, ref names.BindingRef) (map[string]*workv1alpha1.Work, error) {
 	list := &workv1alpha1.WorkList{}
-	if err := r.client.List(ctx, list, client.MatchingFields{workIndex(r.kind.Name): ref.Namespace + "/" + ref.Name}); err != nil {
+	if err := r.client.List(ctx, list, client.MatchingFields{index.WorksByBinding: names.BindingRef{Kind: r.kind.Name, Namespace: ref.Namespace, Name: ref.Name}.String()}); err != nil {
 		return nil, err
 	}
 	out := make(map[string]*workv1alpha1.Work, len(list.Items))

@@ -19,16 +19,14 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 )
-
-// targetIndex indexes bindings by their active target clusters, so a
-// cluster's taint change reaches only the bindings placed there.
-const targetIndex = "failover.shepherd.io/target"
 
 // Setup registers the failover controllers of both binding kinds
 // ("failover-resourcebinding", "failover-clusterresourcebinding"), sharing
 // one cluster-eviction rate limiter.
 func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
 	opts = opts.withDefaults()
 	limiter := opts.limiter()
 	if err := setupKind(d, bindingutil.ResourceBindings(), opts, limiter); err != nil {
@@ -40,13 +38,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 func setupKind[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options, limiter *rate.Limiter) error {
 	mgr := d.Manager
 	r := newReconciler(d, kind, opts, limiter)
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), kind.New(), targetIndex, func(o client.Object) []string {
-		var out []string
-		for _, t := range bindingutil.ActiveTargets(o.(T).GetBindingSpec().Clusters) {
-			out = append(out, t.Name)
-		}
-		return out
-	}); err != nil {
+	if err := index.SetupBindingsByTargetCluster(d, kind); err != nil {
 		return err
 	}
 	// Every binding change counts, status included: aggregatedStatus (the
@@ -57,7 +49,7 @@ func setupKind[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind binding
 		For(kind.New()).
 		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
 			list := kind.NewList()
-			if err := mgr.GetClient().List(ctx, list, client.MatchingFields{targetIndex: o.GetName()}); err != nil {
+			if err := mgr.GetClient().List(ctx, list, client.MatchingFields{index.BindingsByTargetCluster: o.GetName()}); err != nil {
 				return nil
 			}
 			var reqs []reconcile.Request

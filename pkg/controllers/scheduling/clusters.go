@@ -13,15 +13,16 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Cache indexes on bindings, so that a cluster event finds the bindings it
-// concerns without scanning them all.
+// concerns without scanning them all: index.BindingsByTargetCluster, shared
+// with failover, and the scheduler's own:
 const (
-	// indexTargetCluster: the names of the binding's active targets.
-	indexTargetCluster = "scheduling.shepherd.io/target-cluster"
 	// indexClass: classEverywhere, classRetry and/or classOverflow.
 	indexClass = "scheduling.shepherd.io/class"
 
@@ -32,17 +33,6 @@ const (
 	// classOverflow: the binding may hold replicas on overflow clusters.
 	classOverflow = "overflow"
 )
-
-func targetClusters(obj client.Object) []string {
-	b := obj.(workv1alpha1.BindingObject)
-	var out []string
-	for _, t := range b.GetBindingSpec().Clusters {
-		if bindingutil.IsActive(t) {
-			out = append(out, t.Name)
-		}
-	}
-	return out
-}
 
 func classes(obj client.Object) []string {
 	b := obj.(workv1alpha1.BindingObject)
@@ -60,11 +50,11 @@ func classes(obj client.Object) []string {
 }
 
 // setupIndexes registers the indexes for the kind's bindings.
-func setupIndexes(ctx context.Context, indexer client.FieldIndexer, obj client.Object) error {
-	if err := indexer.IndexField(ctx, obj, indexTargetCluster, targetClusters); err != nil {
+func setupIndexes[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T]) error {
+	if err := index.SetupBindingsByTargetCluster(d, kind); err != nil {
 		return err
 	}
-	return indexer.IndexField(ctx, obj, indexClass, classes)
+	return d.Manager.GetFieldIndexer().IndexField(context.Background(), kind.New(), indexClass, classes)
 }
 
 // clusterHandler invalidates the fleet snapshot on every cluster event and
@@ -95,7 +85,7 @@ func (r *Reconciler[T]) clusterChanged(ctx context.Context, cluster string, c cl
 	r.fleet.Invalidate()
 	var selectors []client.MatchingFields
 	if c&changeGone != 0 {
-		selectors = append(selectors, client.MatchingFields{indexTargetCluster: cluster})
+		selectors = append(selectors, client.MatchingFields{index.BindingsByTargetCluster: cluster})
 	}
 	if c&changeEligibility != 0 {
 		selectors = append(selectors, client.MatchingFields{indexClass: classEverywhere})

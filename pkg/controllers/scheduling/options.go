@@ -1,7 +1,6 @@
 package scheduling
 
 import (
-	"context"
 	"strings"
 	"time"
 
@@ -68,11 +67,12 @@ const ControllerName = "scheduler"
 // Setup adds the scheduling controllers of both binding kinds
 // ("scheduler-<kind>"), sharing one fleet snapshot.
 func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
 	fleet := NewFleet(d.Client())
-	if err := newReconciler(d, bindingutil.ResourceBindings(), fleet, opts).setup(d.Manager); err != nil {
+	if err := newReconciler(d, bindingutil.ResourceBindings(), fleet, opts).setup(d); err != nil {
 		return err
 	}
-	return newReconciler(d, bindingutil.ClusterResourceBindings(), fleet, opts).setup(d.Manager)
+	return newReconciler(d, bindingutil.ClusterResourceBindings(), fleet, opts).setup(d)
 }
 
 func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], fleet *Fleet, opts Options) *Reconciler[T] {
@@ -92,8 +92,9 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 
 // setup registers the controller ("scheduler-<kind>") and the cache
 // indexes it needs.
-func (r *Reconciler[T]) setup(mgr ctrl.Manager) error {
-	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer(), r.kind.New()); err != nil {
+func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
+	if err := setupIndexes(d, r.kind); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -16,18 +16,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
-// bindingOf returns the binding a Work belongs to: the binding annotation
-// when present (label values are shortened with a hash when a name is
-// longer than 63 characters), else the binding labels.
-func bindingOf(w *workv1alpha1.Work) (names.BindingRef, bool) {
-	if ref, ok := names.ParseBindingRef(w.Annotations[names.AnnotationBinding]); ok {
-		return ref, true
-	}
-	l := w.Labels
-	ref := names.BindingRef{Kind: l[workv1alpha1.LabelBindingKind], Namespace: l[workv1alpha1.LabelBindingNamespace], Name: l[workv1alpha1.LabelBindingName]}
-	return ref, ref.Kind != "" && ref.Name != ""
-}
-
 // clusterOfWork is the Work's cluster: its label, else its namespace's.
 func clusterOfWork(w *workv1alpha1.Work) string {
 	if c := w.Labels[workv1alpha1.LabelCluster]; c != "" {

@@ -9,7 +9,6 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 const (
@@ -124,26 +123,6 @@ func TestRawEqualityIgnoresEncoding(t *testing.T) {
 	if !sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: healthy}}) ||
 		sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: unhealthy}}) {
 		t.Error("sameManifestStatuses")
-	}
-}
-
-func TestBindingOf(t *testing.T) {
-	long := make([]byte, 80)
-	for i := range long {
-		long[i] = 'a'
-	}
-	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "shop", Name: string(long)}
-	w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Labels: names.BindingLabels(ref), Annotations: map[string]string{names.AnnotationBinding: ref.String()}}}
-	if got, ok := bindingOf(w); !ok || got != ref {
-		t.Errorf("with annotation: %+v", got)
-	}
-	w.Annotations = nil
-	w.Labels = map[string]string{workv1alpha1.LabelBindingKind: "ClusterResourceBinding", workv1alpha1.LabelBindingName: "crb"}
-	if got, ok := bindingOf(w); !ok || got != (names.BindingRef{Kind: "ClusterResourceBinding", Name: "crb"}) {
-		t.Errorf("labels only: %+v", got)
-	}
-	if _, ok := bindingOf(&workv1alpha1.Work{}); ok {
-		t.Error("a Work without binding")
 	}
 }
 

@@ -20,20 +20,10 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
-
-// workBindingIndex indexes Works by their binding ("<kind>/<ns>/<name>"),
-// so a binding finds its Works without listing every Work.
-const workBindingIndex = "shepherd.work.binding"
-
-func indexWorkBinding(o client.Object) []string {
-	if ref, ok := bindingOf(o.(*workv1alpha1.Work)); ok {
-		return []string{ref.String()}
-	}
-	return nil
-}
 
 // bindingPtr constrains T's pointer to a binding kind, so one reconciler
 // serves ResourceBinding and ClusterResourceBinding.
@@ -64,7 +54,7 @@ func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind s
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		WatchesRawSource(source.Kind(mgr.GetCache(), &workv1alpha1.Work{}, bindingutil.Coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
-			ref, ok := bindingOf(w)
+			ref, ok := bindingutil.BindingOf(w)
 			if !ok || ref.Kind != kind {
 				return reconcile.Request{}, false
 			}
@@ -85,7 +75,7 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 	}
 	ref := names.BindingRef{Kind: r.kind, Namespace: b.GetNamespace(), Name: b.GetName()}
 	works := &workv1alpha1.WorkList{}
-	if err := r.client.List(ctx, works, client.MatchingFields{workBindingIndex: ref.String()}); err != nil {
+	if err := r.client.List(ctx, works, client.MatchingFields{index.WorksByBinding: ref.String()}); err != nil {
 		return reconcile.Result{}, err
 	}
 	spec, status := b.GetBindingSpec(), b.GetBindingStatus()

@@ -23,6 +23,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -47,7 +48,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
 	mgr := d.Manager
 	o := opts.withDefaults()
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, workBindingIndex, indexWorkBinding); err != nil {
+	if err := index.SetupWorksByBinding(d); err != nil {
 		return err
 	}
 
