@@ -45,7 +45,7 @@ func (o *getOptions) printRendered(ctx context.Context, c client.Client, w io.Wr
 		if cluster != "" && cl != cluster {
 			continue
 		}
-		overrides := wk.Annotations[names.AnnotationAppliedOverrides]
+		overrides := wk.Annotations[workv1alpha1.AnnotationAppliedOverrides]
 		if overrides == "" {
 			overrides = "none"
 		}

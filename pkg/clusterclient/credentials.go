@@ -31,9 +31,6 @@ const (
 	// lets the hub's identity grant RBAC rights it does not hold itself:
 	// created only by `shepherd join --allow-rbac-propagation`.
 	MemberRBACPropagationRole = "shepherd:hub:rbac-propagation"
-	// AnnotationTokenExpiry on a credentials Secret holds when its
-	// ServiceAccount token expires (RFC 3339); the token is renewed before.
-	AnnotationTokenExpiry = "cluster.shepherd.io/token-expiry"
 	// DefaultTokenLifetime is the lifetime asked for each token; a member
 	// may grant less.
 	DefaultTokenLifetime = 24 * time.Hour

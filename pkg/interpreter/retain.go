@@ -6,14 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-)
 
-// Labels on a template that ask Shepherd to keep the replica count each
-// member has: a member's HorizontalPodAutoscaler owns it. Karmada's label
-// is honoured too, so migrated templates keep working.
-const (
-	LabelRetainReplicas        = "work.shepherd.io/retain-replicas"
-	LabelRetainReplicasKarmada = "resourcetemplate.karmada.io/retain-replicas"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
 // Retain keeps in desired, the manifest about to be applied to a member,
@@ -22,7 +16,7 @@ const (
 //
 // Retained: the fields a customization lists (retention.paths), and, built
 // in, the replica field of a kind with replicas when the template
-// carries LabelRetainReplicas (or Karmada's label) set to "true", for
+// carries workv1alpha1.LabelRetainReplicas (or Karmada's label) set to "true", for
 // workloads a member's HPA scales. Values the member allocates itself (a
 // Service's cluster IPs, a Job's generated selector) are not in the
 // manifest at all (the binding controller leaves them out), so server-side
@@ -55,5 +49,5 @@ func (l *Layered) Retain(desired, observed *unstructured.Unstructured) error {
 }
 
 func retainsReplicas(labels map[string]string) bool {
-	return labels[LabelRetainReplicas] == "true" || labels[LabelRetainReplicasKarmada] == "true"
+	return labels[workv1alpha1.LabelRetainReplicas] == "true" || labels[workv1alpha1.LabelRetainReplicasKarmada] == "true"
 }

@@ -187,7 +187,7 @@ func Join(ctx context.Context, hub client.Client, opts JoinOptions) (*JoinResult
 			return nil, fmt.Errorf("member %q: %w", opts.Name, err)
 		}
 		secret.Data = map[string][]byte{clusterclient.SecretKeyKubeconfig: data}
-		secret.Annotations = map[string]string{clusterclient.AnnotationTokenExpiry: expiry.UTC().Format(time.RFC3339)}
+		secret.Annotations = map[string]string{clusterv1alpha1.AnnotationTokenExpiry: expiry.UTC().Format(time.RFC3339)}
 	}
 	if err := ensureNamespace(ctx, hub, ref.Namespace); err != nil {
 		return nil, err

@@ -109,8 +109,8 @@ func TestJoinAndUnjoin(t *testing.T) {
 		if !ok || time.Until(exp) > 25*time.Hour || time.Until(exp) < time.Hour {
 			t.Errorf("token expiry %v", exp)
 		}
-		if sec.Annotations[clusterclient.AnnotationTokenExpiry] != exp.UTC().Format(time.RFC3339) {
-			t.Errorf("expiry annotation %q, token expires %v", sec.Annotations[clusterclient.AnnotationTokenExpiry], exp)
+		if sec.Annotations[clusterv1alpha1.AnnotationTokenExpiry] != exp.UTC().Format(time.RFC3339) {
+			t.Errorf("expiry annotation %q, token expires %v", sec.Annotations[clusterv1alpha1.AnnotationTokenExpiry], exp)
 		}
 		review := &authenticationv1.SelfSubjectReview{}
 		kcs := storedClient(t, hub, "member1")

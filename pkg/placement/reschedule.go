@@ -6,13 +6,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // RescheduleServed reports whether the scheduler has served a reschedule
 // requested at `at`: it scheduled b successfully in a later second, or in
 // the same second and recorded a stamp not earlier than `at` as served
-// (names.AnnotationRescheduleObserved). Both times are compared in whole seconds,
+// (workv1alpha1.AnnotationRescheduleObserved). Both times are compared in whole seconds,
 // the precision the API keeps. A failed cycle serves nothing: the request
 // stays pending and is retried, Fresh, with back-off.
 //
@@ -28,6 +27,6 @@ func RescheduleServed(b workv1alpha1.BindingObject, at metav1.Time) bool {
 	if !got.Equal(want) {
 		return got.After(want)
 	}
-	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[names.AnnotationRescheduleObserved])
+	observed, err := time.Parse(time.RFC3339, b.GetAnnotations()[workv1alpha1.AnnotationRescheduleObserved])
 	return err == nil && !observed.Before(want)
 }

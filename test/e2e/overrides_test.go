@@ -64,7 +64,7 @@ func TestOverridesRenderEachCluster(t *testing.T) {
 		Name: names.WorkName(ns, "shop-deployment")}, w); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.Annotations[names.AnnotationAppliedOverrides]; got != "OverridePolicy "+ns+"/shop-us rule 0" {
+	if got := w.Annotations[workv1alpha1.AnnotationAppliedOverrides]; got != "OverridePolicy "+ns+"/shop-us rule 0" {
 		t.Errorf("member1's Work: applied overrides %q", got)
 	}
 	// shepherd get rendered shows what member2 is sent, and why.

@@ -214,7 +214,7 @@ func TestWorkOutsideItsBindingIsRefused(t *testing.T) {
 			Namespace:   names.ExecutionNamespace("member1"),
 			Name:        names.WorkName(ref.Namespace, ref.Name),
 			Labels:      names.WorkLabels(ref, "member1"),
-			Annotations: map[string]string{names.AnnotationBinding: ref.String(), names.AnnotationResourceKind: "ConfigMap"},
+			Annotations: map[string]string{workv1alpha1.AnnotationBinding: ref.String(), workv1alpha1.AnnotationResourceKind: "ConfigMap"},
 		},
 		Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{Raw: []byte(manifest)}}}}},
 	}

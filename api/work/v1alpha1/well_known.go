@@ -42,3 +42,74 @@ const (
 	KindResourceBinding        = "ResourceBinding"
 	KindClusterResourceBinding = "ClusterResourceBinding"
 )
+
+// More well-known keys of annotations and labels Shepherd's controllers
+// write and read: each is defined here, once, and nowhere else.
+const (
+	// AnnotationBinding on a Work holds its binding as "<kind>/<namespace>/<name>"
+	// (namespace empty for a ClusterResourceBinding). The binding labels say the
+	// same, but a label value is cut to 63 characters and hashed (see
+	// names.LabelValue), so mapping a Work event back to its binding reads this
+	// annotation instead.
+	AnnotationBinding = "work.shepherd.io/binding"
+	// AnnotationResourceKind on a Work holds the group and kind of its
+	// binding's resource as "<Kind>.<group>" ("ConfigMap" for the core group),
+	// schema.GroupKind's String form. The execution controller applies a
+	// manifest only of this kind, and a ResourceBinding's Work only into the
+	// binding's namespace: a Work never writes outside what its binding names.
+	AnnotationResourceKind = "work.shepherd.io/resource-kind"
+	// AnnotationRescheduleObserved on a binding holds, in RFC 3339, the
+	// spec.rescheduleTriggeredAt the scheduler last served with a successful
+	// Fresh cycle. It is written in the same patch as spec.clusters.
+	//
+	// Times in the API have second precision, so a stamp and the
+	// lastScheduledTime of a cycle that ran in the same second compare equal:
+	// "stamp later than lastScheduledTime" would drop a request made in the
+	// second the binding was last scheduled, and "stamp not earlier" would
+	// serve every stamp twice. The annotation breaks the tie (see
+	// placement.RescheduleServed).
+	AnnotationRescheduleObserved = "work.shepherd.io/reschedule-observed"
+	// AnnotationTemplateGeneration on a Work (and on a binding) holds the metadata.generation of
+	// the hub template its manifest was built from: once every Work of a
+	// binding holds the template's current generation and every member has
+	// observed it, the template's status.observedGeneration says so.
+	AnnotationTemplateGeneration = "work.shepherd.io/template-generation"
+	// AnnotationAppliedOverrides on a Work lists the override policy rules
+	// applied to its manifest, in the order applied, as
+	// "<Kind> <namespace>/<name> rule <n>" entries joined by "; " (a
+	// ClusterOverridePolicy without namespace); absent when none applied.
+	AnnotationAppliedOverrides = "policy.shepherd.io/applied-overrides"
+	// AnnotationTiedPolicies on a binding lists the policies that match its
+	// template exactly as well as the one governing it (same kind of policy,
+	// selector strength and priority), as names.PolicyRef strings separated by
+	// commas, the governing one included. The policy status controller reports
+	// them on each policy.
+	AnnotationTiedPolicies = "policy.shepherd.io/tied-policies"
+	// AnnotationRevision on a Work names the binding's rollout revision its
+	// manifest was rendered from (status.rollout.revision, a hash of the
+	// template and the override policies that apply to it); only Works of
+	// bindings with a Progressive or Staged rollout carry it.
+	AnnotationRevision = "work.shepherd.io/revision"
+	// AnnotationDescheduledAt holds (RFC 3339) when replicas of the binding
+	// were last moved: the per-binding rate limit, kept in the API so a
+	// restart does not reset it.
+	AnnotationDescheduledAt = "work.shepherd.io/descheduled-at"
+	// AnnotationDescheduled says what the last move took back ("2 from
+	// member2 (keeps 2); unschedulable for longer than 5m0s"), written with
+	// AnnotationDescheduledAt, so the ReplicasDescheduled condition can be
+	// (re)written from it whatever happened to the first status write.
+	AnnotationDescheduled = "work.shepherd.io/descheduled"
+	// AnnotationScheduledHash on a binding holds the scheduling controller's SchedulingHash of the binding
+	// as the scheduler last left it. It is written in the same patch as
+	// spec.clusters, so it always describes the targets it sits next to.
+	AnnotationScheduledHash = "work.shepherd.io/scheduled-hash"
+	// LabelAttached marks the bindings the dependencies controller creates
+	// for the dependencies of a template (attached bindings).
+	LabelAttached = "work.shepherd.io/attached"
+	// LabelRetainReplicas on a template asks Shepherd to keep the replica
+	// count each member has: a member's HorizontalPodAutoscaler owns it.
+	// Karmada's label (LabelRetainReplicasKarmada) is honoured too, so
+	// migrated templates keep working.
+	LabelRetainReplicas        = "work.shepherd.io/retain-replicas"
+	LabelRetainReplicasKarmada = "resourcetemplate.karmada.io/retain-replicas"
+)

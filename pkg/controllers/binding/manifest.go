@@ -165,9 +165,9 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	w.SetName(names.WorkName(ref.Namespace, ref.Name))
 	w.SetLabels(names.WorkLabels(ref, cluster))
 	w.SetAnnotations(map[string]string{
-		names.AnnotationBinding:            ref.String(),
-		names.AnnotationResourceKind:       manifest.GroupVersionKind().GroupKind().String(),
-		names.AnnotationTemplateGeneration: strconv.FormatInt(templateGeneration, 10),
+		workv1alpha1.AnnotationBinding:            ref.String(),
+		workv1alpha1.AnnotationResourceKind:       manifest.GroupVersionKind().GroupKind().String(),
+		workv1alpha1.AnnotationTemplateGeneration: strconv.FormatInt(templateGeneration, 10),
 	})
 	return w
 }
@@ -185,7 +185,7 @@ func upToDate(existing *workv1alpha1.Work, desired *unstructured.Unstructured) b
 			return false
 		}
 	}
-	if _, had := existing.Annotations[names.AnnotationAppliedOverrides]; had && desired.GetAnnotations()[names.AnnotationAppliedOverrides] == "" {
+	if _, had := existing.Annotations[workv1alpha1.AnnotationAppliedOverrides]; had && desired.GetAnnotations()[workv1alpha1.AnnotationAppliedOverrides] == "" {
 		return false
 	}
 	suspend, _, _ := unstructured.NestedBool(desired.Object, "spec", "suspendDispatching")

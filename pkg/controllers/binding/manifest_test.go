@@ -161,7 +161,7 @@ func TestDesiredWorkAndUpToDate(t *testing.T) {
 	if desired.GetNamespace() != "shepherd-es-c1" || desired.GetName() != "team.web-deployment" {
 		t.Errorf("Work %s/%s", desired.GetNamespace(), desired.GetName())
 	}
-	if desired.GetLabels()[workv1alpha1.LabelCluster] != "c1" || desired.GetAnnotations()[names.AnnotationBinding] != ref.String() {
+	if desired.GetLabels()[workv1alpha1.LabelCluster] != "c1" || desired.GetAnnotations()[workv1alpha1.AnnotationBinding] != ref.String() {
 		t.Errorf("Work metadata %v %v", desired.GetLabels(), desired.GetAnnotations())
 	}
 

@@ -264,10 +264,10 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	desired := desiredWork(ref, cluster, manifest, templateGeneration, b.GetBindingSpec())
 	ann := desired.GetAnnotations()
 	if appliedOverrides != "" {
-		ann[names.AnnotationAppliedOverrides] = appliedOverrides
+		ann[workv1alpha1.AnnotationAppliedOverrides] = appliedOverrides
 	}
 	if revision != "" {
-		ann[names.AnnotationRevision] = revision
+		ann[workv1alpha1.AnnotationRevision] = revision
 	}
 	desired.SetAnnotations(ann)
 	if r.opts.WorkFinalizer {
@@ -323,7 +323,7 @@ func (r *Reconciler[T]) takenBy(ctx context.Context, desired *unstructured.Unstr
 	if err := r.client.Get(ctx, client.ObjectKeyFromObject(desired), w); err != nil {
 		return "", false
 	}
-	owner := w.Annotations[names.AnnotationBinding]
+	owner := w.Annotations[workv1alpha1.AnnotationBinding]
 	return owner, owner != ref.String()
 }
 

@@ -42,7 +42,7 @@ func TestTemplateEditDoesNotReschedule(t *testing.T) {
 	ref := rbRef(ns, rb.Name)
 	waitWorks(t, ref, []string{"c1", "c2"}, func(string, *unstructured.Unstructured) error { return nil })
 	scheduledAt := rb.Status.LastScheduledTime
-	hash := rb.Annotations[scheduling.AnnotationScheduledHash]
+	hash := rb.Annotations[workv1alpha1.AnnotationScheduledHash]
 
 	updates := watchBinding(t, ns, rb.Name, rb.ResourceVersion)
 	apply(t, deploymentYAML(ns, 4, "nginx:1.28"))
@@ -64,7 +64,7 @@ func TestTemplateEditDoesNotReschedule(t *testing.T) {
 	if rb.Spec.Resource.ResourceVersion != dep.ResourceVersion {
 		t.Errorf("binding names template version %s, template is at %s", rb.Spec.Resource.ResourceVersion, dep.ResourceVersion)
 	}
-	if !rb.Status.LastScheduledTime.Equal(scheduledAt) || rb.Annotations[scheduling.AnnotationScheduledHash] != hash {
+	if !rb.Status.LastScheduledTime.Equal(scheduledAt) || rb.Annotations[workv1alpha1.AnnotationScheduledHash] != hash {
 		t.Errorf("the image edit rescheduled: lastScheduledTime %v -> %v", scheduledAt, rb.Status.LastScheduledTime)
 	}
 

@@ -179,7 +179,7 @@ func (r *Reconciler[T]) rolloutClusters(ctx context.Context, s *policyv1alpha1.R
 	for _, t := range targets {
 		c := rollout.Cluster{Name: t.Name}
 		if w := works[t.Name]; w != nil && w.DeletionTimestamp == nil {
-			c.HasWork, c.Revision, c.Ready = true, w.Annotations[names.AnnotationRevision], rolloutReady(w)
+			c.HasWork, c.Revision, c.Ready = true, w.Annotations[workv1alpha1.AnnotationRevision], rolloutReady(w)
 		}
 		if s.Type == policyv1alpha1.RolloutStaged {
 			cl := &clusterv1alpha1.Cluster{}

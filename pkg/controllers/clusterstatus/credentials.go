@@ -78,7 +78,7 @@ func (r *Reconciler) renewToken(ctx context.Context, cluster *clusterv1alpha1.Cl
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, secret); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	at := secret.Annotations[clusterclient.AnnotationTokenExpiry]
+	at := secret.Annotations[clusterv1alpha1.AnnotationTokenExpiry]
 	if at == "" {
 		return nil
 	}
@@ -105,7 +105,7 @@ func (r *Reconciler) renewToken(ctx context.Context, cluster *clusterv1alpha1.Cl
 	}
 	orig := secret.DeepCopy()
 	secret.Data[clusterclient.SecretKeyKubeconfig] = data
-	secret.Annotations[clusterclient.AnnotationTokenExpiry] = newExpiry.UTC().Format(time.RFC3339)
+	secret.Annotations[clusterv1alpha1.AnnotationTokenExpiry] = newExpiry.UTC().Format(time.RFC3339)
 	if err := r.Client.Patch(ctx, secret, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager)); err != nil {
 		return fmt.Errorf("storing the renewed token in Secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}

@@ -166,7 +166,7 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 		}
 		// As if the token were about to expire.
 		patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`,
-			clusterclient.AnnotationTokenExpiry, time.Now().Add(time.Minute).UTC().Format(time.RFC3339))))
+			clusterv1alpha1.AnnotationTokenExpiry, time.Now().Add(time.Minute).UTC().Format(time.RFC3339))))
 		if err := hub.Patch(ctx, sec, patch); err != nil {
 			t.Fatal(err)
 		}
@@ -177,9 +177,9 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 			if tokenOf(t, sec) == oldToken {
 				return fmt.Errorf("same token")
 			}
-			exp, err := time.Parse(time.RFC3339, sec.Annotations[clusterclient.AnnotationTokenExpiry])
+			exp, err := time.Parse(time.RFC3339, sec.Annotations[clusterv1alpha1.AnnotationTokenExpiry])
 			if err != nil || time.Until(exp) < time.Hour {
-				return fmt.Errorf("expiry %q", sec.Annotations[clusterclient.AnnotationTokenExpiry])
+				return fmt.Errorf("expiry %q", sec.Annotations[clusterv1alpha1.AnnotationTokenExpiry])
 			}
 			return nil
 		})

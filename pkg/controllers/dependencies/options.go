@@ -29,8 +29,6 @@ const (
 	ControllerName = "dependencies"
 	// FieldManager owns spec.requiredBy and the attached bindings.
 	FieldManager = "shepherd-dependencies"
-	// LabelAttached marks the bindings this package creates.
-	LabelAttached = "work.shepherd.io/attached"
 	// indexRequiredBy indexes ResourceBindings by each dependent
 	// ("<namespace>/<name>") in their spec.requiredBy.
 	indexRequiredBy = "dependencies.shepherd.io/required-by"
@@ -77,7 +75,7 @@ func Setup(d controllerdeps.Deps) error {
 	}
 	c, err := builder.ControllerManagedBy(mgr).Named(ControllerName+"-attached").
 		For(&workv1alpha1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
-			return obj.GetLabels()[LabelAttached] == "true"
+			return obj.GetLabels()[workv1alpha1.LabelAttached] == "true"
 		}))).
 		Build(&AttachedReconciler{client: mgr.GetClient(), deps: deps})
 	if err != nil {

@@ -139,7 +139,7 @@ func (r *Reconciler) require(ctx context.Context, b *workv1alpha1.ResourceBindin
 // createAttached creates the binding of a dependency no policy selects.
 func (r *Reconciler) createAttached(ctx context.Context, d interpreter.Dependency, obj *metav1.PartialObjectMetadata, name string, snap workv1alpha1.BindingSnapshot) error {
 	dep := &workv1alpha1.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: name, Labels: map[string]string{LabelAttached: "true"}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: name, Labels: map[string]string{workv1alpha1.LabelAttached: "true"}},
 		Spec: workv1alpha1.BindingSpec{
 			Resource: workv1alpha1.ObjectReference{APIVersion: d.APIVersion, Kind: d.Kind, Namespace: d.Namespace, Name: d.Name,
 				UID: string(obj.UID), ResourceVersion: obj.ResourceVersion},

@@ -10,19 +10,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
-
-// AnnotationDescheduledAt holds (RFC 3339) when replicas of the binding
-// were last moved: the per-binding rate limit, kept in the API so a
-// restart does not reset it.
-const AnnotationDescheduledAt = "work.shepherd.io/descheduled-at"
-
-// AnnotationDescheduled says what the last move took back ("2 from
-// member2 (keeps 2); unschedulable for longer than 5m0s"), written with
-// AnnotationDescheduledAt, so the ReplicasDescheduled condition can be
-// (re)written from it whatever happened to the first status write.
-const AnnotationDescheduled = "work.shepherd.io/descheduled"
 
 // The ReplicasDescheduled condition of a binding and its reasons.
 const (
@@ -61,7 +49,7 @@ type decision struct {
 	reason  string
 	// next is when to look again (zero: nothing falls due).
 	next time.Time
-	// recorded is the last move (AnnotationDescheduled) while the binding
+	// recorded is the last move (workv1alpha1.AnnotationDescheduled) while the binding
 	// waits out its threshold after it.
 	recorded string
 }
@@ -112,7 +100,7 @@ func reschedulePending(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bind
 	if !got.Equal(want) {
 		return !got.After(want)
 	}
-	observed, err := time.Parse(time.RFC3339, annotations[names.AnnotationRescheduleObserved])
+	observed, err := time.Parse(time.RFC3339, annotations[workv1alpha1.AnnotationRescheduleObserved])
 	return err != nil || observed.Before(want)
 }
 
@@ -155,12 +143,12 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 		return reportAll(ReasonHeld, "not moved while a reschedule is pending")
 	}
 	thr := threshold(spec.Placement, def)
-	if last, err := time.Parse(time.RFC3339, annotations[AnnotationDescheduledAt]); err == nil {
+	if last, err := time.Parse(time.RFC3339, annotations[workv1alpha1.AnnotationDescheduledAt]); err == nil {
 		if next := last.Add(thr); now.Before(next) {
 			// One move per threshold: the members' counts may still be
 			// those from before the last move.
 			d.next = next
-			d.recorded = annotations[AnnotationDescheduled]
+			d.recorded = annotations[workv1alpha1.AnnotationDescheduled]
 			return d
 		}
 	}
@@ -202,8 +190,8 @@ func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, d deci
 	for k, v := range annotations {
 		out[k] = v
 	}
-	out[AnnotationDescheduledAt] = now.UTC().Format(time.RFC3339)
-	out[AnnotationDescheduled] = describe(d)
+	out[workv1alpha1.AnnotationDescheduledAt] = now.UTC().Format(time.RFC3339)
+	out[workv1alpha1.AnnotationDescheduled] = describe(d)
 	return out
 }
 

@@ -107,15 +107,15 @@ func TestDecide(t *testing.T) {
 			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			want: want{moves: []move{{cluster: "b", count: 2, keep: 2, since: t0}}, reason: ReasonMoved}},
 		{name: "moved within the threshold: wait (counts may predate the move)", placement: dynamic,
-			annotations: map[string]string{AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339)},
+			annotations: map[string]string{workv1alpha1.AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339)},
 			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			want: want{next: t0.Add(9 * time.Minute)}},
 		{name: "within the threshold after a move, the move is still reported", placement: dynamic,
-			annotations: map[string]string{AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339), AnnotationDescheduled: "2 from b (keeps 2); x"},
+			annotations: map[string]string{workv1alpha1.AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339), workv1alpha1.AnnotationDescheduled: "2 from b (keeps 2); x"},
 			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			want: want{next: t0.Add(9 * time.Minute), recorded: "2 from b (keeps 2); x"}},
 		{name: "moved longer ago than the threshold: moves again", placement: dynamic,
-			annotations: map[string]string{AnnotationDescheduledAt: t0.Format(time.RFC3339)},
+			annotations: map[string]string{workv1alpha1.AnnotationDescheduledAt: t0.Format(time.RFC3339)},
 			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			want: want{moves: []move{{cluster: "b", count: 2, keep: 2, since: t0}}, reason: ReasonMoved}},
 	} {
@@ -164,7 +164,7 @@ func TestApply(t *testing.T) {
 	if spec.Clusters[0].Replicas != 4 || spec.Clusters[1].Replicas != 1 {
 		t.Fatalf("targets %+v", spec.Clusters)
 	}
-	if ann["x"] != "y" || ann[AnnotationDescheduledAt] != "2026-03-08T08:00:00Z" || ann[AnnotationDescheduled] != "3 from b (keeps 1); w" {
+	if ann["x"] != "y" || ann[workv1alpha1.AnnotationDescheduledAt] != "2026-03-08T08:00:00Z" || ann[workv1alpha1.AnnotationDescheduled] != "3 from b (keeps 1); w" {
 		t.Fatalf("annotations %v", ann)
 	}
 	c, _ := condition(decision{moves: []move{{cluster: "b", count: 3, keep: 1}}, why: "unschedulable for longer than 5m0s"}, 2)

@@ -18,7 +18,7 @@
 //   - Nothing moves while a failover moves the workload (graceful
 //     eviction tasks) or a RescheduleTask's stamp is pending.
 //   - At most one move per binding per threshold
-//     (AnnotationDescheduledAt), and a global rate limit over the hub.
+//     (workv1alpha1.AnnotationDescheduledAt), and a global rate limit over the hub.
 //   - Running pods are never evicted: only the count of unschedulable pods
 //     is taken back; the member's ReplicaSet controller deletes pods that
 //     are not on a node first when it scales down.
@@ -28,7 +28,7 @@
 //
 // # What it writes (reconciler.go)
 //
-// The lowered targets and AnnotationDescheduledAt in one spec patch with an
+// The lowered targets and workv1alpha1.AnnotationDescheduledAt in one spec patch with an
 // optimistic lock; the ReplicasDescheduled condition; events
 // ReplicasDescheduled on the binding and its template; the metric
 // shepherd_descheduler_replicas_moved_total.

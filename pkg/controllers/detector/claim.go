@@ -146,11 +146,11 @@ func (r *Reconciler) followTemplate(ctx context.Context, b workv1alpha1.BindingO
 	if g := tmpl.GetGeneration(); g != 0 {
 		gen = strconv.FormatInt(g, 10)
 	}
-	if b.GetBindingSpec().Resource.ResourceVersion == tmpl.GetResourceVersion() && b.GetAnnotations()[names.AnnotationTemplateGeneration] == gen {
+	if b.GetBindingSpec().Resource.ResourceVersion == tmpl.GetResourceVersion() && b.GetAnnotations()[workv1alpha1.AnnotationTemplateGeneration] == gen {
 		return nil
 	}
 	patch := map[string]any{
-		"metadata": map[string]any{"annotations": map[string]any{names.AnnotationTemplateGeneration: nilIfEmpty(gen)}},
+		"metadata": map[string]any{"annotations": map[string]any{workv1alpha1.AnnotationTemplateGeneration: nilIfEmpty(gen)}},
 		"spec":     map[string]any{"resource": map[string]any{"resourceVersion": tmpl.GetResourceVersion()}},
 	}
 	data, err := json.Marshal(patch)

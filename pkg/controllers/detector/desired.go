@@ -67,14 +67,14 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	annotations := map[string]string{}
 	if gen := tmpl.GetGeneration(); gen != 0 {
 		// What a Lazy policy compares to know whether the template changed.
-		annotations[names.AnnotationTemplateGeneration] = strconv.FormatInt(gen, 10)
+		annotations[workv1alpha1.AnnotationTemplateGeneration] = strconv.FormatInt(gen, 10)
 	}
 	if len(tied) > 0 {
 		refs := []string{names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName())}
 		for _, t := range tied {
 			refs = append(refs, names.PolicyRef(policyKind(t), t.GetNamespace(), t.GetName()))
 		}
-		annotations[names.AnnotationTiedPolicies] = strings.Join(refs, ",")
+		annotations[workv1alpha1.AnnotationTiedPolicies] = strings.Join(refs, ",")
 	}
 	if len(annotations) > 0 {
 		b.SetAnnotations(annotations)
@@ -128,7 +128,7 @@ func lazyDeferred(existing, desired workv1alpha1.BindingObject, tmpl *unstructur
 	if tmpl.GetGeneration() == 0 {
 		return e.Resource.ResourceVersion == tmpl.GetResourceVersion()
 	}
-	return existing.GetAnnotations()[names.AnnotationTemplateGeneration] == strconv.FormatInt(tmpl.GetGeneration(), 10)
+	return existing.GetAnnotations()[workv1alpha1.AnnotationTemplateGeneration] == strconv.FormatInt(tmpl.GetGeneration(), 10)
 }
 
 // ownedFieldsEqual reports whether existing already holds every field of
@@ -142,7 +142,7 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
 		return false
 	}
-	for _, k := range []string{names.AnnotationTemplateGeneration, names.AnnotationTiedPolicies} {
+	for _, k := range []string{workv1alpha1.AnnotationTemplateGeneration, workv1alpha1.AnnotationTiedPolicies} {
 		if existing.GetAnnotations()[k] != desired.GetAnnotations()[k] {
 			return false
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	schedulingv1 "k8s.io/api/scheduling/v1"
-
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -266,7 +265,7 @@ func (r *Reconciler) bind(ctx context.Context, key TemplateKey, tmpl *unstructur
 		r.recorder.Eventf(tmpl, p, "Normal", ReasonApplyPolicySucceed, "ApplyPolicy",
 			"Propagated by %s %s (binding %s)", policyKind(p), client.ObjectKeyFromObject(p), u.GetName())
 	}
-	if t := desired.GetAnnotations()[names.AnnotationTiedPolicies]; t != "" && (existing == nil || existing.GetAnnotations()[names.AnnotationTiedPolicies] != t) {
+	if t := desired.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies]; t != "" && (existing == nil || existing.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies] != t) {
 		r.recorder.Eventf(tmpl, p, "Warning", ReasonPolicyConflict, "ApplyPolicy", "%s", bindingutil.Note(fmt.Sprintf(
 			"Policies %s match this template equally well (same selector strength and priority); %s governs it because its name sorts first. Give the intended one a higher spec.priority",
 			t, names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName()))))

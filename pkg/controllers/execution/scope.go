@@ -42,29 +42,29 @@ type scope struct {
 // controller writes. A malformed annotation is an error: the Work is then
 // refused rather than trusted.
 func scopeOf(work *workv1alpha1.Work) (scope, error) {
-	raw, ok := work.Annotations[names.AnnotationBinding]
+	raw, ok := work.Annotations[workv1alpha1.AnnotationBinding]
 	if !ok {
 		return scope{}, nil
 	}
 	ref, ok := names.ParseBindingRef(raw)
 	if !ok {
-		return scope{}, fmt.Errorf("annotation %s=%q does not name a binding (<kind>/<namespace>/<name>)", names.AnnotationBinding, raw)
+		return scope{}, fmt.Errorf("annotation %s=%q does not name a binding (<kind>/<namespace>/<name>)", workv1alpha1.AnnotationBinding, raw)
 	}
 	s := scope{binding: ref.Kind + " " + strings.TrimPrefix(ref.Namespace+"/"+ref.Name, "/")}
 	switch ref.Kind {
 	case workv1alpha1.KindResourceBinding:
 		if ref.Namespace == "" {
-			return scope{}, fmt.Errorf("annotation %s=%q names a ResourceBinding without a namespace", names.AnnotationBinding, raw)
+			return scope{}, fmt.Errorf("annotation %s=%q names a ResourceBinding without a namespace", workv1alpha1.AnnotationBinding, raw)
 		}
 		s.namespace = ref.Namespace
 	case workv1alpha1.KindClusterResourceBinding:
 	default:
-		return scope{}, fmt.Errorf("annotation %s=%q: unknown binding kind %q", names.AnnotationBinding, raw, ref.Kind)
+		return scope{}, fmt.Errorf("annotation %s=%q: unknown binding kind %q", workv1alpha1.AnnotationBinding, raw, ref.Kind)
 	}
-	if k, ok := work.Annotations[names.AnnotationResourceKind]; ok {
+	if k, ok := work.Annotations[workv1alpha1.AnnotationResourceKind]; ok {
 		gk := schema.ParseGroupKind(k)
 		if gk.Kind == "" {
-			return scope{}, fmt.Errorf("annotation %s=%q names no kind", names.AnnotationResourceKind, k)
+			return scope{}, fmt.Errorf("annotation %s=%q names no kind", workv1alpha1.AnnotationResourceKind, k)
 		}
 		s.kind = &gk
 	}

@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // TestScope: a Work writes only what its binding names. A ResourceBinding's
@@ -36,19 +35,19 @@ func TestScope(t *testing.T) {
 		{name: "another namespace", annotations: rb("team-a", "ConfigMap"), id: cmB,
 			err: "v1 ConfigMap team-b/cfg is in namespace team-b, but ResourceBinding team-a/cfg-configmap may write only in namespace team-a"},
 		{name: "written before Works carried the kind: the namespace still holds", annotations: map[string]string{
-			names.AnnotationBinding: "ResourceBinding/team-a/cfg-configmap"}, id: cmB, err: "may write only in namespace team-a"},
+			workv1alpha1.AnnotationBinding: "ResourceBinding/team-a/cfg-configmap"}, id: cmB, err: "may write only in namespace team-a"},
 		{name: "a cluster binding's Work of its kind", annotations: map[string]string{
-			names.AnnotationBinding: "ClusterResourceBinding//team-b-namespace", names.AnnotationResourceKind: "Namespace"}, id: ns},
+			workv1alpha1.AnnotationBinding: "ClusterResourceBinding//team-b-namespace", workv1alpha1.AnnotationResourceKind: "Namespace"}, id: ns},
 		{name: "a cluster binding's Work of another kind", annotations: map[string]string{
-			names.AnnotationBinding: "ClusterResourceBinding//team-b-namespace", names.AnnotationResourceKind: "Namespace"}, id: crb,
+			workv1alpha1.AnnotationBinding: "ClusterResourceBinding//team-b-namespace", workv1alpha1.AnnotationResourceKind: "Namespace"}, id: crb,
 			err: "ClusterResourceBinding team-b-namespace places a Namespace"},
-		{name: "malformed binding", annotations: map[string]string{names.AnnotationBinding: "nonsense"}, id: cm,
+		{name: "malformed binding", annotations: map[string]string{workv1alpha1.AnnotationBinding: "nonsense"}, id: cm,
 			scopeErr: `annotation work.shepherd.io/binding="nonsense" does not name a binding`},
-		{name: "ResourceBinding without a namespace", annotations: map[string]string{names.AnnotationBinding: "ResourceBinding//x"}, id: cm,
+		{name: "ResourceBinding without a namespace", annotations: map[string]string{workv1alpha1.AnnotationBinding: "ResourceBinding//x"}, id: cm,
 			scopeErr: "names a ResourceBinding without a namespace"},
-		{name: "unknown binding kind", annotations: map[string]string{names.AnnotationBinding: "Other/a/x"}, id: cm,
+		{name: "unknown binding kind", annotations: map[string]string{workv1alpha1.AnnotationBinding: "Other/a/x"}, id: cm,
 			scopeErr: `unknown binding kind "Other"`},
-		{name: "empty kind", annotations: map[string]string{names.AnnotationBinding: "ResourceBinding/a/x", names.AnnotationResourceKind: ""}, id: cm,
+		{name: "empty kind", annotations: map[string]string{workv1alpha1.AnnotationBinding: "ResourceBinding/a/x", workv1alpha1.AnnotationResourceKind: ""}, id: cm,
 			scopeErr: "names no kind"},
 	}
 	for _, tt := range cases {
@@ -70,8 +69,8 @@ func TestScope(t *testing.T) {
 
 func rb(ns, kind string) map[string]string {
 	return map[string]string{
-		names.AnnotationBinding:      "ResourceBinding/" + ns + "/cfg-configmap",
-		names.AnnotationResourceKind: kind,
+		workv1alpha1.AnnotationBinding:      "ResourceBinding/" + ns + "/cfg-configmap",
+		workv1alpha1.AnnotationResourceKind: kind,
 	}
 }
 

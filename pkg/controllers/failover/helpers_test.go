@@ -101,7 +101,7 @@ func workExists(ns, cluster string) (bool, error) {
 		return false, err
 	}
 	for _, w := range list.Items {
-		if w.Annotations[names.AnnotationBinding] == ref.String() {
+		if w.Annotations[workv1alpha1.AnnotationBinding] == ref.String() {
 			return true, nil
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 const (
@@ -150,7 +149,7 @@ func TestFactsChanged(t *testing.T) {
 		{"policy gone", func(b *workv1alpha1.ResourceBinding) { b.Spec.PolicyRef = nil }, true},
 		{"another template", func(b *workv1alpha1.ResourceBinding) { b.Spec.Resource.Name = "api" }, true},
 		{"tied policies", func(b *workv1alpha1.ResourceBinding) {
-			b.Annotations = map[string]string{names.AnnotationTiedPolicies: "PropagationPolicy ns/q"}
+			b.Annotations = map[string]string{workv1alpha1.AnnotationTiedPolicies: "PropagationPolicy ns/q"}
 		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

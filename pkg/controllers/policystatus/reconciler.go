@@ -99,7 +99,7 @@ func governing(o client.Object) []string {
 }
 
 func tiedPolicies(o client.Object) []string {
-	v := o.GetAnnotations()[names.AnnotationTiedPolicies]
+	v := o.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies]
 	if v == "" {
 		return nil
 	}
@@ -241,7 +241,7 @@ func factsChanged(oldObj, newObj client.Object) bool {
 	}
 	return factsOf(o).template != factsOf(n).template || policyRefOf(o) != policyRefOf(n) ||
 		workv1alpha1.Unclaimed(o.GetBindingStatus()) != workv1alpha1.Unclaimed(n.GetBindingStatus()) ||
-		o.GetAnnotations()[names.AnnotationTiedPolicies] != n.GetAnnotations()[names.AnnotationTiedPolicies]
+		o.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies] != n.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies]
 }
 
 func factsOf(b workv1alpha1.BindingObject) bindingFacts {

@@ -10,7 +10,6 @@ import (
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 func TestEvaluate(t *testing.T) {
@@ -26,7 +25,7 @@ func TestEvaluate(t *testing.T) {
 		return b
 	}
 	served := binding(&at, &at, metav1.ConditionTrue, 5)
-	served.Annotations = map[string]string{names.AnnotationRescheduleObserved: at.UTC().Format(time.RFC3339)}
+	served.Annotations = map[string]string{workv1alpha1.AnnotationRescheduleObserved: at.UTC().Format(time.RFC3339)}
 	gone := binding(&at, &after, metav1.ConditionTrue, 5)
 	gone.DeletionTimestamp = &after
 	tests := []struct {

@@ -17,7 +17,6 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -38,7 +37,7 @@ func unchanged(t *testing.T, what string, before *workv1alpha1.ResourceBinding) 
 	}
 	if !equality.Semantic.DeepEqual(activeTargets(now), activeTargets(before)) ||
 		!now.Status.LastScheduledTime.Equal(before.Status.LastScheduledTime) ||
-		now.Annotations[scheduling.AnnotationScheduledHash] != before.Annotations[scheduling.AnnotationScheduledHash] {
+		now.Annotations[workv1alpha1.AnnotationScheduledHash] != before.Annotations[workv1alpha1.AnnotationScheduledHash] {
 		t.Errorf("%s rescheduled: targets %v -> %v, lastScheduledTime %v -> %v", what,
 			before.Spec.Clusters, now.Spec.Clusters, before.Status.LastScheduledTime, now.Status.LastScheduledTime)
 	}

@@ -16,7 +16,6 @@ import (
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
-	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
@@ -80,7 +79,7 @@ func TestTaskMovesReplicasBack(t *testing.T) {
 	}
 	rb = waitScheduled(t, ns, "web-deployment", targetsAre(map[string]int32{"back-a": 2, "back-b": 2}))
 	if !rb.Spec.RescheduleTriggeredAt.Equal(&task.CreationTimestamp) || rb.Status.LastScheduledTime.Before(&task.CreationTimestamp) ||
-		rb.Annotations[names.AnnotationRescheduleObserved] != task.CreationTimestamp.UTC().Format(time.RFC3339) {
+		rb.Annotations[workv1alpha1.AnnotationRescheduleObserved] != task.CreationTimestamp.UTC().Format(time.RFC3339) {
 		t.Fatalf("binding stamp %v, lastScheduledTime %v, annotations %v; task created %v", rb.Spec.RescheduleTriggeredAt, rb.Status.LastScheduledTime, rb.Annotations, task.CreationTimestamp)
 	}
 	for _, reason := range []string{reschedule.EventRescheduling, reschedule.EventCompleted} {
@@ -232,7 +231,7 @@ func TestRescheduleInTheSecondOfTheLastScheduling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if after.Annotations[names.AnnotationRescheduleObserved] != task.CreationTimestamp.UTC().Format(time.RFC3339) {
+		if after.Annotations[workv1alpha1.AnnotationRescheduleObserved] != task.CreationTimestamp.UTC().Format(time.RFC3339) {
 			t.Fatalf("the stamp of the same second was not served: annotations %v", after.Annotations)
 		}
 		t.Logf("served a stamp of the second of the last scheduling at attempt %d", attempt)

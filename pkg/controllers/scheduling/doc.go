@@ -8,13 +8,13 @@
 //
 //   - spec.rescheduleTriggeredAt was not served yet (RescheduleServed):
 //     it is later than status.lastScheduledTime, or in the same second and
-//     not the stamp recorded in names.AnnotationRescheduleObserved. A Fresh
+//     not the stamp recorded in workv1alpha1.AnnotationRescheduleObserved. A Fresh
 //     cycle, fallback affinity terms restarting from the first; it records
 //     the stamp it served in that annotation;
 //   - it was never scheduled, or its last attempt failed;
 //   - its replicas, placement or active targets differ from what the
 //     scheduler last wrote. That is recorded as a hash in the annotation
-//     AnnotationScheduledHash, written in the same patch as spec.clusters.
+//     workv1alpha1.AnnotationScheduledHash, written in the same patch as spec.clusters.
 //     The generation is no use here: the detector bumps it on every
 //     template edit (spec.resource.resourceVersion);
 //   - an active target's cluster was deleted or is being deleted;

@@ -22,7 +22,6 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -234,7 +233,7 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 }
 
 // writeSpec sets spec.clusters and the hash annotation in one merge patch,
-// with names.AnnotationRescheduleObserved set to served when that is not empty
+// with workv1alpha1.AnnotationRescheduleObserved set to served when that is not empty
 // (a reschedule served: the patch is written even if the targets stay).
 // The patch carries the resourceVersion read, so it fails rather than
 // overwrite a state change the binding controller wrote meanwhile; the
@@ -246,16 +245,16 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 	spec.Clusters = targets
 	hash := SchedulingHash(spec)
 	ann := b.GetAnnotations()
-	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && ann[AnnotationScheduledHash] == hash &&
-		(served == "" || ann[names.AnnotationRescheduleObserved] == served) {
+	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && ann[workv1alpha1.AnnotationScheduledHash] == hash &&
+		(served == "" || ann[workv1alpha1.AnnotationRescheduleObserved] == served) {
 		return nil
 	}
 	if ann == nil {
 		ann = map[string]string{}
 	}
-	ann[AnnotationScheduledHash] = hash
+	ann[workv1alpha1.AnnotationScheduledHash] = hash
 	if served != "" {
-		ann[names.AnnotationRescheduleObserved] = served
+		ann[workv1alpha1.AnnotationRescheduleObserved] = served
 	}
 	b.SetAnnotations(ann)
 	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
@@ -274,9 +273,9 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 // exception. The retry stops when the fresh binding carries another hash:
 // a newer cycle placed it and writes its own status.
 func (r *Reconciler[T]) writeStatus(ctx context.Context, b T, mutate func(*workv1alpha1.BindingStatus)) error {
-	hash := b.GetAnnotations()[AnnotationScheduledHash]
+	hash := b.GetAnnotations()[workv1alpha1.AnnotationScheduledHash]
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if b.GetAnnotations()[AnnotationScheduledHash] != hash {
+		if b.GetAnnotations()[workv1alpha1.AnnotationScheduledHash] != hash {
 			return nil
 		}
 		orig := b.DeepCopyObject().(T)

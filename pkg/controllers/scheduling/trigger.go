@@ -17,11 +17,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
-// AnnotationScheduledHash on a binding holds SchedulingHash of the binding
-// as the scheduler last left it. It is written in the same patch as
-// spec.clusters, so it always describes the targets it sits next to.
-const AnnotationScheduledHash = "work.shepherd.io/scheduled-hash"
-
 // Trigger says why a binding is scheduled.
 type Trigger string
 
@@ -65,7 +60,7 @@ const (
 // changes.
 func Decide(b workv1alpha1.BindingObject, snap *framework.Snapshot) Trigger {
 	spec, status := b.GetBindingSpec(), b.GetBindingStatus()
-	hash := b.GetAnnotations()[AnnotationScheduledHash]
+	hash := b.GetAnnotations()[workv1alpha1.AnnotationScheduledHash]
 	switch {
 	case hash != "" && workv1alpha1.Unclaimed(status):
 		// No policy governs the template any longer: the binding keeps
@@ -154,7 +149,7 @@ func inputsChanged(old, new workv1alpha1.BindingObject) bool {
 	return SchedulingHash(o) != SchedulingHash(n) ||
 		!timeEqual(o.RescheduleTriggeredAt, n.RescheduleTriggeredAt) ||
 		o.SchedulerName != n.SchedulerName ||
-		old.GetAnnotations()[AnnotationScheduledHash] != new.GetAnnotations()[AnnotationScheduledHash] ||
+		old.GetAnnotations()[workv1alpha1.AnnotationScheduledHash] != new.GetAnnotations()[workv1alpha1.AnnotationScheduledHash] ||
 		workv1alpha1.Unclaimed(old.GetBindingStatus()) != workv1alpha1.Unclaimed(new.GetBindingStatus())
 }
 

@@ -14,7 +14,6 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -37,7 +36,7 @@ func scheduled(replicas int32, placement *policyv1alpha1.Placement, targets ...w
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web-deployment", Generation: 3},
 		Spec:       workv1alpha1.BindingSpec{Replicas: replicas, Placement: placement, Clusters: targets},
 	}
-	b.Annotations = map[string]string{AnnotationScheduledHash: SchedulingHash(&b.Spec)}
+	b.Annotations = map[string]string{workv1alpha1.AnnotationScheduledHash: SchedulingHash(&b.Spec)}
 	b.Status.LastScheduledTime = &t0
 	b.Status.Conditions = []metav1.Condition{{Type: workv1alpha1.ConditionScheduled, Status: metav1.ConditionTrue, Reason: ReasonSuccess}}
 	return b
@@ -99,12 +98,12 @@ func TestDecide(t *testing.T) {
 		{name: "reschedule in the same second, served", b: scheduled(6, divided(), ab...), want: TriggerNone,
 			mutate: func(b *workv1alpha1.ResourceBinding) {
 				b.Spec.RescheduleTriggeredAt = &t0
-				b.Annotations[names.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+				b.Annotations[workv1alpha1.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
 			}},
 		{name: "reschedule in the same second, an earlier stamp served", b: scheduled(6, divided(), ab...), want: TriggerReschedule,
 			mutate: func(b *workv1alpha1.ResourceBinding) {
 				b.Spec.RescheduleTriggeredAt = &t0
-				b.Annotations[names.AnnotationRescheduleObserved] = t0.Add(-time.Second).UTC().Format(time.RFC3339)
+				b.Annotations[workv1alpha1.AnnotationRescheduleObserved] = t0.Add(-time.Second).UTC().Format(time.RFC3339)
 			}},
 		{name: "last attempt failed", b: scheduled(6, divided(), ab...), want: TriggerRetry,
 			mutate: func(b *workv1alpha1.ResourceBinding) { b.Status.Conditions[0].Status = metav1.ConditionFalse }},
@@ -137,7 +136,7 @@ func TestDecide(t *testing.T) {
 				b.Spec.Placement.ClusterAffinities = []policyv1alpha1.ClusterAffinityTerm{{AffinityName: "dc",
 					ClusterAffinity:    policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}},
 					OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "cloud", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}}}}}
-				b.Annotations[AnnotationScheduledHash] = SchedulingHash(&b.Spec)
+				b.Annotations[workv1alpha1.AnnotationScheduledHash] = SchedulingHash(&b.Spec)
 			}},
 		{name: "a fallback term without overflow in force", want: TriggerNone, b: scheduled(6, divided(), ab...),
 			mutate: func(b *workv1alpha1.ResourceBinding) {
@@ -146,7 +145,7 @@ func TestDecide(t *testing.T) {
 					OverflowAffinities: []policyv1alpha1.OverflowClusterAffinity{{AffinityName: "cloud", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}}}},
 					{AffinityName: "all"}}
 				b.Status.ObservedAffinityName = "all"
-				b.Annotations[AnnotationScheduledHash] = SchedulingHash(&b.Spec)
+				b.Annotations[workv1alpha1.AnnotationScheduledHash] = SchedulingHash(&b.Spec)
 			}},
 		{name: "duplicated with a bounded spread", want: TriggerNone,
 			b: scheduled(2, &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 1, MaxGroups: ptr.To[int32](2)}}},
@@ -248,7 +247,7 @@ func TestRescheduleServedIgnoresSubseconds(t *testing.T) {
 	if placement.RescheduleServed(b, at) {
 		t.Fatal("a stamp in the second of the last scheduling is served without the annotation")
 	}
-	b.Annotations[names.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
+	b.Annotations[workv1alpha1.AnnotationRescheduleObserved] = t0.UTC().Format(time.RFC3339)
 	if !placement.RescheduleServed(b, at) {
 		t.Fatal("a stamp recorded as served is pending")
 	}

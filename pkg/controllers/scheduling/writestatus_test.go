@@ -61,7 +61,7 @@ func TestWriteStatusSurvivesConcurrentWriter(t *testing.T) {
 	stale := got.DeepCopy()
 	newer := got.DeepCopy()
 	newer.Spec.Clusters = []workv1alpha1.TargetCluster{{Name: "member3", Replicas: 2}}
-	newer.Annotations[AnnotationScheduledHash] = SchedulingHash(&newer.Spec)
+	newer.Annotations[workv1alpha1.AnnotationScheduledHash] = SchedulingHash(&newer.Spec)
 	if err := c.Update(ctx, newer); err != nil {
 		t.Fatal(err)
 	}

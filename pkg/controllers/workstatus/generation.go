@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // rolledOut reports whether every target's copy runs the template's
@@ -30,7 +29,7 @@ func rolledOut(gen int64, targets []string, works []workv1alpha1.Work) bool {
 	want := strconv.FormatInt(gen, 10)
 	for _, t := range targets {
 		w := byCluster[t]
-		if w == nil || w.DeletionTimestamp != nil || w.Annotations[names.AnnotationTemplateGeneration] != want {
+		if w == nil || w.DeletionTimestamp != nil || w.Annotations[workv1alpha1.AnnotationTemplateGeneration] != want {
 			return false
 		}
 		applied := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionApplied)

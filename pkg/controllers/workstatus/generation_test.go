@@ -19,7 +19,7 @@ func rolledOutWork(cluster, tmplGen string, memberObserved int64) workv1alpha1.W
 		Namespace:   names.ExecutionNamespace(cluster),
 		Name:        "web",
 		Generation:  2,
-		Annotations: map[string]string{names.AnnotationTemplateGeneration: tmplGen},
+		Annotations: map[string]string{workv1alpha1.AnnotationTemplateGeneration: tmplGen},
 	}}
 	w.Status.Conditions = []metav1.Condition{{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, ObservedGeneration: 2}}
 	w.Status.ManifestStatuses = []workv1alpha1.ManifestStatus{{

@@ -152,7 +152,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		}
 		cref := names.BindingRef{Kind: workv1alpha1.KindClusterResourceBinding, Name: crb.Name}
 		w := membershiptest.Work(t, "m1", "team-a-namespace", names.BindingLabels(cref), ns)
-		w.Annotations = map[string]string{names.AnnotationBinding: cref.String()}
+		w.Annotations = map[string]string{workv1alpha1.AnnotationBinding: cref.String()}
 		membershiptest.CreateWork(t, hub, w)
 		testenv.Eventually(t, 30*time.Second, "CRB aggregatedStatus", func() error {
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(crb), crb); err != nil {

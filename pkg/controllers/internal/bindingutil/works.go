@@ -9,7 +9,7 @@ import (
 // when present (label values are shortened with a hash when a name is
 // longer than 63 characters), else the binding labels.
 func BindingOf(w *workv1alpha1.Work) (names.BindingRef, bool) {
-	if ref, ok := names.ParseBindingRef(w.Annotations[names.AnnotationBinding]); ok {
+	if ref, ok := names.ParseBindingRef(w.Annotations[workv1alpha1.AnnotationBinding]); ok {
 		return ref, true
 	}
 	l := w.Labels

@@ -15,7 +15,7 @@ func TestBindingOf(t *testing.T) {
 		long[i] = 'a'
 	}
 	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "shop", Name: string(long)}
-	w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Labels: names.BindingLabels(ref), Annotations: map[string]string{names.AnnotationBinding: ref.String()}}}
+	w := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Labels: names.BindingLabels(ref), Annotations: map[string]string{workv1alpha1.AnnotationBinding: ref.String()}}}
 	if got, ok := BindingOf(w); !ok || got != ref {
 		t.Errorf("with annotation: %+v", got)
 	}

@@ -17,7 +17,7 @@ func TestKeys(t *testing.T) {
 		got  []string
 		want []string
 	}{
-		{"a Work by its binding", worksByBinding(&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{names.AnnotationBinding: ref.String()}}}),
+		{"a Work by its binding", worksByBinding(&workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{workv1alpha1.AnnotationBinding: ref.String()}}}),
 			[]string{"ResourceBinding/shop/web"}},
 		{"a Work of no binding", worksByBinding(&workv1alpha1.Work{}), nil},
 		{"a binding by its active targets", targetClusters(&workv1alpha1.ResourceBinding{Spec: workv1alpha1.BindingSpec{Clusters: []workv1alpha1.TargetCluster{
