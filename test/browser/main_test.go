@@ -24,6 +24,8 @@ import (
 var (
 	env *fleetenv.FleetEnv
 	hub client.Client
+	// member3 is the proxy the hub reaches member3 through.
+	member3 *fleetenv.Proxy
 	// browser is the headless Chromium every test opens its tabs in.
 	browser context.Context
 	// base is the dashboard on loopback, acting with the hub's admin
@@ -62,6 +64,12 @@ func run(m *testing.M) int {
 	}
 	defer env.Stop()
 	hub = env.Hub
+	// The hub reaches member3 through a proxy a test can cut.
+	if member3, err = fleetenv.RouteThroughProxy(ctx, hub, "member3"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer member3.Close()
 
 	hubCfg := env.Fleet.Hub.RestConfig()
 	src, err := dashboard.NewHubSource(ctx, hubCfg)

@@ -224,14 +224,14 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		undo = func() { cf.startAgent(t, f.Target) }
 		h.log("%s %s", f.Kind, f.Target)
 	case cutMemberShort, cutMemberLong, slowMember, flakyMember:
-		l := map[faultKind]link{cutMemberShort: linkCut, cutMemberLong: linkCut, slowMember: linkSlow, flakyMember: linkFlaky}[f.Kind]
+		l := map[faultKind]fleetenv.Link{cutMemberShort: fleetenv.LinkCut, cutMemberLong: fleetenv.LinkCut, slowMember: fleetenv.LinkSlow, flakyMember: fleetenv.LinkFlaky}[f.Kind]
 		p := cf.members[f.Target]
-		p.set(l)
-		undo = func() { p.set(linkUp) }
+		p.Set(l)
+		undo = func() { p.Set(fleetenv.LinkUp) }
 		h.log("%s %s (link %s)", f.Kind, f.Target, l)
 	case cutHub:
-		cf.hubProxy.set(linkCut)
-		undo = func() { cf.hubProxy.set(linkUp) }
+		cf.hubProxy.Set(fleetenv.LinkCut)
+		undo = func() { cf.hubProxy.Set(fleetenv.LinkUp) }
 		h.log("%s", f.Kind)
 	}
 	time.Sleep(f.For)

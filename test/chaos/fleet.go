@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/member"
@@ -45,8 +44,8 @@ var (
 // and each Pull member's agent can be stopped.
 type chaosFleet struct {
 	env      *fleetenv.FleetEnv
-	hubProxy *proxy
-	members  map[string]*proxy
+	hubProxy *fleetenv.Proxy
+	members  map[string]*fleetenv.Proxy
 	binary   string
 	// kubeconfig is the hub's admin kubeconfig, rewritten to dial the
 	// hub's proxy: what the controller managers use.
@@ -77,7 +76,7 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 			os.RemoveAll(dir)
 		}
 	})
-	cf := &chaosFleet{members: map[string]*proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, restarts: map[string]int{}, logDir: dir}
+	cf := &chaosFleet{members: map[string]*fleetenv.Proxy{}, replicas: map[string]*exec.Cmd{}, agentsStopped: map[string]bool{}, restarts: map[string]int{}, logDir: dir}
 	cf.binary = filepath.Join(dir, "shepherd")
 	if out, err := exec.Command("go", "build", "-o", cf.binary, "../../cmd/shepherd").CombinedOutput(); err != nil {
 		t.Fatalf("building shepherd: %v\n%s", err, out)
@@ -102,30 +101,17 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 	// Every Push member is reached through a proxy, set before any
 	// controller runs so that none ever dials the member directly.
 	for _, name := range pushMembers {
-		c := &clusterv1alpha1.Cluster{}
-		if err := env.Hub.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
-			t.Fatal(err)
-		}
-		u, err := url.Parse(c.Spec.APIEndpoint)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := startProxy(u.Host)
+		p, err := fleetenv.RouteThroughProxy(ctx, env.Hub, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cf.members[name] = p
-		patch := client.MergeFrom(c.DeepCopy())
-		c.Spec.APIEndpoint = "https://" + p.addr()
-		if err := env.Hub.Patch(ctx, c, patch); err != nil {
-			t.Fatal(err)
-		}
 	}
 	u, err := url.Parse(env.Fleet.Hub.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cf.hubProxy, err = startProxy(u.Host); err != nil {
+	if cf.hubProxy, err = fleetenv.StartProxy(u.Host); err != nil {
 		t.Fatal(err)
 	}
 	kc, err := clientcmd.LoadFromFile(env.Fleet.Hub.KubeconfigPath())
@@ -133,7 +119,7 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 		t.Fatal(err)
 	}
 	for _, c := range kc.Clusters {
-		c.Server = "https://" + cf.hubProxy.addr()
+		c.Server = "https://" + cf.hubProxy.Addr()
 	}
 	cf.kubeconfig = filepath.Join(dir, "hub-through-proxy.kubeconfig")
 	if err := clientcmd.WriteToFile(*kc, cf.kubeconfig); err != nil {
@@ -233,10 +219,10 @@ func (cf *chaosFleet) stop() {
 		cf.killReplica(r)
 	}
 	for _, p := range cf.members {
-		p.close()
+		p.Close()
 	}
 	if cf.hubProxy != nil {
-		cf.hubProxy.close()
+		cf.hubProxy.Close()
 	}
 	cf.env.Stop()
 }
@@ -244,9 +230,9 @@ func (cf *chaosFleet) stop() {
 // heal undoes every fault: all links up, every replica and agent running.
 func (cf *chaosFleet) heal(t testing.TB) {
 	for _, p := range cf.members {
-		p.set(linkUp)
+		p.Set(fleetenv.LinkUp)
 	}
-	cf.hubProxy.set(linkUp)
+	cf.hubProxy.Set(fleetenv.LinkUp)
 	for _, r := range replicaNames {
 		cf.startReplica(t, r)
 	}

@@ -9,12 +9,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // A Pull cluster whose agent stops is failed over like an unreachable push
 // member: Unknown, tainted NoSchedule, then NoExecute, and its replicas
-// move to the push member. Its file sorts last, so it runs last: the Pull
-// member stays tainted for a while after its agent is back.
+// move to the push member. The test ends once the Pull member is back
+// and untainted, so the tests after it start from a healthy fleet.
 func TestPullClusterFailsOverWhenItsAgentStops(t *testing.T) {
 	const ns = "pull-failover"
 	createNamespace(t, ns)
@@ -32,7 +33,10 @@ func TestPullClusterFailsOverWhenItsAgentStops(t *testing.T) {
 	if err := fleet.StopAgent(pullMember); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = fleet.StartAgent(pullMember, agentOpts) })
+	t.Cleanup(func() {
+		_ = fleet.StartAgent(pullMember, agentOpts)
+		fleetenv.WaitClusterHealthy(t, hub, pullMember)
+	})
 	eventually(t, "the Pull cluster is tainted NoExecute", func() error {
 		c := &clusterv1alpha1.Cluster{}
 		if err := hub.Get(context.Background(), client.ObjectKey{Name: pullMember}, c); err != nil {

@@ -18,6 +18,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // leaseHolder is who holds the Pull member's agent Lease.
@@ -140,14 +141,17 @@ func TestAgentLosesTheHub(t *testing.T) {
 	if err := fleet.StopAgent(pullMember); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = fleet.StartAgent(pullMember, agentOpts) })
+	t.Cleanup(func() {
+		_ = fleet.StartAgent(pullMember, agentOpts)
+		fleetenv.WaitClusterHealthy(t, hub, pullMember)
+	})
 	u, err := url.Parse(agentCfg.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newProxy(t, u.Host)
 	proxied := rest.CopyConfig(agentCfg)
-	proxied.Host = "https://" + p.addr
+	proxied.Host = "https://" + p.Addr()
 	stop := startAgent(t, proxied, "behind-nat")
 	eventually(t, "the proxied agent holds the Lease", func() error {
 		h, err := leaseHolder()
@@ -164,7 +168,7 @@ func TestAgentLosesTheHub(t *testing.T) {
 		return nil
 	})
 
-	p.cut()
+	p.Set(fleetenv.LinkCut)
 	eventually(t, "the hub sees the cluster Unknown: its agent's Lease expired", func() error {
 		r, err := readyOf(pullMember)
 		if err != nil || r.Status != metav1.ConditionUnknown || r.Reason != clusterv1alpha1.ReasonAgentLeaseExpired {
@@ -173,7 +177,7 @@ func TestAgentLosesTheHub(t *testing.T) {
 		return nil
 	})
 	time.Sleep(5 * time.Second) // more of the outage: the agent keeps retrying
-	p.restore(t)
+	p.Set(fleetenv.LinkUp)
 	eventually(t, "the cluster is Ready again", func() error {
 		r, err := readyOf(pullMember)
 		if err != nil || r.Status != metav1.ConditionTrue {

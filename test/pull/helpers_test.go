@@ -3,10 +3,7 @@ package pull
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,73 +56,14 @@ func placement(ns, name string) (map[string]int32, *workv1alpha1.ResourceBinding
 	return fleetenv.ActiveTargets(rb.Spec.Clusters), rb, nil
 }
 
-// proxy forwards TCP connections to target until cut; restore listens
-// again on the same address. It stands for the network between an agent
-// and the hub.
-type proxy struct {
-	addr, target string
-	mu           sync.Mutex
-	ln           net.Listener
-	conns        []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
+// newProxy is a proxy in front of target (host:port) that stands for the
+// network between an agent and the hub; it closes when the test ends.
+func newProxy(t *testing.T, target string) *fleetenv.Proxy {
 	t.Helper()
-	p := &proxy{target: target}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := fleetenv.StartProxy(target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.addr = ln.Addr().String()
-	p.serve(ln)
-	t.Cleanup(p.cut)
+	t.Cleanup(p.Close)
 	return p
-}
-
-func (p *proxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, up)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); up.Close() }()
-			go func() { _, _ = io.Copy(c, up); c.Close() }()
-		}
-	}()
-}
-
-// cut closes the listener and every connection: the hub is unreachable.
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-// restore listens again on the same address.
-func (p *proxy) restore(t *testing.T) {
-	t.Helper()
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		t.Fatalf("listening again on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
 }

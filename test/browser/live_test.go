@@ -1,13 +1,13 @@
 package browser
 
-// This file runs last: it stops a member.
-
 import (
 	"context"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 // Scaling a workload shows on the open workloads page without a reload.
@@ -37,9 +37,13 @@ func TestLiveClusterNotReady(t *testing.T) {
 	cell := `document.querySelector('tr[data-cluster="member3"] td.state')`
 	waitJS(t, ctx, "member3 Ready", cell+` !== null && `+cell+`.textContent.trim() === 'Ready'`)
 	eval[bool](t, ctx, "window.__notReloaded = true")
-	if err := env.Fleet.Member("member3").Stop(); err != nil {
-		t.Fatal(err)
-	}
+	// The hub loses member3 (its path to it is cut), and gets it back
+	// before the next test.
+	member3.Set(fleetenv.LinkCut)
+	t.Cleanup(func() {
+		member3.Set(fleetenv.LinkUp)
+		fleetenv.WaitClusterHealthy(t, hub, "member3")
+	})
 	waitJS(t, ctx, "member3 not Ready, without a reload", `window.__notReloaded === true && !`+cell+`.textContent.trim().startsWith('Ready') &&
 		document.querySelector('tr[data-cluster="member3"]').classList.contains('attention') &&
 		!document.querySelector('svg.fleet a[data-cluster="member3"] rect.tile').classList.contains('ready')`)

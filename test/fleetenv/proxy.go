@@ -1,4 +1,4 @@
-package chaos
+package fleetenv
 
 import (
 	"io"
@@ -7,74 +7,77 @@ import (
 	"time"
 )
 
-// link is how a proxy treats the connections through it.
-type link int
+// Link is how a Proxy treats the connections through it.
+type Link int
 
 const (
-	// linkUp forwards every byte as it comes.
-	linkUp link = iota
-	// linkCut closes every open connection and every new one: the
+	// LinkUp forwards every byte as it comes.
+	LinkUp Link = iota
+	// LinkCut closes every open connection and every new one: the
 	// server is gone, as when its host or network fails.
-	linkCut
-	// linkSlow delays every chunk it forwards: the server answers, late.
-	linkSlow
-	// linkFlaky closes every other new connection at once and resets the
+	LinkCut
+	// LinkSlow delays every chunk it forwards: the server answers, late.
+	LinkSlow
+	// LinkFlaky closes every other new connection at once and resets the
 	// open ones: requests fail and clients retry.
-	linkFlaky
+	LinkFlaky
 )
 
-func (l link) String() string {
+func (l Link) String() string {
 	return [...]string{"up", "cut", "slow", "flaky"}[l]
 }
 
 // slowDelay is how late a slow link forwards each chunk.
 const slowDelay = 150 * time.Millisecond
 
-// proxy forwards TCP connections from a loopback port to target, so a test
+// Proxy forwards TCP connections from a loopback port to target, so a test
 // can cut, slow down or break the path to an API server without touching
 // the server. TLS passes through unchanged: clients still verify the
 // server's certificate, which names 127.0.0.1.
-type proxy struct {
+type Proxy struct {
 	ln     net.Listener
 	target string
 
 	mu       sync.Mutex
-	link     link
+	link     Link
 	accepted int
 	conns    map[net.Conn]struct{}
 }
 
-func startProxy(target string) (*proxy, error) {
+// StartProxy listens on a free loopback port and forwards to target
+// (host:port).
+func StartProxy(target string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	go p.serve()
 	return p, nil
 }
 
-// addr is where clients dial: host:port.
-func (p *proxy) addr() string { return p.ln.Addr().String() }
+// Addr is where clients dial: host:port.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-func (p *proxy) close() {
+// Close stops the proxy and closes every connection through it.
+func (p *Proxy) Close() {
 	_ = p.ln.Close()
-	p.set(linkCut)
+	p.Set(LinkCut)
 }
 
-// set changes the link; cutting or breaking it closes the open connections.
-func (p *proxy) set(l link) {
+// Set changes the link; cutting or breaking it closes the open connections.
+func (p *Proxy) Set(l Link) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.link = l
-	if l == linkCut || l == linkFlaky {
+	if l == LinkCut || l == LinkFlaky {
 		for c := range p.conns {
 			_ = c.Close()
 		}
 	}
 }
 
-func (p *proxy) serve() {
+func (p *Proxy) serve() {
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
@@ -82,7 +85,7 @@ func (p *proxy) serve() {
 		}
 		p.mu.Lock()
 		p.accepted++
-		refuse := p.link == linkCut || (p.link == linkFlaky && p.accepted%2 == 0)
+		refuse := p.link == LinkCut || (p.link == LinkFlaky && p.accepted%2 == 0)
 		if !refuse {
 			p.conns[c] = struct{}{}
 		}
@@ -95,7 +98,7 @@ func (p *proxy) serve() {
 	}
 }
 
-func (p *proxy) forward(c net.Conn) {
+func (p *Proxy) forward(c net.Conn) {
 	defer func() {
 		p.mu.Lock()
 		delete(p.conns, c)
@@ -122,13 +125,13 @@ func (p *proxy) forward(c net.Conn) {
 }
 
 // copy forwards src to dst chunk by chunk, late while the link is slow.
-func (p *proxy) copy(dst, src net.Conn) {
+func (p *Proxy) copy(dst, src net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			slow := p.link == linkSlow
+			slow := p.link == LinkSlow
 			p.mu.Unlock()
 			if slow {
 				time.Sleep(slowDelay)
