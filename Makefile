@@ -36,7 +36,7 @@ image:
 
 ## test: every unit, integration and end-to-end test (the README's test command)
 test:
-	go test $(GO_TEST_FLAGS) ./...
+	go run ./hack/test $(GO_TEST_FLAGS) ./...
 
 ## test-short: the unit tier, which starts no API server (docs/architecture.md, Testing)
 test-short:
