@@ -108,7 +108,12 @@ func TestRestConfig(t *testing.T) {
 		cert     string
 		insecure bool
 	}{
-		{name: "kubeconfig wins over apiEndpoint", cluster: cluster("https://ignored:1", false), secret: secret(map[string]string{"kubeconfig": kc, "token": "t"}),
+		// The Cluster says where the member is: a changed spec.apiEndpoint
+		// (a member moved behind a new address) is dialled, whatever server
+		// the kubeconfig join stored names.
+		{name: "apiEndpoint wins over the kubeconfig's server", cluster: cluster("https://moved:1", false), secret: secret(map[string]string{"kubeconfig": kc, "token": "t"}),
+			host: "https://moved:1", token: "kc-token", ca: "CA"},
+		{name: "the kubeconfig's server without apiEndpoint", cluster: cluster("", false), secret: secret(map[string]string{"kubeconfig": kc}),
 			host: "https://kc.example:6443", token: "kc-token", ca: "CA"},
 		{name: "kubeconfig insecure drops the CA", cluster: cluster("", true), secret: secret(map[string]string{"kubeconfig": kc}),
 			host: "https://kc.example:6443", token: "kc-token", insecure: true},

@@ -41,10 +41,12 @@ const (
 )
 
 // RestConfig builds the client config of a member from its Cluster and
-// credentials Secret. A "kubeconfig" key is used as-is with its current
-// context (its server wins over spec.apiEndpoint, which join copies from it
-// anyway); otherwise "token" plus "caBundle" (and optional "client.crt" /
-// "client.key") are used against spec.apiEndpoint.
+// credentials Secret. A "kubeconfig" key is used with its current context;
+// otherwise "token" plus "caBundle" (and optional "client.crt" /
+// "client.key"). Either way the member is dialled at spec.apiEndpoint when
+// it is set: the Cluster is where the fleet says where a member is, so a
+// changed endpoint takes effect and the endpoint shown is the one used (a
+// kubeconfig's own server counts only for a Cluster without one).
 // spec.insecureSkipTLSVerification is honoured in both cases.
 //
 // The returned config has no timeout, rate limit or user agent: Cache sets
@@ -60,6 +62,9 @@ func RestConfig(cluster *clusterv1alpha1.Cluster, secret *corev1.Secret) (*rest.
 			return nil, fmt.Errorf("secret %s/%s key %q: %w", secret.Namespace, secret.Name, SecretKeyKubeconfig, err)
 		}
 		cfg = c
+		if cluster.Spec.APIEndpoint != "" {
+			cfg.Host = cluster.Spec.APIEndpoint
+		}
 	} else {
 		c, err := tokenConfig(cluster, secret)
 		if err != nil {
