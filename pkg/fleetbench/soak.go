@@ -3,6 +3,7 @@ package fleetbench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -169,10 +170,13 @@ func (o *SoakOptions) defaults() error {
 		return fmt.Errorf("a soak needs --workloads and --policies of at least 1, --simulated-pull-clusters of at least 2 (each policy places on two), a positive --duration and --churn (got %d, %d, %d, %s, %g)",
 			o.Workloads, o.Policies, o.SimulatedPullClusters, o.Duration, o.ChurnPerSecond)
 	}
-	if o.Samples <= 0 {
+	if o.Samples < 0 || o.MaxHeapGrowth < 0 {
+		return fmt.Errorf("--samples %d and --max-heap-growth %g may not be negative (0 takes the defaults, 12 and 0.2)", o.Samples, o.MaxHeapGrowth)
+	}
+	if o.Samples == 0 {
 		o.Samples = 12
 	}
-	if o.MaxHeapGrowth <= 0 {
+	if o.MaxHeapGrowth == 0 {
 		o.MaxHeapGrowth = 0.2
 	}
 	return nil
@@ -415,17 +419,8 @@ func soakViolations(ctx context.Context, hub client.Reader, ns string, replicas 
 			out = append(out, fmt.Sprintf("workload app-%d: no binding", d))
 		}
 	}
-	for _, k := range sortedKeysOf(worksOf) {
+	for _, k := range slices.Sorted(maps.Keys(worksOf)) {
 		out = append(out, fmt.Sprintf("Works of binding %s, which is gone: %v", k, worksOf[k]))
 	}
 	return out, nil
-}
-
-func sortedKeysOf(m map[string][]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -100,6 +100,14 @@ func TestSoakRejectsBadSizes(t *testing.T) {
 			t.Errorf("%+v: want a size error naming the flags, got %v", o, err)
 		}
 	}
+	for _, o := range []SoakOptions{
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1, Samples: -1},
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1, MaxHeapGrowth: -0.1},
+	} {
+		if _, err := Soak(context.Background(), o); err == nil || !strings.Contains(err.Error(), "may not be negative") {
+			t.Errorf("%+v: want an error naming --samples and --max-heap-growth, got %v", o, err)
+		}
+	}
 }
 
 // TestSoakSmall runs a short soak end to end: the churn happens, samples

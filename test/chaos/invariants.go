@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -208,13 +209,13 @@ func (s *fleetState) violations(clusters []string, bystanders []bystander) []str
 	}
 	// Copies whose template is gone, and Works of bindings that are gone.
 	for _, c := range clusters {
-		for _, k := range sortedKeys(s.copies[c]) {
+		for _, k := range slices.Sorted(maps.Keys(s.copies[c])) {
 			if _, ok := s.templates[k]; !ok && s.copies[c][k].labels[workv1alpha1.LabelManagedBy] == workv1alpha1.ManagedByShepherd {
 				add("%s: orphan in %s (template deleted)", k, c)
 			}
 		}
 	}
-	for _, wk := range sortedKeys(s.works) {
+	for _, wk := range slices.Sorted(maps.Keys(s.works)) {
 		k := wk[:strings.LastIndex(wk, "@")]
 		if _, ok := s.templates[k]; !ok && s.bindings[k] == nil {
 			add("%s: Works left: %v", wk, s.works[wk])
@@ -236,13 +237,4 @@ func (s *fleetState) violations(clusters []string, bystanders []bystander) []str
 func namespaceOf(k string) string {
 	ns, _, _ := strings.Cut(k, "/")
 	return ns
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
