@@ -154,7 +154,16 @@ func tokenFor(t *testing.T, file string) string {
 func submit(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
 	eval[bool](t, ctx, "window.__before = true")
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+	// Live updates replace parts of the page: the node a click finds can
+	// be gone when the click lands ("Could not find node"). A user would
+	// click again; so does the test, a few times.
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+	}
+	if err != nil {
 		t.Fatalf("clicking %s: %v", sel, err)
 	}
 	waitJS(t, ctx, "the answer to "+sel, `window.__before === undefined && document.readyState === 'complete'`)
