@@ -278,9 +278,11 @@ func (d *decider) decide() {
 		d.undo(good)
 		return
 	}
-	if d.prior.Revision == "" {
+	if d.prior.Revision == "" && !d.anyOnAnotherRevision() {
 		// The first revision a binding rolls out has nothing to protect:
-		// it goes everywhere at once.
+		// it goes everywhere at once. Known from the Works, not from the
+		// status alone: a status lost to a stale write must not make a
+		// change look like the first and skip its waves.
 		d.firstRevision()
 		return
 	}
@@ -319,6 +321,17 @@ func (d *decider) decide() {
 	} else {
 		d.progressive(paused)
 	}
+}
+
+// anyOnAnotherRevision: some cluster's Work holds a revision other than
+// the target.
+func (d *decider) anyOnAnotherRevision() bool {
+	for _, c := range d.clusters {
+		if c.HasWork && c.Revision != "" && c.Revision != d.in.Target {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *decider) firstRevision() {

@@ -109,6 +109,14 @@ func TestDecide(t *testing.T) {
 			phase: workv1alpha1.RolloutPhaseProgressing, condition: workv1alpha1.ConditionRolloutProgressing,
 		},
 		{
+			// A status lost to a stale write (no prior revision) does not
+			// make a change the binding's first: the clusters run another.
+			name:  "a change with its status lost still goes one cluster at a time",
+			in:    Input{Strategy: progressive(intstr.FromInt32(1), 30), Target: "b", Prior: nil, Clusters: []Cluster{on("m2", "a", true), on("m1", "a", true)}},
+			want:  sends("m1=b"),
+			phase: workv1alpha1.RolloutPhaseProgressing, requeue: 100 * time.Second,
+		},
+		{
 			name:  "a change goes to one cluster first, by name",
 			in:    Input{Strategy: progressive(intstr.FromInt32(1), 30), Target: "b", Prior: prior("a", "a"), Clusters: []Cluster{on("m3", "a", true), on("m1", "a", true), on("m2", "a", true)}},
 			want:  sends("m1=b"),
