@@ -278,11 +278,12 @@ func (d *decider) decide() {
 		d.undo(good)
 		return
 	}
-	if d.prior.Revision == "" && !d.anyOnAnotherRevision() {
+	if (d.prior.Revision == "" || good == "") && !d.anyOnAnotherRevision() {
 		// The first revision a binding rolls out has nothing to protect:
-		// it goes everywhere at once. Known from the Works, not from the
-		// status alone: a status lost to a stale write must not make a
-		// change look like the first and skip its waves.
+		// it goes everywhere at once, also to clusters placed after it
+		// went out (no revision is good yet). Known from the Works, not
+		// from the status alone: a status lost to a stale write must not
+		// make a change look like the first and skip its waves.
 		d.firstRevision()
 		return
 	}

@@ -117,6 +117,14 @@ func TestDecide(t *testing.T) {
 			phase: workv1alpha1.RolloutPhaseProgressing, requeue: 100 * time.Second,
 		},
 		{
+			// Nothing is good yet: a cluster placed after the first
+			// revision went out gets it at once too, not one at a time.
+			name:  "a cluster placed while the first revision goes out gets it at once",
+			in:    Input{Strategy: progressive(intstr.FromInt32(1), 30), Target: "a", Prior: prior("a", "", was("m1", "a", 0, -1, false)), Clusters: []Cluster{on("m1", "a", false), {Name: "m2"}, {Name: "m3"}}},
+			want:  sends("m2=a", "m3=a"),
+			phase: workv1alpha1.RolloutPhaseProgressing, condition: workv1alpha1.ConditionRolloutProgressing,
+		},
+		{
 			name:  "a change goes to one cluster first, by name",
 			in:    Input{Strategy: progressive(intstr.FromInt32(1), 30), Target: "b", Prior: prior("a", "a"), Clusters: []Cluster{on("m3", "a", true), on("m1", "a", true), on("m2", "a", true)}},
 			want:  sends("m1=b"),
