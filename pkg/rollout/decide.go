@@ -35,6 +35,7 @@ const (
 	ReasonNotFailed         = "NotFailed"
 	ReasonNotComplete       = "NotComplete"
 	ReasonInitialAllAtOnce  = "FirstRevision"
+	ReasonNoClusters        = "NoClusters"
 	unstagedName            = "(unstaged)"
 	defaultProgressiveSlots = 1
 )
@@ -276,6 +277,14 @@ func (d *decider) decide() {
 	target, good := d.in.Target, st.LastGoodRevision
 	if d.in.Control != nil && d.in.Control.UndoRevision != "" && d.in.Control.UndoRevision == target {
 		d.undo(good)
+		return
+	}
+	if len(d.clusters) == 0 {
+		// Placed nowhere (yet: the binding's controller may run before
+		// the scheduler): no cluster ran the target, so it is not good.
+		// Marked good here, it would make the first placement a change,
+		// sent one cluster at a time behind health checks.
+		d.set(workv1alpha1.RolloutPhaseWaiting, ReasonNoClusters, "No cluster is placed: revision %s goes out when the binding is placed.", target)
 		return
 	}
 	if (d.prior.Revision == "" || good == "") && !d.anyOnAnotherRevision() {

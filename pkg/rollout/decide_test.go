@@ -422,3 +422,40 @@ func checkStageOrder(t *testing.T, in Input, d Decision) {
 		}
 	}
 }
+
+// TestDecideBeforeThePlacement: a binding's controller can run before the
+// scheduler places it. Nothing ran the revision then, so it is not good
+// and the first placement still gets it everywhere at once (a revision
+// marked good by an empty placement made the first placement go one
+// cluster at a time, waiting on health the first revision never waits
+// on).
+func TestDecideBeforeThePlacement(t *testing.T) {
+	in := Input{Strategy: progressive(intstr.FromInt32(1), 30), Target: "a", Now: t0}
+	empty := Decide(in)
+	if len(empty.Send) != 0 || empty.Status.LastGoodRevision != "" || empty.Status.Phase == workv1alpha1.RolloutPhaseComplete {
+		t.Fatalf("no cluster placed: send %v, last good %q, phase %s; want nothing sent, nothing good, not complete", empty.Send, empty.Status.LastGoodRevision, empty.Status.Phase)
+	}
+	in.Prior, in.Now = &empty.Status, t0.Add(time.Second)
+	in.Clusters = []Cluster{{Name: "m3"}, {Name: "m1"}, {Name: "m2"}}
+	if placed := Decide(in); !reflect.DeepEqual(placed.Send, sends("m1=a", "m2=a", "m3=a")) {
+		t.Fatalf("placed after an empty decision: send %v, want every cluster at once", placed.Send)
+	}
+	// A placement that empties after a good revision keeps it good.
+	in.Prior = prior("a", "a")
+	in.Clusters = nil
+	if gone := Decide(in); gone.Status.LastGoodRevision != "a" {
+		t.Fatalf("placement emptied: last good %q, want a kept", gone.Status.LastGoodRevision)
+	}
+	// A change decided while nothing is placed is not good either: of
+	// the clusters placed next, the first wave (one cluster) gets the
+	// change and the others the last good revision.
+	in.Target = "b"
+	gone := Decide(in)
+	if gone.Status.LastGoodRevision != "a" {
+		t.Fatalf("a change with nothing placed: last good %q, want a", gone.Status.LastGoodRevision)
+	}
+	in.Prior, in.Clusters = &gone.Status, []Cluster{{Name: "m1"}, {Name: "m2"}}
+	if back := Decide(in); !reflect.DeepEqual(back.Send, sends("m1=b", "m2=a")) {
+		t.Fatalf("placed again: send %v, want the change to m1 alone and the last good revision to m2", back.Send)
+	}
+}

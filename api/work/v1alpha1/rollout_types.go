@@ -29,7 +29,8 @@ type RolloutPhase string
 // Rollout phases.
 const (
 	RolloutPhaseProgressing RolloutPhase = "Progressing"
-	// RolloutPhaseWaiting: for an approval or a stage's waitSeconds.
+	// RolloutPhaseWaiting: for an approval, a stage's waitSeconds, or a
+	// placement (no cluster is placed yet).
 	RolloutPhaseWaiting    RolloutPhase = "Waiting"
 	RolloutPhasePaused     RolloutPhase = "Paused"
 	RolloutPhaseFailed     RolloutPhase = "Failed"

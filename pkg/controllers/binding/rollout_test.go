@@ -257,3 +257,24 @@ func TestStagedRolloutWaitsForApproval(t *testing.T) {
 	markHealth(t, ref, "prod1", policyv1alpha1.ResourceHealthy)
 	waitRollout(t, ns, phase(workv1alpha1.RolloutPhaseComplete))
 }
+
+// TestFirstPlacementGoesAtOnce: a binding the scheduler cannot place yet
+// waits with no revision marked good, and its first placement gets the
+// first revision everywhere at once (the binding's controller often runs
+// before the scheduler; a revision marked good by the empty placement
+// made the first placement go one cluster at a time).
+func TestFirstPlacementGoesAtOnce(t *testing.T) {
+	suite.Hub(t)
+	const ns = "rollout-first-placement"
+	namespace(t, ns)
+	ref := rbRef(ns, names.BindingName("Deployment", "web"))
+	const strategy = "{type: Progressive, maxConcurrency: 1, minSuccessSeconds: 30}"
+	apply(t, deploymentYAML(ns, 1, "web:v1"))
+	apply(t, rolloutPolicyYAML(ns, strategy, "not-a-member"))
+	waiting := waitRollout(t, ns, phase(workv1alpha1.RolloutPhaseWaiting)).Status.Rollout
+	if waiting.LastGoodRevision != "" {
+		t.Fatalf("nothing placed, yet revision %s is good", waiting.LastGoodRevision)
+	}
+	apply(t, rolloutPolicyYAML(ns, strategy, "c1", "c2", "c3"))
+	waitImages(t, ref, map[string]string{"c1": "web:v1", "c2": "web:v1", "c3": "web:v1"})
+}
