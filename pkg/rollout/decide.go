@@ -345,14 +345,20 @@ func (d *decider) anyOnAnotherRevision() bool {
 }
 
 func (d *decider) firstRevision() {
+	// A pause holds the first revision too: nothing new goes out.
+	paused := d.in.Control != nil && d.in.Control.Paused
 	for _, c := range d.clusters {
-		if !c.HasWork || c.Revision != d.in.Target {
+		if !paused && (!c.HasWork || c.Revision != d.in.Target) {
 			d.send(c, d.in.Target)
 		}
 	}
 	if d.allDone() && !d.anySent() {
 		d.out.Status.LastGoodRevision = d.in.Target
 		d.set(workv1alpha1.RolloutPhaseComplete, ReasonComplete, "Revision %s runs on all %d clusters.", d.in.Target, len(d.clusters))
+		return
+	}
+	if paused {
+		d.set(workv1alpha1.RolloutPhasePaused, ReasonPaused, "Paused (spec.rolloutControl.paused): revision %s, the binding's first, goes to every cluster at once when resumed.", d.in.Target)
 		return
 	}
 	d.set(workv1alpha1.RolloutPhaseProgressing, ReasonInitialAllAtOnce, "Revision %s is the binding's first: sent to every cluster at once.", d.in.Target)
@@ -497,9 +503,13 @@ func (d *decider) staged(paused bool) {
 	prev := -1 // the last stage with clusters before i
 	for i := 0; i <= n; i++ {
 		members := d.members(i)
-		if len(members) == 0 {
+		if len(members) == 0 && i == n {
 			continue
 		}
+		// A stage without clusters passes at once, but its approvals
+		// and waitSeconds still hold: a canary stage that lost its
+		// clusters (failed over, relabelled) never opens the way to the
+		// stages behind it.
 		ss := &st.Stages[i]
 		if ss.StartedAt == nil {
 			if why, reason := d.mayStart(i, prev); why != "" {
