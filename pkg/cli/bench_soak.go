@@ -67,6 +67,7 @@ non-zero when a check fails or the heap grew beyond the bound.`,
 						mib(s.LiveHeapBytes), mib(s.RSSBytes), s.Goroutines, s.HubWritesPerSecond, s.Scales, s.SchedulingP50Millis, s.SchedulingP99Millis)
 				}
 				fmt.Fprintf(w, "live heap growth\t%+.1f%% (bound %.0f%%)\n", 100*rep.HeapGrowth, 100*rep.MaxHeapGrowth)
+				fmt.Fprintf(w, "changes refused for overload\t%d (skipped; timeouts, 5xx, 429)\n", rep.Refused)
 				fmt.Fprintf(w, "converged after the churn\t%.1f s\n", rep.ConvergeSeconds)
 				fmt.Fprintf(w, "invariant violations\t%d\n", len(rep.Violations))
 				for _, v := range rep.Violations[:min(len(rep.Violations), 20)] {

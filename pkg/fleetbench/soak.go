@@ -85,6 +85,19 @@ type SoakReport struct {
 	// are the invariants broken then (the goal is none).
 	ConvergeSeconds float64  `json:"convergeSeconds"`
 	Violations      []string `json:"violations"`
+	// Refused counts the changes the hub refused for overload (a
+	// timeout, a 5xx, a 429), which the churn skipped (a re-creation is
+	// tried again at the next tick): an overloaded hub slows the churn
+	// down instead of ending the soak.
+	Refused int `json:"refused"`
+}
+
+// overloaded reports whether err is the hub refusing a request for load
+// (etcd's "request timed out" arrives as a 500), not the request being
+// wrong: the churn skips such a change and goes on.
+func overloaded(err error) bool {
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
 }
 
 // scaleWatch times scales: from the write to the binding Scheduled with
@@ -298,6 +311,10 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 				changes++
 				continue
 			}
+			if overloaded(err) {
+				rep.Refused++
+				continue
+			}
 			return nil, fmt.Errorf("creating workload %d again: %w", d, err)
 		}
 		d := r.IntN(o.Workloads)
@@ -307,6 +324,10 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		dep := &appsv1.Deployment{}
 		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("app-%d", d)}, dep); err != nil {
 			if apierrors.IsNotFound(err) {
+				continue
+			}
+			if overloaded(err) {
+				rep.Refused++
 				continue
 			}
 			return nil, err
@@ -325,6 +346,12 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		case opRecreate:
 			err = client.IgnoreNotFound(hub.Delete(ctx, dep))
 			recreate = append(recreate, d)
+		}
+		if overloaded(err) {
+			// A timed-out deletion may have happened: the workload stays
+			// queued for re-creation (AlreadyExists if it did not).
+			rep.Refused++
+			continue
 		}
 		if err != nil && !apierrors.IsConflict(err) {
 			return nil, fmt.Errorf("churn: %w", err)

@@ -2,12 +2,15 @@ package fleetbench
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -129,4 +132,29 @@ func TestSoakSmall(t *testing.T) {
 		t.Errorf("the churn or the sampling did not happen: %+v", last)
 	}
 	t.Logf("%+v", *rep)
+}
+
+// TestOverloaded: the hub refusing for load is skipped by the churn;
+// anything else ends the soak.
+func TestOverloaded(t *testing.T) {
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"etcd timed out (500)", apierrors.NewInternalError(errors.New("etcdserver: request timed out")), true},
+		{"server timeout", apierrors.NewServerTimeout(gr, "update", 1), true},
+		{"timeout", apierrors.NewTimeoutError("slow", 1), true},
+		{"too many requests", apierrors.NewTooManyRequests("busy", 1), true},
+		{"unavailable", apierrors.NewServiceUnavailable("down"), true},
+		{"conflict", apierrors.NewConflict(gr, "app-1", errors.New("changed")), false},
+		{"forbidden", apierrors.NewForbidden(gr, "app-1", errors.New("no")), false},
+		{"invalid", apierrors.NewBadRequest("bad"), false},
+	} {
+		if got := overloaded(tc.err); got != tc.want {
+			t.Errorf("%s: overloaded = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
