@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+	"github.com/shepherd-io/shepherd/internal/bench/fleetbench"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 

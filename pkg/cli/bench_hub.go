@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shepherd-io/shepherd/pkg/hubbench"
+	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
-	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+	"github.com/shepherd-io/shepherd/internal/bench/fleetbench"
 )
 
 func newBenchRolloutCommand() *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shepherd-io/shepherd/pkg/fleetbench"
+	"github.com/shepherd-io/shepherd/internal/bench/fleetbench"
 )
 
 // TestBenchRolloutRefuses: a size that cannot run is refused before

@@ -14,11 +14,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/logging"
-	"github.com/shepherd-io/shepherd/pkg/member"
 )
 
 // shutdownBudget is how long `shepherd up` may take to stop after a signal.
@@ -114,17 +114,17 @@ A fleet file sets each member's topology and capacity:
 	return cmd
 }
 
-func (o upOptions) fleet() (member.FleetSpec, error) {
+func (o upOptions) fleet() (simmember.FleetSpec, error) {
 	if o.fleetFile != "" {
-		return member.LoadFleet(o.fleetFile)
+		return simmember.LoadFleet(o.fleetFile)
 	}
 	if o.members < 0 || o.members > 20 {
-		return member.FleetSpec{}, fmt.Errorf("--members %d is out of range: use 0..20 (or --fleet for a fleet file)", o.members)
+		return simmember.FleetSpec{}, fmt.Errorf("--members %d is out of range: use 0..20 (or --fleet for a fleet file)", o.members)
 	}
 	if o.pullMembers < 0 || o.members+o.pullMembers > 20 {
-		return member.FleetSpec{}, fmt.Errorf("--pull-members %d is out of range: use 0..%d (at most 20 members in all)", o.pullMembers, 20-o.members)
+		return simmember.FleetSpec{}, fmt.Errorf("--pull-members %d is out of range: use 0..%d (at most 20 members in all)", o.pullMembers, 20-o.members)
 	}
-	f := member.DefaultFleet(o.members + o.pullMembers)
+	f := simmember.DefaultFleet(o.members + o.pullMembers)
 	for i := o.members; i < len(f.Members); i++ {
 		f.Members[i].Name = fmt.Sprintf("pull%d", i-o.members+1)
 		f.Members[i].Pull = true

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )

@@ -19,8 +19,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/logging"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
@@ -49,12 +49,12 @@ func TestPodRescheduling(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	begin := time.Now()
-	spec := member.DefaultMemberSpec("resched")
-	m, err := member.Start(ctx, member.Options{
+	spec := simmember.DefaultMemberSpec("resched")
+	m, err := simmember.Start(ctx, simmember.Options{
 		MemberSpec:       spec,
 		DataDir:          filepath.Join(t.TempDir(), spec.Name),
 		Logger:           stderrLogger().WithName("member"),
-		SchedulerPlugins: map[string]member.SchedulerPluginFactory{schedplugin.Name: schedplugin.New},
+		SchedulerPlugins: map[string]simmember.SchedulerPluginFactory{schedplugin.Name: schedplugin.New},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestPodRescheduling(t *testing.T) {
 	}
 	nodes := make([]string, spec.Nodes)
 	for i := range nodes {
-		nodes[i] = member.NodeName(spec.Name, i)
+		nodes[i] = simmember.NodeName(spec.Name, i)
 	}
 
 	step := func(name string, f func(t *testing.T)) {

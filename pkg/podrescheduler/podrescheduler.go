@@ -11,7 +11,7 @@
 //   - schedplugin: a kube-scheduler plugin keeping pods off those nodes.
 //
 // Start runs the first two against one cluster; the plugin runs inside the
-// cluster's scheduler (member.Options.SchedulerPlugins, or `shepherd
+// cluster's scheduler (simmember.Options.SchedulerPlugins, or `shepherd
 // kube-scheduler`).
 package podrescheduler
 

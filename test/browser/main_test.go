@@ -14,9 +14,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/test/browserenv"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )

@@ -26,8 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
@@ -51,7 +51,7 @@ func run(m *testing.M) int {
 		fmt.Println("skipping the capacity suite in -short mode")
 		return 0
 	}
-	spec, err := member.LoadFleet("testdata/fleet.yaml")
+	spec, err := simmember.LoadFleet("testdata/fleet.yaml")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -81,9 +81,9 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 	if out, err := exec.Command("go", "build", "-o", cf.binary, "../../cmd/shepherd").CombinedOutput(); err != nil {
 		t.Fatalf("building shepherd: %v\n%s", err, out)
 	}
-	spec := member.FleetSpec{}
+	spec := simmember.FleetSpec{}
 	for _, n := range append(append([]string{}, pushMembers...), pullMembers...) {
-		m := member.DefaultMemberSpec(n)
+		m := simmember.DefaultMemberSpec(n)
 		// Room for the whole workload on any two members: after a
 		// failover the other two hold what the third ran.
 		m.Nodes = 4

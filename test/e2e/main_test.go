@@ -13,8 +13,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 

@@ -16,7 +16,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
@@ -362,7 +362,7 @@ func rejoin(t *testing.T, name string) {
 	t.Helper()
 	for i, m := range fleet.Members {
 		if m.Name() == name {
-			spec := member.DefaultFleet(len(fleet.Members)).Members[i]
+			spec := simmember.DefaultFleet(len(fleet.Members)).Members[i]
 			if _, err := membership.Join(context.Background(), hub, membership.JoinOptions{
 				Name: name, KubeconfigPath: m.KubeconfigPath(), Provider: spec.Provider, Region: spec.Region, Zone: spec.Zone,
 			}); err != nil {

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"

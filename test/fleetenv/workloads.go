@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
-	"github.com/shepherd-io/shepherd/pkg/member"
 )
 
 // DeploymentYAML is a Deployment of replicas nginx pods labelled app: name,
@@ -76,10 +76,10 @@ func FastProbes() clusterstatus.Options {
 	return clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second, NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second}
 }
 
-// SmallFleet is member.DefaultFleet(n) with two nodes per member: what the
+// SmallFleet is simmember.DefaultFleet(n) with two nodes per member: what the
 // suites' workloads need, and cheaper to run.
-func SmallFleet(n int) member.FleetSpec {
-	f := member.DefaultFleet(n)
+func SmallFleet(n int) simmember.FleetSpec {
+	f := simmember.DefaultFleet(n)
 	for i := range f.Members {
 		f.Members[i].Nodes = 2
 	}

@@ -17,8 +17,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -43,7 +43,7 @@ func run(m *testing.M) int {
 		fmt.Println("skipping the least-privilege test in -short mode: it starts a hub and three members")
 		return 0
 	}
-	spec := member.DefaultFleet(len(members))
+	spec := simmember.DefaultFleet(len(members))
 	for i := range spec.Members {
 		spec.Members[i].Nodes = 2
 		spec.Members[i].Pull = spec.Members[i].Name == pullMember

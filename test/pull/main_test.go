@@ -16,10 +16,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -50,7 +50,7 @@ func run(m *testing.M) int {
 		fmt.Println("skipping pull-mode end-to-end tests in -short mode")
 		return 0
 	}
-	spec := member.DefaultFleet(2)
+	spec := simmember.DefaultFleet(2)
 	spec.Members[1].Name, spec.Members[1].Pull = pullMember, true
 	for i := range spec.Members {
 		spec.Members[i].Nodes = 2

@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/shepherd-io/shepherd/config/crd"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 

@@ -8,15 +8,16 @@ import (
 
 // forbidden are the package path prefixes the component binaries must not
 // link: the embedded control plane (kube-apiserver's packages, etcd's
-// server), k8s.io/kubernetes (kube-scheduler, the kubelet's packages) and
-// kwok. They belong to `shepherd up`, the simulated members and the
-// benches, which only cmd/shepherd builds.
+// server), k8s.io/kubernetes (kube-scheduler, the kubelet's packages), kwok
+// and the development and benchmark packages (internal/dev, internal/bench).
+// They belong to `shepherd up`, the simulated members and the benches, which
+// only cmd/shepherd builds.
 var forbidden = []string{
 	"k8s.io/kubernetes/",
 	"go.etcd.io/etcd/server/",
 	"sigs.k8s.io/kwok/",
 	"k8s.io/apiserver/pkg/server",
-	"github.com/shepherd-io/shepherd/pkg/controlplane",
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane",
 }
 
 // TestComponentBinariesAreLean reads the binaries' dependency graphs with

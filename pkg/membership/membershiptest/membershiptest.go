@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"

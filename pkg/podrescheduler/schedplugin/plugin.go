@@ -20,7 +20,7 @@
 //
 // The plugin imports only the staging scheduler framework
 // (k8s.io/kube-scheduler/framework), so New can be registered both in a
-// member of `shepherd up` (member.Options.SchedulerPlugins) and in
+// member of `shepherd up` (simmember.Options.SchedulerPlugins) and in
 // `shepherd kube-scheduler`.
 package schedplugin
 
@@ -70,7 +70,7 @@ var (
 )
 
 // New builds the plugin; it takes no arguments. Its type is the
-// scheduler's PluginFactory (member.SchedulerPluginFactory).
+// scheduler's PluginFactory (simmember.SchedulerPluginFactory).
 func New(_ context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	return &Plugin{handle: h}, nil
 }

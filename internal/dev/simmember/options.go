@@ -1,4 +1,4 @@
-package member
+package simmember
 
 import (
 	"context"

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -212,7 +212,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	}
 	rep := &SoakReport{Workloads: o.Workloads, SimulatedPullClusters: o.SimulatedPullClusters, DurationSeconds: o.Duration.Seconds(),
 		ChurnPerSecond: o.ChurnPerSecond, Seed: o.Seed, MaxHeapGrowth: o.MaxHeapGrowth}
-	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: member.FleetSpec{}, Logger: o.Logger})
+	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: simmember.FleetSpec{}, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )

@@ -24,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/hubbench"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -173,7 +173,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer os.RemoveAll(dir)
 		o.DataDir = dir
 	}
-	fleetSpec := member.DefaultFleet(o.Members)
+	fleetSpec := simmember.DefaultFleet(o.Members)
 	for i := range fleetSpec.Members {
 		fleetSpec.Members[i].Nodes = 2
 	}

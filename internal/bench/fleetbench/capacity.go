@@ -15,8 +15,8 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -64,21 +64,21 @@ type CapacityReport struct {
 // of deployments x replicas replicas: capacityNodes nodes each, their CPU a
 // whole number of replicas (a replica never spans nodes), and enough pod
 // slots that CPU is what runs out.
-func capacityFleet(n, deployments int, replicas int32, fraction float64) member.FleetSpec {
+func capacityFleet(n, deployments int, replicas int32, fraction float64) simmember.FleetSpec {
 	total := float64(deployments) * float64(replicas) * fraction
 	perNode := max(1, int(total/float64(n*capacityNodes)))
-	f := member.DefaultFleet(n)
+	f := simmember.DefaultFleet(n)
 	for i := range f.Members {
 		f.Members[i].Nodes = capacityNodes
 		f.Members[i].NodeCPU = *resource.NewMilliQuantity(int64(perNode*capacityReplicaMilliCPU), resource.DecimalSI)
-		f.Members[i].NodePods = max(member.DefaultNodePods, perNode+10)
+		f.Members[i].NodePods = max(simmember.DefaultNodePods, perNode+10)
 	}
 	return f
 }
 
 // roomOf is how many replicas of capacityReplicaMilliCPU a member's empty
 // nodes hold, node by node.
-func roomOf(m member.MemberSpec) int {
+func roomOf(m simmember.MemberSpec) int {
 	return m.Nodes * int(m.NodeCPU.MilliValue()/capacityReplicaMilliCPU)
 }
 
@@ -139,7 +139,7 @@ func hubPlacements(ctx context.Context, hub client.Reader, ns string, rep *Capac
 }
 
 // beyondRoom sums, over the members, the replicas placed beyond their room.
-func beyondRoom(fleet member.FleetSpec, placed map[string]int) int {
+func beyondRoom(fleet simmember.FleetSpec, placed map[string]int) int {
 	n := 0
 	for _, m := range fleet.Members {
 		n += max(0, placed[m.Name]-roomOf(m))
@@ -248,7 +248,7 @@ func validCapacity(o Options) error {
 
 // capacityOutcome compares, once everything was applied, what the hub
 // placed with what the members hold and run.
-func capacityOutcome(ctx context.Context, f *localfleet.Fleet, fleet member.FleetSpec, ns string, fraction float64) (*CapacityReport, error) {
+func capacityOutcome(ctx context.Context, f *localfleet.Fleet, fleet simmember.FleetSpec, ns string, fraction float64) (*CapacityReport, error) {
 	rep := &CapacityReport{Fraction: fraction}
 	for _, m := range fleet.Members {
 		rep.RoomReplicas += roomOf(m)

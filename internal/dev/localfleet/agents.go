@@ -13,9 +13,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
@@ -27,7 +27,7 @@ func AgentKubeconfigPath(dataDir, name string) string {
 
 // registerPull registers a Pull member (new credentials on every start of
 // the fleet) and returns the agent's hub configuration.
-func registerPull(ctx context.Context, hubCfg *rest.Config, hub client.Client, dataDir string, spec member.MemberSpec, m *member.Member) (*rest.Config, error) {
+func registerPull(ctx context.Context, hubCfg *rest.Config, hub client.Client, dataDir string, spec simmember.MemberSpec, m *simmember.Member) (*rest.Config, error) {
 	kc, err := kubernetes.NewForConfig(m.RestConfig())
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 )
 
 // FloorNamespace holds the floor objects FloorWrites writes.

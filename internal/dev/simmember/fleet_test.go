@@ -1,4 +1,4 @@
-package member_test
+package simmember_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/shepherd-io/shepherd/pkg/member"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 )
 
 func writeFile(t *testing.T, content string) string {
@@ -21,7 +21,7 @@ func writeFile(t *testing.T, content string) string {
 }
 
 func TestLoadFleetDefaultsOmittedFields(t *testing.T) {
-	f, err := member.LoadFleet(writeFile(t, `
+	f, err := simmember.LoadFleet(writeFile(t, `
 members:
 - name: east
   provider: aws
@@ -41,9 +41,9 @@ members:
 		t.Fatalf("got %d members, want 2", len(f.Members))
 	}
 	east, west := f.Members[0], f.Members[1]
-	if east.Nodes != member.DefaultNodes || east.NodePods != member.DefaultNodePods ||
-		east.NodeCPU.Cmp(resource.MustParse(member.DefaultNodeCPU)) != 0 ||
-		east.NodeMemory.Cmp(resource.MustParse(member.DefaultNodeMem)) != 0 {
+	if east.Nodes != simmember.DefaultNodes || east.NodePods != simmember.DefaultNodePods ||
+		east.NodeCPU.Cmp(resource.MustParse(simmember.DefaultNodeCPU)) != 0 ||
+		east.NodeMemory.Cmp(resource.MustParse(simmember.DefaultNodeMem)) != 0 {
 		t.Errorf("east did not get the default node shape: %+v", east)
 	}
 	if east.Provider != "aws" || east.Region != "us-east-1" || east.Zone != "us-east-1a" || east.Labels["env"] != "prod" {
@@ -124,7 +124,7 @@ func TestLoadFleetValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := member.LoadFleet(writeFile(t, tt.yaml))
+			_, err := simmember.LoadFleet(writeFile(t, tt.yaml))
 			if err == nil {
 				t.Fatal("LoadFleet succeeded, want an error")
 			}
@@ -138,14 +138,14 @@ func TestLoadFleetValidation(t *testing.T) {
 }
 
 func TestLoadFleetMissingFile(t *testing.T) {
-	_, err := member.LoadFleet(filepath.Join(t.TempDir(), "nope.yaml"))
+	_, err := simmember.LoadFleet(filepath.Join(t.TempDir(), "nope.yaml"))
 	if err == nil || !strings.Contains(err.Error(), "reading fleet") {
 		t.Fatalf("got %v, want a reading fleet error", err)
 	}
 }
 
 func TestDefaultFleet(t *testing.T) {
-	f := member.DefaultFleet(7)
+	f := simmember.DefaultFleet(7)
 	if err := f.Validate(); err != nil {
 		t.Fatalf("default fleet is invalid: %v", err)
 	}
@@ -167,17 +167,17 @@ func TestDefaultFleet(t *testing.T) {
 			t.Errorf("%s and %s share zone %s", other, m.Name, m.Zone)
 		}
 		zones[m.Zone] = m.Name
-		if m.Nodes != member.DefaultNodes {
-			t.Errorf("%s has %d nodes, want %d", m.Name, m.Nodes, member.DefaultNodes)
+		if m.Nodes != simmember.DefaultNodes {
+			t.Errorf("%s has %d nodes, want %d", m.Name, m.Nodes, simmember.DefaultNodes)
 		}
 	}
-	if len(member.DefaultFleet(0).Members) != 0 {
+	if len(simmember.DefaultFleet(0).Members) != 0 {
 		t.Error("DefaultFleet(0) is not empty")
 	}
 }
 
 func TestMemberSpecValidateWithoutPath(t *testing.T) {
-	spec := member.DefaultMemberSpec("ok")
+	spec := simmember.DefaultMemberSpec("ok")
 	if err := spec.Validate(); err != nil {
 		t.Fatalf("default spec is invalid: %v", err)
 	}
@@ -188,13 +188,13 @@ func TestMemberSpecValidateWithoutPath(t *testing.T) {
 }
 
 func TestStartValidatesOptions(t *testing.T) {
-	_, err := member.Start(t.Context(), member.Options{MemberSpec: member.DefaultMemberSpec("m")})
+	_, err := simmember.Start(t.Context(), simmember.Options{MemberSpec: simmember.DefaultMemberSpec("m")})
 	if err == nil || !strings.Contains(err.Error(), "DataDir is required") {
 		t.Errorf("without DataDir: got %v", err)
 	}
-	spec := member.DefaultMemberSpec("m")
+	spec := simmember.DefaultMemberSpec("m")
 	spec.Nodes = 0
-	_, err = member.Start(t.Context(), member.Options{MemberSpec: spec, DataDir: t.TempDir()})
+	_, err = simmember.Start(t.Context(), simmember.Options{MemberSpec: spec, DataDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "nodes: must be at least 1") {
 		t.Errorf("with 0 nodes: got %v", err)
 	}

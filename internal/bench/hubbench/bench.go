@@ -19,7 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/shepherd-io/shepherd/config/crd"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 )
 
 // Options configure a run.

@@ -1,4 +1,4 @@
-// Package member runs simulated member clusters inside the current process,
+// Package simmember runs simulated member clusters inside the current process,
 // next to the hub, so that what Shepherd places on a member actually runs:
 // Deployments become available, Jobs complete, deleting a namespace removes
 // its pods.
@@ -45,4 +45,4 @@
 //     goroutines behind.
 //   - kube-scheduler's cache debugger listens for SIGUSR2 (dumps the
 //     scheduler cache); SIGINT/SIGTERM handling stays with the caller.
-package member
+package simmember

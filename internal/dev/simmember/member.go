@@ -1,4 +1,4 @@
-package member
+package simmember
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 )
 
 const (

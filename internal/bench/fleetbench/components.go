@@ -11,7 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 	"k8s.io/client-go/rest"
 
-	"github.com/shepherd-io/shepherd/pkg/hubbench"
+	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
 )
 
 // unlabelled names CPU spent in goroutines without a component label: the

@@ -24,8 +24,8 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/install"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"

@@ -1,4 +1,4 @@
-package member
+package simmember
 
 import (
 	"os"
@@ -24,7 +24,7 @@ spec:
 // resource; a stream that is not kwok stages is refused naming what is
 // wrong, before a member starts.
 func TestLoadKwokStages(t *testing.T) {
-	shipped, err := os.ReadFile("../../test/e2e/testdata/kwok-unready-image.yaml")
+	shipped, err := os.ReadFile("../../../test/e2e/testdata/kwok-unready-image.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/config"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/install"
-	"github.com/shepherd-io/shepherd/pkg/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )

@@ -1,4 +1,4 @@
-package member_test
+package simmember_test
 
 import (
 	"context"
@@ -25,8 +25,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/logging"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -60,10 +60,10 @@ func (p avoidNodeZero) Filter(_ context.Context, _ fwk.CycleState, _ *corev1.Pod
 
 // startMember starts spec under dataDir. It may run in a goroutine, so it
 // reports failure with Errorf and a nil Member.
-func startMember(t *testing.T, ctx context.Context, dataDir string, spec member.MemberSpec, plugins map[string]member.SchedulerPluginFactory) *member.Member {
+func startMember(t *testing.T, ctx context.Context, dataDir string, spec simmember.MemberSpec, plugins map[string]simmember.SchedulerPluginFactory) *simmember.Member {
 	t.Helper()
 	begin := time.Now()
-	m, err := member.Start(ctx, member.Options{
+	m, err := simmember.Start(ctx, simmember.Options{
 		MemberSpec:       spec,
 		DataDir:          filepath.Join(dataDir, spec.Name),
 		KubeconfigPath:   filepath.Join(dataDir, spec.Name+".kubeconfig"),
@@ -90,14 +90,14 @@ func TestMembers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	fleet := member.DefaultFleet(3)
+	fleet := simmember.DefaultFleet(3)
 	var filterCalls atomic.Int64
-	plugins := map[string]member.SchedulerPluginFactory{
+	plugins := map[string]simmember.SchedulerPluginFactory{
 		"AvoidNodeZero": func(context.Context, k8sruntime.Object, fwk.Handle) (fwk.Plugin, error) {
 			return avoidNodeZero{&filterCalls}, nil
 		},
 	}
-	members := make([]*member.Member, len(fleet.Members))
+	members := make([]*simmember.Member, len(fleet.Members))
 	// Runs before t.TempDir's removal: etcd must be closed by then.
 	t.Cleanup(func() {
 		cancel()
@@ -110,7 +110,7 @@ func TestMembers(t *testing.T) {
 	begin := time.Now()
 	var wg sync.WaitGroup
 	for i, spec := range fleet.Members {
-		var p map[string]member.SchedulerPluginFactory
+		var p map[string]simmember.SchedulerPluginFactory
 		if i == 0 {
 			p = plugins
 		}
@@ -152,7 +152,7 @@ func TestMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range pods.Items {
-			if p.Spec.NodeName == member.NodeName(members[0].Name(), 0) {
+			if p.Spec.NodeName == simmember.NodeName(members[0].Name(), 0) {
 				t.Errorf("pod %s landed on %s despite AvoidNodeZero", p.Name, p.Spec.NodeName)
 			}
 		}
@@ -242,7 +242,7 @@ func checkGoroutines(t *testing.T, before int) {
 	}
 }
 
-func checkKubeconfig(t *testing.T, m *member.Member) {
+func checkKubeconfig(t *testing.T, m *simmember.Member) {
 	t.Helper()
 	kc, err := clientcmd.LoadFromFile(m.KubeconfigPath())
 	if err != nil {
@@ -268,7 +268,7 @@ func checkKubeconfig(t *testing.T, m *member.Member) {
 	}
 }
 
-func clientFor(t *testing.T, m *member.Member) kubernetes.Interface {
+func clientFor(t *testing.T, m *simmember.Member) kubernetes.Interface {
 	t.Helper()
 	c, err := kubernetes.NewForConfig(m.RestConfig())
 	if err != nil {

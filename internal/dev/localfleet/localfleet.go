@@ -24,12 +24,12 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/config/crd"
+	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/controlplane"
 	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/install"
-	"github.com/shepherd-io/shepherd/pkg/member"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/schedplugin"
@@ -45,7 +45,7 @@ type Options struct {
 	// kubeconfig at DataDir/members/NAME.kubeconfig.
 	DataDir string
 	// Fleet lists the members; empty runs the hub alone.
-	Fleet member.FleetSpec
+	Fleet simmember.FleetSpec
 	// HubPort fixes the hub's API server port (0 picks a free one).
 	HubPort int
 	// HubMaxRequestsInFlight limits the requests the hub's API server
@@ -58,10 +58,10 @@ type Options struct {
 	// NoControllers skips the controller manager.
 	NoControllers bool
 	// MembersAPIOnly starts members without controllers, scheduler or
-	// pods (member.Options.APIOnly): for benchmarks of the hub.
+	// pods (simmember.Options.APIOnly): for benchmarks of the hub.
 	MembersAPIOnly bool
 	// KwokStages are extra kwok stages every member plays
-	// (member.Options.KwokStages).
+	// (simmember.Options.KwokStages).
 	KwokStages [][]byte
 	// Agent configures the agents of Pull members (the members with
 	// Pull set), which run in-process with the credentials `shepherd
@@ -74,7 +74,7 @@ type Options struct {
 // Fleet is a running local fleet.
 type Fleet struct {
 	Hub     *controlplane.ControlPlane
-	Members []*member.Member
+	Members []*simmember.Member
 
 	// podReschedulers run each member's pod rescheduler and webhook.
 	podReschedulers []*podrescheduler.Rescheduler
@@ -213,8 +213,8 @@ func labelled(ctx context.Context, name string, fn func(context.Context)) {
 	pprof.Do(ctx, pprof.Labels("component", name), fn)
 }
 
-func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
-	members := make([]*member.Member, len(opts.Fleet.Members))
+func startMembers(ctx context.Context, opts Options) ([]*simmember.Member, error) {
+	members := make([]*simmember.Member, len(opts.Fleet.Members))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, spec := range opts.Fleet.Members {
 		g.Go(func() error {
@@ -222,7 +222,7 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				return err
 			}
-			m, err := member.Start(ctx, member.Options{
+			m, err := simmember.Start(ctx, simmember.Options{
 				MemberSpec:     spec,
 				APIOnly:        opts.MembersAPIOnly,
 				KwokStages:     opts.KwokStages,
@@ -231,7 +231,7 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),
 				// Node-level pod rescheduling: the kube-scheduler plugin that
 				// keeps a failing pod off the nodes it already failed on.
-				SchedulerPlugins: map[string]member.SchedulerPluginFactory{schedplugin.Name: schedplugin.New},
+				SchedulerPlugins: map[string]simmember.SchedulerPluginFactory{schedplugin.Name: schedplugin.New},
 			})
 			if err != nil {
 				return fmt.Errorf("starting member %s: %w", spec.Name, err)
@@ -247,7 +247,7 @@ func startMembers(ctx context.Context, opts Options) ([]*member.Member, error) {
 // joinMembers joins each member the way `shepherd join` does, or, for Pull
 // members, registers it the way `shepherd register` does and returns the
 // agents' hub configurations by member name.
-func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members []*member.Member) (map[string]*rest.Config, error) {
+func joinMembers(ctx context.Context, hubCfg *rest.Config, opts Options, members []*simmember.Member) (map[string]*rest.Config, error) {
 	hub, err := client.New(hubCfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -380,7 +380,7 @@ const webhookAwaitTimeout = time.Minute
 // returns once each member calls its webhook. (Members that run their API
 // server only create no pods, and would refuse the probe's: they have no
 // ServiceAccount.)
-func startPodReschedulers(ctx context.Context, members []*member.Member, await bool, log logr.Logger) ([]*podrescheduler.Rescheduler, error) {
+func startPodReschedulers(ctx context.Context, members []*simmember.Member, await bool, log logr.Logger) ([]*podrescheduler.Rescheduler, error) {
 	out := make([]*podrescheduler.Rescheduler, 0, len(members))
 	for _, m := range members {
 		r, err := podrescheduler.Start(ctx, m.RestConfig(), podrescheduler.Options{
@@ -500,7 +500,7 @@ func (f *Fleet) Stop() error {
 }
 
 // Member returns the member named name, or nil.
-func (f *Fleet) Member(name string) *member.Member {
+func (f *Fleet) Member(name string) *simmember.Member {
 	for _, m := range f.Members {
 		if m.Name() == name {
 			return m
