@@ -67,9 +67,10 @@ type onceSet struct {
 
 // Once runs f the first time key is asked for among the controllers sharing
 // d (made by one WithDefaults call), and returns its error; later calls
-// with key do nothing. A cache index two controllers read is registered
-// this way, once: controller-runtime refuses a second registration of one
-// index name. A failed f is not recorded, so the next call tries again.
+// with key do nothing. Every cache index of the hub (package index) is
+// registered this way, once: controller-runtime refuses a second
+// registration of one index name, and an index two controllers read is
+// asked for by both. A failed f is not recorded, so the next call tries again.
 func (d Deps) Once(key string, f func() error) error {
 	if d.once == nil {
 		return f()

@@ -21,6 +21,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -29,9 +30,6 @@ const (
 	ControllerName = "dependencies"
 	// FieldManager owns spec.requiredBy and the attached bindings.
 	FieldManager = "shepherd-dependencies"
-	// indexRequiredBy indexes ResourceBindings by each dependent
-	// ("<namespace>/<name>") in their spec.requiredBy.
-	indexRequiredBy = "dependencies.shepherd.io/required-by"
 )
 
 // attachedOps counts attached bindings created and deleted.
@@ -47,14 +45,7 @@ func init() { metrics.Registry.MustRegister(attachedOps) }
 func Setup(d controllerdeps.Deps) error {
 	d = d.WithDefaults()
 	mgr := d.Manager
-	err := mgr.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.ResourceBinding{}, indexRequiredBy, func(obj client.Object) []string {
-		var out []string
-		for _, s := range obj.(*workv1alpha1.ResourceBinding).Spec.RequiredBy {
-			out = append(out, s.Namespace+"/"+s.Name)
-		}
-		return out
-	})
-	if err != nil {
+	if err := index.SetupBindingsByDependent(d); err != nil {
 		return err
 	}
 	deps := &watcher{cache: mgr.GetCache(), watched: map[schema.GroupVersionKind]bool{}}

@@ -17,6 +17,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -161,7 +162,7 @@ func (r *Reconciler) createAttached(ctx context.Context, d interpreter.Dependenc
 // listed in but no longer needs, deleting attached bindings nobody needs.
 func (r *Reconciler) release(ctx context.Context, ns, name string, wanted map[string]bool) error {
 	list := &workv1alpha1.ResourceBindingList{}
-	if err := r.client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{indexRequiredBy: ns + "/" + name}); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns), client.MatchingFields{index.BindingsByDependent: index.DependentKey(ns, name)}); err != nil {
 		return err
 	}
 	for i := range list.Items {

@@ -22,6 +22,8 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -30,13 +32,6 @@ const ControllerName = "policystatus"
 
 // EventPolicyConflict is the Warning event on a policy that starts tying.
 const EventPolicyConflict = "PolicyConflict"
-
-// Cache indexes of bindings, each registered once here: by the policy
-// governing them, and by each policy tied on them.
-const (
-	indexGoverning = "policystatus.shepherd.io/governing"
-	indexTied      = "policystatus.shepherd.io/tied"
-)
 
 // Kinds of policies, as written in spec.policyRef.kind.
 const (
@@ -47,13 +42,11 @@ const (
 // Setup adds the policy status controller to mgr.
 func Setup(d controllerdeps.Deps) error {
 	mgr := d.Manager
-	for _, obj := range []client.Object{&workv1alpha1.ResourceBinding{}, &workv1alpha1.ClusterResourceBinding{}} {
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, indexGoverning, governing); err != nil {
-			return err
-		}
-		if err := mgr.GetFieldIndexer().IndexField(context.Background(), obj, indexTied, tiedPolicies); err != nil {
-			return err
-		}
+	if err := setupIndexes(d, bindingutil.ResourceBindings()); err != nil {
+		return err
+	}
+	if err := setupIndexes(d, bindingutil.ClusterResourceBindings()); err != nil {
+		return err
 	}
 	r := &Reconciler{client: mgr.GetClient(), recorder: d.Recorder(ControllerName)}
 	// The status controller's own writes do not change the generation.
@@ -72,6 +65,15 @@ func Setup(d controllerdeps.Deps) error {
 		Complete(r)
 }
 
+// setupIndexes registers the cache indexes of the kind's bindings: by the
+// policy governing them, and by each policy tied on them.
+func setupIndexes[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T]) error {
+	if err := index.SetupBindingsByGoverningPolicy(d, kind); err != nil {
+		return err
+	}
+	return index.SetupBindingsByTiedPolicy(d, kind)
+}
+
 // Reconciler writes policy statuses. A request with a namespace is a
 // PropagationPolicy, one without a ClusterPropagationPolicy.
 type Reconciler struct {
@@ -85,25 +87,6 @@ func policyRefOf(b workv1alpha1.BindingObject) string {
 		return ""
 	}
 	return names.PolicyRef(ref.Kind, ref.Namespace, ref.Name)
-}
-
-// governing is the policy governing a binding: none while it is unclaimed
-// (its policy no longer selects its template; see workv1alpha1.Unclaimed).
-func governing(o client.Object) []string {
-	if b, ok := o.(workv1alpha1.BindingObject); ok && !workv1alpha1.Unclaimed(b.GetBindingStatus()) {
-		if ref := policyRefOf(b); ref != "" {
-			return []string{ref}
-		}
-	}
-	return nil
-}
-
-func tiedPolicies(o client.Object) []string {
-	v := o.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies]
-	if v == "" {
-		return nil
-	}
-	return strings.Split(v, ",")
 }
 
 // requestOf turns a names.PolicyRef back into a request.
@@ -125,7 +108,7 @@ func requestOf(ref string) (reconcile.Request, bool) {
 // policiesOfBinding wakes the policy governing a binding and the tied ones.
 func policiesOfBinding(_ context.Context, o client.Object) []reconcile.Request {
 	var reqs []reconcile.Request
-	for _, ref := range append(governing(o), tiedPolicies(o)...) {
+	for _, ref := range append(index.GoverningPolicy(o), index.TiedPolicies(o)...) {
 		if req, ok := requestOf(ref); ok {
 			reqs = append(reqs, req)
 		}
@@ -164,11 +147,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	self := names.PolicyRef(kind, p.GetNamespace(), p.GetName())
-	governed, err := r.bindings(ctx, indexGoverning, self)
+	governed, err := r.bindings(ctx, index.BindingsByGoverningPolicy, self)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	tiedOn, err := r.bindings(ctx, indexTied, self)
+	tiedOn, err := r.bindings(ctx, index.BindingsByTiedPolicy, self)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -205,23 +188,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, nil
 }
 
-// bindings reads the facts of the bindings of both kinds indexed under ref.
+// bindings reads the facts of the bindings of both kinds indexed under ref
+// in the index named field.
 //
 // The bindings are the cache's own, not copies (UnsafeDisableDeepCopy):
 // only a few strings are read from them. Copying every binding of a policy
 // on every reconcile was a quarter of the controllers' CPU in
 // `shepherd bench e2e`.
-func (r *Reconciler) bindings(ctx context.Context, index, ref string) ([]bindingFacts, error) {
+func (r *Reconciler) bindings(ctx context.Context, field, ref string) ([]bindingFacts, error) {
 	var out []bindingFacts
 	rbs := &workv1alpha1.ResourceBindingList{}
-	if err := r.client.List(ctx, rbs, client.MatchingFields{index: ref}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, rbs, client.MatchingFields{field: ref}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	for i := range rbs.Items {
 		out = append(out, factsOf(&rbs.Items[i]))
 	}
 	crbs := &workv1alpha1.ClusterResourceBindingList{}
-	if err := r.client.List(ctx, crbs, client.MatchingFields{index: ref}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.client.List(ctx, crbs, client.MatchingFields{field: ref}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
 	for i := range crbs.Items {
@@ -250,5 +234,5 @@ func factsOf(b workv1alpha1.BindingObject) bindingFacts {
 	if res.Namespace != "" {
 		tmpl = res.Namespace + "/" + res.Name
 	}
-	return bindingFacts{template: fmt.Sprintf("%s %s", res.Kind, tmpl), governedBy: policyRefOf(b), tied: tiedPolicies(b)}
+	return bindingFacts{template: fmt.Sprintf("%s %s", res.Kind, tmpl), governedBy: policyRefOf(b), tied: index.TiedPolicies(b)}
 }

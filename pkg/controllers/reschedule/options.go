@@ -16,6 +16,7 @@ import (
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 )
 
 // Options configure the RescheduleTask controller.
@@ -38,19 +39,14 @@ const (
 	pollMaxDelay  = 30 * time.Second
 )
 
-// indexPendingBinding indexes tasks by the bindings of their Pending
-// targets (bindingKey), so that a binding event wakes only the tasks
-// waiting for it.
-const indexPendingBinding = "reschedule.shepherd.io/pending-binding"
-
 // ControllerName names the RescheduleTask controller in the registry and
 // its events.
 const ControllerName = "reschedule"
 
-// Setup adds the RescheduleTask controller ("rescheduletask") and its
-// index. Tasks wake it when created or when their spec changes (its own
-// status writes do not); bindings wake the tasks with a Pending target on
-// them.
+// Setup adds the RescheduleTask controller ("rescheduletask") and
+// index.TasksByPendingBinding. Tasks wake it when created or when their
+// spec changes (its own status writes do not); bindings wake the tasks
+// with a Pending target on them.
 func Setup(d controllerdeps.Deps, opts Options) error {
 	mgr := d.Manager
 	r := &Reconciler{
@@ -61,7 +57,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		opts:      opts.withDefaults(),
 		now:       time.Now,
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &taskv1alpha1.RescheduleTask{}, indexPendingBinding, pendingBindings); err != nil {
+	if err := index.SetupTasksByPendingBinding(d); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
@@ -73,23 +69,10 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		Complete(r)
 }
 
-// pendingBindings are the index values of a task: the bindings of its
-// Pending targets.
-func pendingBindings(obj client.Object) []string {
-	task := obj.(*taskv1alpha1.RescheduleTask)
-	var out []string
-	for _, t := range task.Status.Targets {
-		if t.Phase == taskv1alpha1.TargetPending && t.Binding != "" {
-			out = append(out, t.Binding)
-		}
-	}
-	return out
-}
-
 // tasksWaitingFor maps a binding event to the tasks waiting for it.
 func (r *Reconciler) tasksWaitingFor(ctx context.Context, obj client.Object) []reconcile.Request {
 	list := &taskv1alpha1.RescheduleTaskList{}
-	if err := r.client.List(ctx, list, client.MatchingFields{indexPendingBinding: bindingKey(obj.GetNamespace(), obj.GetName())}); err != nil {
+	if err := r.client.List(ctx, list, client.MatchingFields{index.TasksByPendingBinding: bindingKey(obj.GetNamespace(), obj.GetName())}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "listing the tasks of a binding", "binding", bindingKey(obj.GetNamespace(), obj.GetName()))
 		return nil
 	}

@@ -3,7 +3,6 @@ package scheduling
 import (
 	"context"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -16,45 +15,17 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
-	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
-// Cache indexes on bindings, so that a cluster event finds the bindings it
-// concerns without scanning them all: index.BindingsByTargetCluster, shared
-// with failover, and the scheduler's own:
-const (
-	// indexClass: classEverywhere, classRetry and/or classOverflow.
-	indexClass = "scheduling.shepherd.io/class"
-
-	// classEverywhere: the placement takes every eligible cluster.
-	classEverywhere = "everywhere"
-	// classRetry: the binding is not (successfully) scheduled.
-	classRetry = "retry"
-	// classOverflow: the binding may hold replicas on overflow clusters.
-	classOverflow = "overflow"
-)
-
-func classes(obj client.Object) []string {
-	b := obj.(workv1alpha1.BindingObject)
-	var out []string
-	if placement.PlacesEverywhere(b.GetBindingSpec()) {
-		out = append(out, classEverywhere)
-	}
-	if !meta.IsStatusConditionTrue(b.GetBindingStatus().Conditions, workv1alpha1.ConditionScheduled) {
-		out = append(out, classRetry)
-	}
-	if placement.Overflows(b.GetBindingSpec(), b.GetBindingStatus()) {
-		out = append(out, classOverflow)
-	}
-	return out
-}
-
-// setupIndexes registers the indexes for the kind's bindings.
+// setupIndexes registers the cache indexes on the kind's bindings, so that
+// a cluster event finds the bindings it concerns without scanning them all:
+// index.BindingsByTargetCluster, shared with failover, and
+// index.BindingsByClass.
 func setupIndexes[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T]) error {
 	if err := index.SetupBindingsByTargetCluster(d, kind); err != nil {
 		return err
 	}
-	return d.Manager.GetFieldIndexer().IndexField(context.Background(), kind.New(), indexClass, classes)
+	return index.SetupBindingsByClass(d, kind)
 }
 
 // clusterHandler invalidates the fleet snapshot on every cluster event and
@@ -88,10 +59,10 @@ func (r *Reconciler[T]) clusterChanged(ctx context.Context, cluster string, c cl
 		selectors = append(selectors, client.MatchingFields{index.BindingsByTargetCluster: cluster})
 	}
 	if c&changeEligibility != 0 {
-		selectors = append(selectors, client.MatchingFields{indexClass: classEverywhere})
+		selectors = append(selectors, client.MatchingFields{index.BindingsByClass: index.ClassEverywhere})
 	}
 	if c&(changeEligibility|changeCapacity) != 0 {
-		selectors = append(selectors, client.MatchingFields{indexClass: classRetry}, client.MatchingFields{indexClass: classOverflow})
+		selectors = append(selectors, client.MatchingFields{index.BindingsByClass: index.ClassRetry}, client.MatchingFields{index.BindingsByClass: index.ClassOverflow})
 	}
 	for _, sel := range selectors {
 		list := r.kind.NewList()

@@ -1,8 +1,12 @@
-// Package index is the one definition of the cache indexes that more than
-// one controller reads: each index's name and the function computing its
-// keys are here, and each is registered once per manager
-// (controllerdeps.Deps.Once), whichever controllers ask for it. An index
-// only one controller reads stays with that controller.
+// Package index is the one definition of the hub's cache indexes: each
+// index's name, the function computing its keys and the function
+// registering it are here, and each is registered once per manager
+// (controllerdeps.Deps.Once), whichever controllers ask for it. The
+// indexes two controllers read (WorksByBinding, BindingsByTargetCluster)
+// are here for that reason, and the ones a single controller reads
+// (BindingsByClass, BindingsByGoverningPolicy, BindingsByTiedPolicy,
+// BindingsByDependent, TasksByPendingBinding) so that every index of the
+// hub is found in one place.
 package index
 
 import (
@@ -29,17 +33,13 @@ const (
 
 // SetupWorksByBinding registers WorksByBinding, once.
 func SetupWorksByBinding(d controllerdeps.Deps) error {
-	return d.Once(WorksByBinding, func() error {
-		return d.Manager.GetFieldIndexer().IndexField(context.Background(), &workv1alpha1.Work{}, WorksByBinding, worksByBinding)
-	})
+	return register(d, WorksByBinding, &workv1alpha1.Work{}, WorksByBinding, worksByBinding)
 }
 
 // SetupBindingsByTargetCluster registers BindingsByTargetCluster for the
 // bindings of kind, once per kind.
 func SetupBindingsByTargetCluster[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T]) error {
-	return d.Once(BindingsByTargetCluster+" "+kind.Name, func() error {
-		return d.Manager.GetFieldIndexer().IndexField(context.Background(), kind.New(), BindingsByTargetCluster, targetClusters)
-	})
+	return register(d, BindingsByTargetCluster+" "+kind.Name, kind.New(), BindingsByTargetCluster, targetClusters)
 }
 
 func worksByBinding(o client.Object) []string {
@@ -55,4 +55,13 @@ func targetClusters(o client.Object) []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// register adds the index name on obj's kind with keys to the manager's
+// cache, once among the controllers sharing d under the key once (the
+// index's name, and the kind when one index covers both binding kinds).
+func register(d controllerdeps.Deps, once string, obj client.Object, name string, keys client.IndexerFunc) error {
+	return d.Once(once, func() error {
+		return d.Manager.GetFieldIndexer().IndexField(context.Background(), obj, name, keys)
+	})
 }
