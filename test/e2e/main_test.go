@@ -14,15 +14,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
 var (
-	fleet    *localfleet.Fleet
-	hub      client.Client
-	members  = []string{"member1", "member2", "member3"}
-	memberCl map[string]client.Client
+	fleet *localfleet.Fleet
+	// fleetSpec is the fleet as the suite made it (members' topology and
+	// labels), for tests that join a member again.
+	fleetSpec simmember.FleetSpec
+	hub       client.Client
+	members   = []string{"member1", "member2", "member3"}
+	memberCl  map[string]client.Client
 )
 
 // flakyMember is stopped by TestUnreachableMemberIsTainted; no other test
@@ -54,6 +58,7 @@ func run(m *testing.M) int {
 	for i, ring := range []string{"canary", "prod", "prod"} {
 		spec.Members[i].Labels = map[string]string{"ring": ring}
 	}
+	fleetSpec = spec
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
 		Fleet:       spec,
 		KwokStages:  [][]byte{unready},

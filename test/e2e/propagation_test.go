@@ -16,7 +16,6 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 )
 
@@ -358,13 +357,16 @@ func TestUnjoinMovesReplicas(t *testing.T) {
 	})
 }
 
+// rejoin joins an unjoined member again as the suite first joined it:
+// with its topology and its labels (the Staged rollout test's rings; a
+// member joined again without them fell out of its stage).
 func rejoin(t *testing.T, name string) {
 	t.Helper()
 	for i, m := range fleet.Members {
 		if m.Name() == name {
-			spec := simmember.DefaultFleet(len(fleet.Members)).Members[i]
+			spec := fleetSpec.Members[i]
 			if _, err := membership.Join(context.Background(), hub, membership.JoinOptions{
-				Name: name, KubeconfigPath: m.KubeconfigPath(), Provider: spec.Provider, Region: spec.Region, Zone: spec.Zone,
+				Name: name, KubeconfigPath: m.KubeconfigPath(), Provider: spec.Provider, Region: spec.Region, Zone: spec.Zone, Labels: spec.Labels,
 			}); err != nil {
 				t.Errorf("joining %s again: %v", name, err)
 			}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/cli"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
@@ -95,7 +97,7 @@ func waitRollout(t *testing.T, ns, what string, inv func(map[string]memberCopy) 
 		}
 		if inv != nil {
 			if err := inv(copies); err != nil {
-				t.Fatal(err)
+				t.Fatalf("%v\n%s", err, rolloutState(ns))
 			}
 		}
 		if _, st, err = rolloutStatus(ns); err != nil {
@@ -104,6 +106,30 @@ func waitRollout(t *testing.T, ns, what string, inv func(map[string]memberCopy) 
 		return done(copies, st)
 	})
 	return st
+}
+
+// rolloutState describes what the rollout decided from: the binding's
+// targets, its rollout status (each cluster's stage and revision) and the
+// members' Cluster labels, for a failure's message.
+func rolloutState(ns string) string {
+	var b strings.Builder
+	if rb, err := binding(ns, "web", "Deployment"); err != nil {
+		fmt.Fprintf(&b, "binding: %v\n", err)
+	} else {
+		fmt.Fprintf(&b, "targets: %+v\ncontrol: %+v\n", rb.Spec.Clusters, rb.Spec.RolloutControl)
+		if st := rb.Status.Rollout; st != nil {
+			fmt.Fprintf(&b, "rollout: revision %s, good %s, %s: %s\nstages: %+v\nclusters: %+v\n", st.Revision, st.LastGoodRevision, st.Phase, st.Message, st.Stages, st.Clusters)
+		}
+	}
+	for _, m := range rolloutMembers {
+		c := &clusterv1alpha1.Cluster{}
+		if err := hub.Get(context.Background(), client.ObjectKey{Name: m}, c); err != nil {
+			fmt.Fprintf(&b, "%s: %v\n", m, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: labels %v, taints %v\n", m, c.Labels, c.Spec.Taints)
+	}
+	return b.String()
 }
 
 // everywhere accepts the rollout once it is in phase and every member

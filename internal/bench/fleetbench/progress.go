@@ -341,6 +341,8 @@ func percentile(sorted []time.Duration, pct int) time.Duration {
 	return sorted[max(0, min(len(sorted), i)-1)]
 }
 
+// allScheduled reports whether want bindings of ns are Scheduled and none
+// is on its way out.
 func allScheduled(ctx context.Context, hub client.Reader, ns string, want int) (bool, error) {
 	var rbs workv1alpha1.ResourceBindingList
 	if err := hub.List(ctx, &rbs, client.InNamespace(ns)); err != nil {
@@ -348,6 +350,12 @@ func allScheduled(ctx context.Context, hub client.Reader, ns string, want int) (
 	}
 	n := 0
 	for i := range rbs.Items {
+		if rbs.Items[i].DeletionTimestamp != nil {
+			// A deleted workload's binding on its way out (its Works
+			// being removed): the binding of the workload created again
+			// under its name is yet to come.
+			return false, nil
+		}
 		if meta.IsStatusConditionTrue(rbs.Items[i].Status.Conditions, workv1alpha1.ConditionScheduled) {
 			n++
 		}
