@@ -73,6 +73,10 @@ type Options struct {
 	// Identity names this agent in the Lease (default: the host name and
 	// a random suffix).
 	Identity string
+	// RetryMaxDelay caps a controller's back-off before it retries an
+	// object whose reconcile failed (default
+	// controllerdeps.DefaultRetryMaxDelay).
+	RetryMaxDelay time.Duration
 	// LeaseDuration, RenewDeadline and RetryPeriod time the Lease: how
 	// long it lasts without renewal (after which the hub deems the
 	// cluster Unknown and another agent may take over), how long the
@@ -195,10 +199,11 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	// in one process (`shepherd up` with Pull members) each learn their
 	// own.
 	d := controllerdeps.Deps{
-		Manager:     mgr,
-		Fence:       fence.Check,
-		Clients:     clients,
-		PullCluster: opts.Cluster,
+		Manager:       mgr,
+		Fence:         fence.Check,
+		Clients:       clients,
+		PullCluster:   opts.Cluster,
+		RetryMaxDelay: opts.RetryMaxDelay,
 	}
 	cfg := controllermanager.Config{Execution: opts.Execution, WorkStatus: opts.WorkStatus, ClusterStatus: opts.ClusterStatus}
 	if _, err := controllermanager.SetupControllers(d, cfg, controllermanager.AgentControllers(), sel); err != nil {

@@ -6,7 +6,9 @@
 //
 //	func Setup(d controllerdeps.Deps, opts Options) error
 //
-// (or Setup(d) when it has nothing to configure). Controllers are started
+// (or Setup(d) when it has nothing to configure), and builds its
+// controller with d.ControllerOptions (workers and the retry back-off, the
+// same for all). Controllers are started
 // from one ordered registry (package controllermanager), which both the
 // controller manager and the agent of a Pull cluster use.
 //
@@ -15,14 +17,27 @@ package controllerdeps
 
 import (
 	"sync"
+	"time"
 
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
+
+// DefaultRetryMaxDelay is the longest a controller waits before retrying
+// an object whose reconcile failed. controller-runtime's own cap, 1,000 s,
+// left an object that failed through a long hub outage untouched for up
+// to 16 minutes after the hub came back.
+const DefaultRetryMaxDelay = time.Minute
+
+// retryBaseDelay is the first retry's wait, controller-runtime's.
+const retryBaseDelay = 5 * time.Millisecond
 
 // RecorderPrefix starts the name every controller's events are reported
 // under: "shepherd-" and the controller's name.
@@ -52,6 +67,11 @@ type Deps struct {
 	// member (clusterclient.NewLocal), and nothing is written that the
 	// agent's credentials do not allow.
 	PullCluster string
+	// RetryMaxDelay caps the back-off before a controller retries an
+	// object whose reconcile failed (exponential from 5 ms); 0 is
+	// DefaultRetryMaxDelay. The scheduler and the execution controller
+	// keep back-offs of their own (from 1 s, up to 5 minutes).
+	RetryMaxDelay time.Duration
 
 	// once records what is set up once for all the controllers sharing
 	// these Deps (the cache indexes of package index); WithDefaults makes
@@ -111,6 +131,26 @@ func (d Deps) Client() client.Client { return d.Manager.GetClient() }
 // reported by "shepherd-<name>".
 func (d Deps) Recorder(name string) events.EventRecorder {
 	return d.Manager.GetEventRecorder(RecorderPrefix + name)
+}
+
+// ControllerOptions are the options every controller is built with:
+// workers reconciling at once (0 takes controller-runtime's default, one)
+// and the retry back-off (RetryMaxDelay).
+func (d Deps) ControllerOptions(workers int) controller.Options {
+	return TypedControllerOptions[reconcile.Request](d, workers)
+}
+
+// TypedControllerOptions are ControllerOptions for a controller whose
+// queue holds requests of type T.
+func TypedControllerOptions[T comparable](d Deps, workers int) controller.TypedOptions[T] {
+	maxDelay := d.RetryMaxDelay
+	if maxDelay <= 0 {
+		maxDelay = DefaultRetryMaxDelay
+	}
+	return controller.TypedOptions[T]{
+		MaxConcurrentReconciles: workers,
+		RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[T](retryBaseDelay, maxDelay),
+	}
 }
 
 // Agent reports whether the controllers run as a Pull cluster's agent.

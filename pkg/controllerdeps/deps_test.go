@@ -3,6 +3,10 @@ package controllerdeps
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // TestOnce: a key's set-up runs once among the Deps of one WithDefaults
@@ -37,5 +41,49 @@ func TestOnce(t *testing.T) {
 		if runs[tc.key] != tc.want {
 			t.Fatalf("Once(%q): %d runs, want %d", tc.key, runs[tc.key], tc.want)
 		}
+	}
+}
+
+// TestControllerOptions: workers pass through; a failed object is retried
+// from 5 ms, doubling, never later than RetryMaxDelay (a minute unless
+// set), where controller-runtime's own cap is 1,000 s.
+func TestControllerOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		d       Deps
+		workers int
+		wantMax time.Duration
+	}{
+		{"default cap", Deps{}, 4, DefaultRetryMaxDelay},
+		{"a cap of 10s", Deps{RetryMaxDelay: 10 * time.Second}, 0, 10 * time.Second},
+		{"a negative cap takes the default", Deps{RetryMaxDelay: -time.Second}, 1, DefaultRetryMaxDelay},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.d.ControllerOptions(tc.workers)
+			if o.MaxConcurrentReconciles != tc.workers {
+				t.Errorf("workers %d, want %d", o.MaxConcurrentReconciles, tc.workers)
+			}
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Name: "x"}}
+			if first := o.RateLimiter.When(req); first != retryBaseDelay {
+				t.Errorf("first retry after %s, want %s", first, retryBaseDelay)
+			}
+			var last time.Duration
+			for range 40 {
+				last = o.RateLimiter.When(req)
+				if last > tc.wantMax {
+					t.Fatalf("a retry after %s, beyond the cap %s", last, tc.wantMax)
+				}
+			}
+			if last != tc.wantMax {
+				t.Errorf("after 40 failures the retry waits %s, want the cap %s", last, tc.wantMax)
+			}
+			if other := o.RateLimiter.When(reconcile.Request{NamespacedName: types.NamespacedName{Name: "y"}}); other != retryBaseDelay {
+				t.Errorf("another object's first retry after %s: back-off is per object", other)
+			}
+		})
+	}
+	typed := TypedControllerOptions[string](Deps{RetryMaxDelay: time.Second}, 2)
+	if typed.MaxConcurrentReconciles != 2 || typed.RateLimiter.When("k") != retryBaseDelay {
+		t.Errorf("typed options: %+v", typed)
 	}
 }

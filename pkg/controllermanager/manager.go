@@ -73,6 +73,10 @@ type Options struct {
 	// ClusterSecretsNamespace is the only hub namespace members'
 	// credentials Secrets are read from (default shepherd-system).
 	ClusterSecretsNamespace string
+	// RetryMaxDelay caps a controller's back-off before it retries an
+	// object whose reconcile failed (default
+	// controllerdeps.DefaultRetryMaxDelay).
+	RetryMaxDelay time.Duration
 	// SkipNameValidation lets a process start the controllers more than
 	// once (a local fleet started again by a test or a benchmark):
 	// controller-runtime otherwise refuses a controller name it has seen.
@@ -198,8 +202,9 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Manager: mgr,
 		// One member client cache: each member gets one set of
 		// connections.
-		Clients:     clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{SecretsNamespace: opts.ClusterSecretsNamespace}),
-		Interpreter: opts.Interpreter,
+		Clients:       clusterclient.NewCache(mgr.GetClient(), clusterclient.Options{SecretsNamespace: opts.ClusterSecretsNamespace}),
+		Interpreter:   opts.Interpreter,
+		RetryMaxDelay: opts.RetryMaxDelay,
 	}
 	if fence != nil {
 		d.Fence = fence.Check

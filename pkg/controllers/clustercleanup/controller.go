@@ -41,6 +41,7 @@ func Setup(d controllerdeps.Deps) error {
 		Named(ControllerName).
 		For(&clusterv1alpha1.Cluster{}).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(clusterOfWork)).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(r)
 }
 

@@ -61,6 +61,7 @@ func Setup(d controllerdeps.Deps) error {
 	if err := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.ResourceBinding{}, dependents).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(r); err != nil {
 		return err
 	}
@@ -68,6 +69,7 @@ func Setup(d controllerdeps.Deps) error {
 		For(&workv1alpha1.ResourceBinding{}, builder.WithPredicates(predicate.NewPredicateFuncs(func(obj client.Object) bool {
 			return obj.GetLabels()[workv1alpha1.LabelAttached] == "true"
 		}))).
+		WithOptions(d.ControllerOptions(0)).
 		Build(&AttachedReconciler{client: mgr.GetClient(), deps: deps})
 	if err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 
 	"golang.org/x/time/rate"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
@@ -31,6 +30,6 @@ func setupKind[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind binding
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(ControllerName + "-" + strings.ToLower(kind.Name)).
 		For(kind.New()).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.Workers}).
+		WithOptions(d.ControllerOptions(opts.Workers)).
 		Complete(newReconciler(d, kind, opts, limiter))
 }

@@ -58,16 +58,15 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		opts:     opts.withDefaults(),
 	}
 	log := mgr.GetLogger().WithName(ControllerName)
-	c, err := controller.NewTyped(ControllerName, mgr, controller.TypedOptions[TemplateKey]{
-		Reconciler:              r,
-		MaxConcurrentReconciles: r.opts.Workers,
-		LogConstructor: func(k *TemplateKey) logr.Logger {
-			if k == nil {
-				return log
-			}
-			return log.WithValues("template", k.String())
-		},
-	})
+	copts := controllerdeps.TypedControllerOptions[TemplateKey](d, r.opts.Workers)
+	copts.Reconciler = r
+	copts.LogConstructor = func(k *TemplateKey) logr.Logger {
+		if k == nil {
+			return log
+		}
+		return log.WithValues("template", k.String())
+	}
+	c, err := controller.NewTyped(ControllerName, mgr, copts)
 	if err != nil {
 		return err
 	}
@@ -102,20 +101,21 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 			return err
 		}
 	}
-	if err := setupPolicyController(mgr, r, "detector-propagationpolicy", func() *policyv1alpha1.PropagationPolicy {
+	if err := setupPolicyController(d, r, "detector-propagationpolicy", func() *policyv1alpha1.PropagationPolicy {
 		return &policyv1alpha1.PropagationPolicy{}
 	}); err != nil {
 		return err
 	}
-	return setupPolicyController(mgr, r, "detector-clusterpropagationpolicy", func() *policyv1alpha1.ClusterPropagationPolicy {
+	return setupPolicyController(d, r, "detector-clusterpropagationpolicy", func() *policyv1alpha1.ClusterPropagationPolicy {
 		return &policyv1alpha1.ClusterPropagationPolicy{}
 	})
 }
 
-func setupPolicyController[P policyv1alpha1.PolicyObject](mgr ctrl.Manager, r *Reconciler, name string, newPolicy func() P) error {
-	return ctrl.NewControllerManagedBy(mgr).
+func setupPolicyController[P policyv1alpha1.PolicyObject](d controllerdeps.Deps, r *Reconciler, name string, newPolicy func() P) error {
+	return ctrl.NewControllerManagedBy(d.Manager).
 		Named(name).
 		For(newPolicy(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(&policyReconciler[P]{client: r.client, kinds: r.kinds, recorder: r.recorder, newPolicy: newPolicy, opts: r.opts})
 }
 

@@ -17,11 +17,9 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -86,7 +84,7 @@ type Reconciler struct {
 // not retrigger it), and the Works of a Cluster whose readiness changes or
 // which goes away.
 func Setup(d controllerdeps.Deps, opts Options) error {
-	return newReconciler(d, opts).setup(d.Manager)
+	return newReconciler(d, opts).setup(d)
 }
 
 func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
@@ -109,7 +107,8 @@ func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
 	return r
 }
 
-func (r *Reconciler) setup(mgr manager.Manager) error {
+func (r *Reconciler) setup(d controllerdeps.Deps) error {
+	mgr := d.Manager
 	inExecutionNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return names.IsExecutionNamespace(o.GetNamespace()) })
 	deleting := predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() }}
 	b := builder.ControllerManagedBy(mgr).
@@ -120,11 +119,11 @@ func (r *Reconciler) setup(mgr manager.Manager) error {
 		// An agent reaches its member with its own credentials.
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged()))
 	}
-	return b.WithOptions(controller.Options{
-		MaxConcurrentReconciles: r.Options.Workers,
-		RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay),
-	}).
-		Complete(r)
+	// A member's failures are retried from RetryBaseDelay (1 s), not the
+	// 5 ms of other controllers: each retry dials the member.
+	copts := d.ControllerOptions(r.Options.Workers)
+	copts.RateLimiter = workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.Options.RetryBaseDelay, r.Options.RetryMaxDelay)
+	return b.WithOptions(copts).Complete(r)
 }
 
 // Reconcile applies a Work, or cleans up after a deleted one.

@@ -7,5 +7,5 @@ import "github.com/shepherd-io/shepherd/pkg/controllerdeps"
 func SetupWithBeforeCreate(d controllerdeps.Deps, opts Options, f func(name string)) error {
 	r := newReconciler(d, opts)
 	r.beforeCreate = f
-	return r.setup(d.Manager)
+	return r.setup(d)
 }

@@ -62,6 +62,7 @@ func Setup(d controllerdeps.Deps) error {
 		Watches(&workv1alpha1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(policiesOfBinding), factsOnly).
 		Watches(&workv1alpha1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(policiesOfBinding), factsOnly).
 		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.allPolicies), createDelete).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(r)
 }
 

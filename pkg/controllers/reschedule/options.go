@@ -8,7 +8,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -65,7 +64,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		For(&taskv1alpha1.RescheduleTask{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&workv1alpha1.ResourceBinding{}, handler.EnqueueRequestsFromMapFunc(r.tasksWaitingFor)).
 		Watches(&workv1alpha1.ClusterResourceBinding{}, handler.EnqueueRequestsFromMapFunc(r.tasksWaitingFor)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		WithOptions(d.ControllerOptions(r.opts.Workers)).
 		Complete(r)
 }
 

@@ -7,7 +7,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -102,7 +101,7 @@ func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
 		Watches(r.kind.New(), bindingHandler(), builder.WithPredicates(bindingPredicate())).
 		WatchesRawSource(source.Kind(mgr.GetCache(), &clusterv1alpha1.Cluster{}, r.clusterHandler())).
 		WatchesRawSource(source.Kind(mgr.GetCache(), r.kind.New(), r.ledgerHandler())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.opts.Workers}).
+		WithOptions(d.ControllerOptions(r.opts.Workers)).
 		Complete(r)
 }
 

@@ -11,14 +11,13 @@ import (
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
@@ -48,8 +47,9 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 // setupBindingController registers the aggregation controller of one
 // binding kind: the binding's own spec changes (at once), and any change
 // of one of its Works (coalesced: the Works of a binding change together).
-func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind string, rec events.EventRecorder, in interpreter.Interpreter, o Options) error {
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: in}
+func setupBindingController[T any, PT bindingPtr[T]](d controllerdeps.Deps, kind string, rec events.EventRecorder, o Options) error {
+	mgr := d.Manager
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: d.Interpreter}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -60,7 +60,7 @@ func setupBindingController[T any, PT bindingPtr[T]](mgr manager.Manager, kind s
 			}
 			return reconcile.Request{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}, true
 		}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).
+		WithOptions(d.ControllerOptions(o.Workers)).
 		Complete(r)
 }
 

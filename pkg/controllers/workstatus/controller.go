@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -94,7 +93,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		WatchesRawSource(source.Channel(memberEvents, bindingutil.Coalesced(o.CoalesceWindow, func(w *workv1alpha1.Work) (reconcile.Request, bool) {
 			return reconcile.Request{NamespacedName: client.ObjectKeyFromObject(w)}, true
 		}))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: o.Workers}).
+		WithOptions(d.ControllerOptions(o.Workers)).
 		Complete(wr); err != nil {
 		return err
 	}
@@ -105,6 +104,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 			CreateFunc: func(event.CreateEvent) bool { return false },
 			UpdateFunc: func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
 		})).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(&memberReconciler{client: mgr.GetClient(), members: ms, clients: d.Clients}); err != nil {
 		return err
 	}
@@ -113,10 +113,10 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		return nil // an agent reports its Works; the hub aggregates them
 	}
 	rec := d.Recorder(ControllerName)
-	if err := setupBindingController[workv1alpha1.ResourceBinding](mgr, workv1alpha1.KindResourceBinding, rec, d.Interpreter, o); err != nil {
+	if err := setupBindingController[workv1alpha1.ResourceBinding](d, workv1alpha1.KindResourceBinding, rec, o); err != nil {
 		return err
 	}
-	return setupBindingController[workv1alpha1.ClusterResourceBinding](mgr, workv1alpha1.KindClusterResourceBinding, rec, d.Interpreter, o)
+	return setupBindingController[workv1alpha1.ClusterResourceBinding](d, workv1alpha1.KindClusterResourceBinding, rec, o)
 }
 
 // memberReconciler stops a member's informers when its Cluster goes.

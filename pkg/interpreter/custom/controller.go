@@ -168,6 +168,7 @@ func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
 		Watches(r.rules.newObject(), handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 			return []reconcile.Request{everything}
 		})).
+		WithOptions(d.ControllerOptions(0)).
 		Complete(r)
 }
 
