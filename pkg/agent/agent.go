@@ -123,6 +123,9 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
+	if err := controllerdeps.CheckRetryMaxDelay(o.RetryMaxDelay); err != nil {
+		return err
+	}
 	d := o.withDefaults()
 	if !(d.LeaseDuration > d.RenewDeadline && d.RenewDeadline > d.RetryPeriod && d.RetryPeriod > 0) {
 		return fmt.Errorf("lease duration %s, renew deadline %s and retry period %s: each must be shorter than the one before (defaults %s, %s, %s)",

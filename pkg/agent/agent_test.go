@@ -17,6 +17,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"short lease, default renew deadline", Options{Cluster: "edge-1", LeaseDuration: 20 * time.Second}, "each must be shorter"},
 		{"renew deadline not below the lease", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 4 * time.Second, RetryPeriod: time.Second}, "each must be shorter"},
 		{"retry period not below the renew deadline", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 3 * time.Second}, "each must be shorter"},
+		{"negative retry cap", Options{Cluster: "edge-1", RetryMaxDelay: -time.Second}, "--retry-max-delay -1s is negative"},
 		{"a test's short timing", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,6 +16,7 @@
 package controllerdeps
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -131,6 +132,15 @@ func (d Deps) Client() client.Client { return d.Manager.GetClient() }
 // reported by "shepherd-<name>".
 func (d Deps) Recorder(name string) events.EventRecorder {
 	return d.Manager.GetEventRecorder(RecorderPrefix + name)
+}
+
+// CheckRetryMaxDelay refuses a negative --retry-max-delay (0 takes
+// DefaultRetryMaxDelay).
+func CheckRetryMaxDelay(d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("--retry-max-delay %s is negative: give a duration such as 30s or 2m, or 0 for the default (%s)", d, DefaultRetryMaxDelay)
+	}
+	return nil
 }
 
 // ControllerOptions are the options every controller is built with:

@@ -2,6 +2,7 @@ package controllerdeps
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,22 @@ func TestControllerOptions(t *testing.T) {
 	typed := TypedControllerOptions[string](Deps{RetryMaxDelay: time.Second}, 2)
 	if typed.MaxConcurrentReconciles != 2 || typed.RateLimiter.When("k") != retryBaseDelay {
 		t.Errorf("typed options: %+v", typed)
+	}
+}
+
+// TestCheckRetryMaxDelay: a negative cap is refused with the flag's name
+// and the fix; 0 (the default) and positive caps pass.
+func TestCheckRetryMaxDelay(t *testing.T) {
+	for _, tc := range []struct {
+		d       time.Duration
+		wantErr bool
+	}{{0, false}, {30 * time.Second, false}, {-time.Second, true}} {
+		err := CheckRetryMaxDelay(tc.d)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("CheckRetryMaxDelay(%s) = %v, want error %v", tc.d, err, tc.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--retry-max-delay") {
+			t.Errorf("the error does not name the flag: %v", err)
+		}
 	}
 }

@@ -101,6 +101,9 @@ type Options struct {
 // New returns a manager with every controller registered; start it with
 // mgr.Start(ctx).
 func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	if err := controllerdeps.CheckRetryMaxDelay(opts.RetryMaxDelay); err != nil {
+		return nil, err
+	}
 	sel := AllControllers
 	if opts.Controllers != nil {
 		var err error

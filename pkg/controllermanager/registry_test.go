@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
@@ -145,5 +148,13 @@ func TestBindingOptions(t *testing.T) {
 		if got := bindingOptions(Config{}, sel.Enabled).WorkFinalizer; got != tc.want {
 			t.Errorf("--controllers %v: WorkFinalizer %v, want %v", tc.items, got, tc.want)
 		}
+	}
+}
+
+// TestNewRefusesANegativeRetryCap: the controller manager refuses a
+// negative --retry-max-delay before it starts anything.
+func TestNewRefusesANegativeRetryCap(t *testing.T) {
+	if _, err := New(&rest.Config{Host: "https://127.0.0.1:1"}, Options{RetryMaxDelay: -time.Minute}); err == nil || !strings.Contains(err.Error(), "--retry-max-delay") {
+		t.Fatalf("want an error naming --retry-max-delay, got %v", err)
 	}
 }

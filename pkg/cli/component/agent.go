@@ -90,7 +90,7 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 	f.DurationVar(&opts.LeaseDuration, "lease-duration", 0, fmt.Sprintf("how long the Lease lasts without renewal: after it the hub deems the cluster Unknown (default %s)", agent.DefaultLeaseDuration))
 	f.DurationVar(&opts.RenewDeadline, "renew-deadline", 0, fmt.Sprintf("how long the acting agent keeps trying to renew before it stops acting (default %s)", agent.DefaultRenewDeadline))
 	f.DurationVar(&opts.RetryPeriod, "retry-period", 0, fmt.Sprintf("how often the Lease is renewed or tried (default %s)", agent.DefaultRetryPeriod))
-	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed (from 5ms, doubling; the execution controller backs off from 1s to 5m)")
+	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed; not negative (from 5ms, doubling; the execution controller backs off from 1s to 5m)")
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "probe-interval", 0, "how often the member's status is collected (default 10s)")
 	f.StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, controllersUsage(controllermanager.AgentControllers()))
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)

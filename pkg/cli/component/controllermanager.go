@@ -127,7 +127,7 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "cluster-probe-interval", 0, "how often each member is probed (default 10s)")
 	f.DurationVar(&opts.ClusterStatus.NotReadyGracePeriod, "cluster-taint-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoSchedule (default 40s)")
 	f.DurationVar(&opts.ClusterStatus.NoExecuteGracePeriod, "cluster-no-execute-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoExecute and its workloads fail over, unless their policy tolerates the taint (default 5m; negative: never)")
-	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed (from 5ms, doubling; the scheduler and the execution controller back off from 1s to 5m)")
+	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed; not negative (from 5ms, doubling; the scheduler and the execution controller back off from 1s to 5m)")
 	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerWorkload, "max-replicas-per-workload", scheduler.DefaultMaxReplicasPerWorkload, "a workload with more replicas is Unschedulable (negative: no limit)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerCluster, "max-replicas-per-cluster", scheduler.DefaultMaxReplicasPerCluster, "a placement sending one cluster more replicas is Unschedulable (negative: no limit)")
