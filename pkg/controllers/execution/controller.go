@@ -70,6 +70,9 @@ type Reconciler struct {
 	limiter *limiter
 	// stamps remembers each Work's last full apply (see applyDue).
 	stamps stamps
+	// lost carries overwrites whose status write was refused (see
+	// lostOverwrites).
+	lost lostOverwrites
 
 	// beforeCreate, when set (by tests), runs between reading that a member
 	// object is missing and creating it: the window in which someone else

@@ -65,6 +65,45 @@ func (r *Reconciler) untilDue(work *workv1alpha1.Work) time.Duration {
 	return max(time.Second, r.Options.ResyncPeriod-time.Since(st.at))
 }
 
+// lostOverwrites holds, by workKey, the drifts an apply put back whose
+// status write was then refused (another controller wrote the Work
+// first). The pass that retries finds the member objects matching and
+// would call the drift resolved, as if the member's edit had been undone;
+// carrying them over keeps the condition's reason true: an apply put the
+// fields back. In memory only: after a restart the condition says
+// DriftResolved, which is still true of the member objects.
+type lostOverwrites struct{ sync.Map }
+
+type lostOverwrite struct {
+	generation  int64
+	overwritten []string
+}
+
+// carry adds to s the overwrites a refused write of the same generation
+// left, when this pass found no drift and put nothing back itself.
+func (l *lostOverwrites) carry(key string, generation int64, s driftSummary) driftSummary {
+	v, ok := l.Load(key)
+	if !ok {
+		return s
+	}
+	lost := v.(lostOverwrite)
+	if lost.generation == generation && len(s.drifted) == 0 && len(s.overwritten) == 0 {
+		s.overwritten = lost.overwritten
+	}
+	return s
+}
+
+// settle records the outcome of the status write of a pass that found s.
+func (l *lostOverwrites) settle(key string, generation int64, s driftSummary, writeErr error) {
+	if writeErr != nil && len(s.overwritten) > 0 {
+		l.Store(key, lostOverwrite{generation: generation, overwritten: s.overwritten})
+		return
+	}
+	if writeErr == nil {
+		l.Delete(key)
+	}
+}
+
 // previous is the recorded status of the member object of id.
 func previous(prev []workv1alpha1.ManifestStatus, id workv1alpha1.ResourceIdentifier) *workv1alpha1.ManifestStatus {
 	for i := range prev {

@@ -120,7 +120,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
 		Message: fmt.Sprintf("%d manifests applied to cluster %s", len(manifests), cluster.Name)}
 	result := "success"
-	sum := summarize(manifests, results)
+	sum := r.lost.carry(key, work.Generation, summarize(manifests, results))
 	switch {
 	case len(failures) > 0:
 	case work.Spec.ApplyStrategy.ReportsDiff():
@@ -152,7 +152,9 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	applyTotal.WithLabelValues(result).Inc()
 	applyDuration.WithLabelValues(result).Observe(time.Since(begin).Seconds())
-	if err := r.writeStatus(ctx, work, status, cond); err != nil {
+	err = r.writeStatus(ctx, work, status, cond)
+	r.lost.settle(key, work.Generation, sum, err)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
 	r.reportDrift(work, drifted, driftChanged, sum)

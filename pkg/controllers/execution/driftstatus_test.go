@@ -1,0 +1,67 @@
+package execution
+
+import (
+	"errors"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// TestDriftConditionAfterARefusedWrite: an apply puts a drift back and its
+// status write is refused because another controller wrote the Work
+// first; the pass that retries finds the member matching. The condition
+// must still say the apply overwrote the drift, not that the member's
+// edit was undone.
+func TestDriftConditionAfterARefusedWrite(t *testing.T) {
+	detected := metav1.Condition{Type: workv1alpha1.WorkConditionDrifted, Status: metav1.ConditionTrue, Reason: workv1alpha1.ReasonDriftDetected}
+	put := driftSummary{overwritten: []string{"Deployment shop/web: spec.replicas: member 4, hub 1"}}
+	conflict := errors.New("the object has been modified")
+	cases := []struct {
+		name string
+		// first is the pass whose write ends in firstErr; then a retry of
+		// generation retryGen finds retry.
+		first      driftSummary
+		firstErr   error
+		retryGen   int64
+		retry      driftSummary
+		wantReason string
+		wantStatus metav1.ConditionStatus
+	}{
+		{name: "refused write, retry of the same generation", first: put, firstErr: conflict, retryGen: 2,
+			wantReason: workv1alpha1.ReasonDriftOverwritten, wantStatus: metav1.ConditionFalse},
+		{name: "written, then a member edit undone", first: put, retryGen: 2,
+			wantReason: workv1alpha1.ReasonDriftResolved, wantStatus: metav1.ConditionFalse},
+		{name: "refused write, the Work changed since", first: put, firstErr: conflict, retryGen: 3,
+			wantReason: workv1alpha1.ReasonDriftResolved, wantStatus: metav1.ConditionFalse},
+		{name: "refused write, drifted again", first: put, firstErr: conflict, retryGen: 2,
+			retry:      driftSummary{drifted: []string{"Deployment shop/web drifted"}},
+			wantReason: workv1alpha1.ReasonDriftDetected, wantStatus: metav1.ConditionTrue},
+		{name: "refused write of a pass that put nothing back", firstErr: conflict, retryGen: 2,
+			wantReason: workv1alpha1.ReasonDriftResolved, wantStatus: metav1.ConditionFalse},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var lost lostOverwrites
+			lost.settle("ns/w", 2, lost.carry("ns/w", 2, tc.first), tc.firstErr)
+			// The refused write left the Work's condition as it was.
+			work := &workv1alpha1.Work{}
+			work.Generation = tc.retryGen
+			meta.SetStatusCondition(&work.Status.Conditions, detected)
+			sum := lost.carry("ns/w", tc.retryGen, tc.retry)
+			c, changed := driftCondition(work, sum)
+			if c == nil || c.Reason != tc.wantReason || c.Status != tc.wantStatus {
+				t.Fatalf("Drifted %+v, want %s %s", c, tc.wantStatus, tc.wantReason)
+			}
+			if !changed && tc.wantReason != workv1alpha1.ReasonDriftDetected {
+				t.Errorf("the condition did not change from %s", detected.Reason)
+			}
+			lost.settle("ns/w", tc.retryGen, sum, nil)
+			if _, ok := lost.Load("ns/w"); ok {
+				t.Errorf("a written pass left its overwrites behind")
+			}
+		})
+	}
+}
