@@ -26,9 +26,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -82,10 +82,10 @@ type Options struct {
 	// controller-runtime otherwise refuses a controller name it has seen.
 	SkipNameValidation bool
 
-	// Webhook, when set, serves the HealthInterpreter validating webhook
-	// (package health/cel) on every replica, leader or not: the API server
-	// may call any of them. Readiness waits for its CA to be published.
-	Webhook *healthcel.WebhookOptions
+	// Webhook, when set, serves the hub's validating webhooks (package
+	// admission) on every replica, leader or not: the API server may call
+	// any of them. Readiness waits for its CA to be published.
+	Webhook *admission.WebhookOptions
 	// Interpreter is what the controllers know of kinds; nil: a new one
 	// (the built-in kinds, then what ResourceInterpreterCustomizations and
 	// HealthInterpreters teach it).
@@ -224,7 +224,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 // manager runs.
 type webhookRunnable struct {
 	client client.Client
-	opts   healthcel.WebhookOptions
+	opts   admission.WebhookOptions
 	ready  atomic.Bool
 }
 
@@ -232,7 +232,7 @@ type webhookRunnable struct {
 func (w *webhookRunnable) NeedLeaderElection() bool { return false }
 
 func (w *webhookRunnable) Start(ctx context.Context) error {
-	s, err := healthcel.ServeWebhook(ctx, w.client, w.opts, logr.FromContextOrDiscard(ctx).WithName("webhook"))
+	s, err := admission.ServeWebhook(ctx, w.client, w.opts, logr.FromContextOrDiscard(ctx).WithName("webhook"))
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (w *webhookRunnable) check(*http.Request) error {
 	return nil
 }
 
-func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o healthcel.WebhookOptions) error {
+func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o admission.WebhookOptions) error {
 	// Uncached: it writes the webhook configuration before the cache runs.
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {

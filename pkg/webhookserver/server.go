@@ -16,7 +16,7 @@
 //     live replicas, each of which keeps its CA in a Lease it renews.
 //
 // The pod rescheduler's mutating webhook (package podrescheduler/webhook)
-// and the HealthInterpreter validating webhook (package health/cel) use it.
+// and the hub's validating webhooks (package admission) use it.
 package webhookserver
 
 import (

@@ -24,9 +24,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
@@ -121,7 +121,7 @@ func freePort(t *testing.T) int {
 func pointWebhooksAt(t *testing.T, port int) {
 	t.Helper()
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := hub.Get(context.Background(), client.ObjectKey{Name: healthcel.DefaultWebhookConfigurationName}, vwc); err != nil {
+	if err := hub.Get(context.Background(), client.ObjectKey{Name: admission.DefaultWebhookConfigurationName}, vwc); err != nil {
 		t.Fatal(err)
 	}
 	for i := range vwc.Webhooks {
@@ -174,7 +174,7 @@ func startControllerManager(t *testing.T, cfg *rest.Config, port int) (stop func
 		LeaderElectionIdentity:  identity,
 		Namespace:               install.Namespace,
 		GracefulShutdownTimeout: 5 * time.Second,
-		Webhook: &healthcel.WebhookOptions{BindAddress: "127.0.0.1", Port: port,
+		Webhook: &admission.WebhookOptions{BindAddress: "127.0.0.1", Port: port,
 			DNSNames: []string{"shepherd-webhook." + install.Namespace + ".svc"}},
 		Config: controllermanager.Config{ClusterStatus: clusterstatus.Options{ProbeInterval: time.Second, NotReadyGracePeriod: 10 * time.Second,
 			NoExecuteGracePeriod: 20 * time.Second, ProbeTimeout: 5 * time.Second}},
@@ -212,7 +212,7 @@ func waitLeaderAndWebhook(t *testing.T) {
 	})
 	eventually(t, "the webhook's CA in the installed configuration", func() error {
 		vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-		if err := hub.Get(context.Background(), client.ObjectKey{Name: healthcel.DefaultWebhookConfigurationName}, vwc); err != nil {
+		if err := hub.Get(context.Background(), client.ObjectKey{Name: admission.DefaultWebhookConfigurationName}, vwc); err != nil {
 			return err
 		}
 		for _, w := range vwc.Webhooks {

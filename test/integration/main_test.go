@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
+	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -33,7 +33,7 @@ var suite = testenv.Shared{
 		if err != nil {
 			return nil, err
 		}
-		webhook, err := healthcel.ServeWebhook(context.Background(), c, healthcel.WebhookOptions{URLConfiguration: true}, logr.Discard())
+		webhook, err := admission.ServeWebhook(context.Background(), c, admission.WebhookOptions{URLConfiguration: true}, logr.Discard())
 		if err != nil {
 			return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
 		}

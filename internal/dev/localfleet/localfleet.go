@@ -26,9 +26,9 @@ import (
 	"github.com/shepherd-io/shepherd/config/crd"
 	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
+	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler"
@@ -342,7 +342,7 @@ func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*w
 	if err != nil {
 		return nil, err
 	}
-	s, err := healthcel.ServeWebhook(ctx, c, healthcel.WebhookOptions{URLConfiguration: true}, log.WithName("webhook"))
+	s, err := admission.ServeWebhook(ctx, c, admission.WebhookOptions{URLConfiguration: true}, log.WithName("webhook"))
 	if err != nil {
 		return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
 	}

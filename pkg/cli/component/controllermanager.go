@@ -12,11 +12,11 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 
+	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
-	healthcel "github.com/shepherd-io/shepherd/pkg/health/cel"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
@@ -29,7 +29,7 @@ func NewControllerManagerCommand() *cobra.Command {
 	var (
 		hub     kubeconfig.HubFlags
 		opts    controllermanager.Options
-		webhook healthcel.WebhookOptions
+		webhook admission.WebhookOptions
 		verbose int
 	)
 	cmd := &cobra.Command{
@@ -138,7 +138,7 @@ hub that reaches this process directly.`,
 	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the HealthInterpreter validating webhook on this port (0: no webhook)")
 	f.StringVar(&webhook.BindAddress, "webhook-bind-address", "0.0.0.0", "IP the webhook listens on")
 	f.StringSliceVar(&webhook.DNSNames, "webhook-dns-name", nil, "DNS name of the webhook's certificate, e.g. the Service's NAME.NAMESPACE.svc (repeatable)")
-	f.StringVar(&webhook.ConfigurationName, "webhook-configuration", healthcel.DefaultWebhookConfigurationName, "ValidatingWebhookConfiguration to publish the webhook's CA in")
+	f.StringVar(&webhook.ConfigurationName, "webhook-configuration", admission.DefaultWebhookConfigurationName, "ValidatingWebhookConfiguration to publish the webhook's CA in")
 	f.BoolVar(&webhook.URLConfiguration, "webhook-url-configuration", false, "write the whole webhook configuration with a url: pointing at --webhook-bind-address, instead of adding the CA to the deployed one")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd

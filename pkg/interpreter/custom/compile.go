@@ -4,8 +4,9 @@
 // replica, pod spec and retained fields, the summed status fields, and a
 // health rule over the member object (`observedObj`, as in a
 // HealthInterpreter). Compile checks everything once, at admission
-// (Validate, served by the webhook) and again in the controller, which
-// hands the result to the process's interpreter (Layered.SetCustom).
+// (Validate, served by package admission's webhook) and again in the
+// controller, which hands the result to the process's interpreter
+// (Layered.SetCustom).
 //
 // HealthInterpreters are the same thing with one operation, health, and
 // a higher layer (Layered.SetHealthRule): CompileHealthInterpreter, one

@@ -1,8 +1,9 @@
-package clusterclient
+package admission
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -10,16 +11,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"k8s.io/client-go/kubernetes/scheme"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 )
+
+// kubeconfig is a kubeconfig of one cluster whose user is user (YAML).
+func kubeconfig(user string) []byte {
+	return fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters: [{name: m, cluster: {server: "https://m:6443", certificate-authority-data: Q0E=}}]
+users: [{name: m, user: %s}]
+contexts: [{name: m, context: {cluster: m, user: m}}]
+current-context: m
+`, user)
+}
 
 func TestCredentialsValidator(t *testing.T) {
 	v := &credentialsValidator{decoder: admission.NewDecoder(scheme.Scheme)}
-	good := kubeconfigBytes(t, "https://m:6443", &clientcmdapi.AuthInfo{Token: "t"})
-	bad := kubeconfigBytes(t, "https://m:6443", &clientcmdapi.AuthInfo{TokenFile: "/token"})
+	good := kubeconfig("{token: t}")
+	bad := kubeconfig("{tokenFile: /token}")
 	for _, tc := range []struct {
 		name  string
 		data  map[string][]byte
@@ -32,7 +44,7 @@ func TestCredentialsValidator(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, err := json.Marshal(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-				ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: DefaultSecretsNamespace}, Data: tc.data})
+				ObjectMeta: metav1.ObjectMeta{Name: "m", Namespace: clusterclient.DefaultSecretsNamespace}, Data: tc.data})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,10 @@
-package cel
+package admission
 
-// RBAC on the hub of the validating webhook (gathered into
+// RBAC on the hub of the validating webhooks (gathered into
 // config/rbac/role.yaml by `make generate`; the controllers of the objects
-// it checks are in package interpreter/custom).
+// they check are in package interpreter/custom).
 //
-// The webhook publishes its CA in the deployed configuration
+// The webhooks publish their CA in the deployed configuration
 // (config/controllermanager/webhook.yaml), and only in that one: get and
 // update by name. --webhook-configuration with another name needs this
 // rule changed; --webhook-url-configuration, which creates the

@@ -1,4 +1,4 @@
-package clusterclient
+package admission
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/shepherd-io/shepherd/pkg/webhookserver"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 )
 
 // The credentials webhook refuses, at admission, a Secret of the secrets
 // namespace whose kubeconfig the controllers would refuse to use: one that
-// refers to files or plugins (see selfContained).
+// refers to files or plugins (see clusterclient.ValidateKubeconfig).
 const (
 	CredentialsWebhookName = "credentials.cluster.shepherd.io"
 	CredentialsWebhookPath = "/validate-cluster-credentials"
@@ -36,13 +36,13 @@ func (v *credentialsValidator) Handle(_ context.Context, req admission.Request) 
 	if err := v.decoder.Decode(req, s); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	data, ok := s.Data[SecretKeyKubeconfig]
+	data, ok := s.Data[clusterclient.SecretKeyKubeconfig]
 	if !ok {
 		return admission.Allowed("no kubeconfig")
 	}
-	if err := ValidateKubeconfig(data); err != nil {
-		return webhookserver.Invalid(corev1.SchemeGroupVersion.WithKind("Secret").GroupKind(), s.Name, field.ErrorList{
-			field.Invalid(field.NewPath("data", SecretKeyKubeconfig), "(kubeconfig)", fmt.Sprintf("%v (a Cluster's credentials must be self-contained)", err))})
+	if err := clusterclient.ValidateKubeconfig(data); err != nil {
+		return Invalid(corev1.SchemeGroupVersion.WithKind("Secret").GroupKind(), s.Name, field.ErrorList{
+			field.Invalid(field.NewPath("data", clusterclient.SecretKeyKubeconfig), "(kubeconfig)", fmt.Sprintf("%v (a Cluster's credentials must be self-contained)", err))})
 	}
 	return admission.Allowed("")
 }
@@ -71,7 +71,7 @@ func CredentialsWebhook(cc admissionregistrationv1.WebhookClientConfig, namespac
 		}},
 		MatchConditions: []admissionregistrationv1.MatchCondition{{
 			Name:       "has-kubeconfig",
-			Expression: "has(object.data) && '" + SecretKeyKubeconfig + "' in object.data",
+			Expression: "has(object.data) && '" + clusterclient.SecretKeyKubeconfig + "' in object.data",
 		}},
 		FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 		MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),

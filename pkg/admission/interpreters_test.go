@@ -1,4 +1,4 @@
-package cel
+package admission
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
@@ -43,7 +42,7 @@ func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtensio
 func TestValidatingWebhook(t *testing.T) {
 	const good = `observedObj.status.ready ? "Healthy" : "Unhealthy"`
 	const broken = `observedObj.status.ready ? "Healthy"`
-	v := custom.HealthInterpreterValidator().Admission(scheme.Scheme)
+	v := HealthInterpreterValidator().Admission(scheme.Scheme)
 	cases := []struct {
 		name      string
 		op        admissionv1.Operation
@@ -87,7 +86,7 @@ func TestValidatingWebhook(t *testing.T) {
 // configuration and the in-process one the same apart from how the
 // webhook is reached.
 func TestWebhookManifestMatchesConfiguration(t *testing.T) {
-	webhooktest.CheckManifest(t, filepath.Join("..", "..", "..", "config", "controllermanager", "webhook.yaml"), ValidatePath,
+	webhooktest.CheckManifest(t, filepath.Join("..", "..", "config", "controllermanager", "webhook.yaml"), HealthInterpreterPath,
 		&admissionregistrationv1.ValidatingWebhookConfiguration{},
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
 			return WebhookConfiguration(DefaultWebhookConfigurationName, cc, clusterclient.DefaultSecretsNamespace)

@@ -1,50 +1,32 @@
-package cel
+package admission
 
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/webhookserver"
 )
 
-// Names of the validating webhook and its configuration.
-const (
-	DefaultWebhookConfigurationName = "shepherd-healthinterpreter"
-	WebhookName                     = "healthinterpreters.config.shepherd.io"
-	// ValidatePath is where the webhook is served.
-	ValidatePath = "/validate-config-shepherd-io-v1alpha1-healthinterpreter"
-)
+// DefaultWebhookConfigurationName is the ValidatingWebhookConfiguration
+// that calls the hub's webhooks.
+const DefaultWebhookConfigurationName = "shepherd-healthinterpreter"
 
 // webhookTimeoutSeconds: compiling one expression takes well under a
 // millisecond; the rest is the round trip.
 const webhookTimeoutSeconds = 5
 
-// Validate returns what is wrong with hi that the CRD's schema cannot
-// say (see custom.ValidateHealthInterpreter).
-func Validate(hi *configv1alpha1.HealthInterpreter) field.ErrorList {
-	return custom.ValidateHealthInterpreter(hi)
-}
-
-// NewValidatingHandler returns the webhook's HTTP handler.
-func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
-	return custom.HealthInterpreterValidator().Handler(scheme.Scheme, ValidatePath, log)
-}
-
 // WebhookConfiguration is the ValidatingWebhookConfiguration calling the
-// webhook at cc on every creation and update of a HealthInterpreter.
+// HealthInterpreter webhook at cc on every creation and update of a
+// HealthInterpreter.
 // config/controllermanager/webhook.yaml is the same object with a Service
 // client config; a test keeps them in sync.
 //
@@ -54,8 +36,9 @@ func NewValidatingHandler(log logr.Logger) (http.Handler, error) {
 // rule that does not compile (condition Compiled=False), whatever got in.
 //
 // The same configuration, served by the same server, also holds the
-// credentials webhook (clusterclient.CredentialsWebhook) for Secrets of
-// secretsNamespace, at its own path on the same endpoint.
+// customization webhook (customizationWebhook) and the credentials
+// webhook (CredentialsWebhook) for Secrets of secretsNamespace, each at
+// its own path on the same endpoint.
 func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientConfig, secretsNamespace string) *admissionregistrationv1.ValidatingWebhookConfiguration {
 	return &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta: metav1.TypeMeta{
@@ -64,7 +47,7 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 		},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         WebhookName,
+			Name:         HealthInterpreterWebhookName,
 			ClientConfig: cc,
 			Rules: []admissionregistrationv1.RuleWithOperations{{
 				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
@@ -82,8 +65,8 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
-		}, customizationWebhook(atPath(cc, custom.ValidatePath)),
-			clusterclient.CredentialsWebhook(atPath(cc, clusterclient.CredentialsWebhookPath), secretsNamespace)},
+		}, customizationWebhook(atPath(cc, CustomizationPath)),
+			CredentialsWebhook(atPath(cc, CredentialsWebhookPath), secretsNamespace)},
 	}
 }
 
@@ -91,14 +74,14 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 // first webhook checks HealthInterpreters: their CEL must compile.
 func customizationWebhook(cc admissionregistrationv1.WebhookClientConfig) admissionregistrationv1.ValidatingWebhook {
 	return admissionregistrationv1.ValidatingWebhook{
-		Name:         custom.WebhookName,
+		Name:         CustomizationWebhookName,
 		ClientConfig: cc,
 		Rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
 			Rule: admissionregistrationv1.Rule{
 				APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
 				APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
-				Resources:   []string{custom.Resource},
+				Resources:   []string{customizationResource},
 				Scope:       ptr.To(admissionregistrationv1.ClusterScope),
 			},
 		}},
@@ -112,12 +95,13 @@ func customizationWebhook(cc admissionregistrationv1.WebhookClientConfig) admiss
 	}
 }
 
-// atPath is cc calling path instead of ValidatePath on the same endpoint.
+// atPath is cc calling path instead of HealthInterpreterPath on the same
+// endpoint.
 func atPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
 	out := *cc.DeepCopy()
 	switch {
 	case out.URL != nil:
-		out.URL = ptr.To(strings.TrimSuffix(*out.URL, ValidatePath) + path)
+		out.URL = ptr.To(strings.TrimSuffix(*out.URL, HealthInterpreterPath) + path)
 	case out.Service != nil:
 		out.Service.Path = ptr.To(path)
 	}
@@ -149,7 +133,7 @@ type WebhookOptions struct {
 	SecretsNamespace string
 }
 
-// ServeWebhook serves the validating webhook until ctx ends, after
+// ServeWebhook serves the hub's validating webhooks until ctx ends, after
 // publishing its CA with c (an uncached client of the hub). It returns
 // once the webhook is reachable, with the server.
 func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log logr.Logger) (*webhookserver.Server, error) {
@@ -159,15 +143,15 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if o.SecretsNamespace == "" {
 		o.SecretsNamespace = clusterclient.DefaultSecretsNamespace
 	}
-	h, err := NewValidatingHandler(log)
+	h, err := NewHealthInterpreterHandler(log)
 	if err != nil {
 		return nil, err
 	}
-	credentials, err := clusterclient.NewCredentialsHandler(log.WithName("credentials"))
+	credentials, err := NewCredentialsHandler(log.WithName("credentials"))
 	if err != nil {
 		return nil, err
 	}
-	customizations, err := custom.NewValidatingHandler(log.WithName("customizations"))
+	customizations, err := NewCustomizationHandler(log.WithName("customizations"))
 	if err != nil {
 		return nil, err
 	}
@@ -176,14 +160,14 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		BindAddress: o.BindAddress,
 		Port:        o.Port,
 		DNSNames:    o.DNSNames,
-		Routes: []webhookserver.Route{{Path: ValidatePath, Handler: h}, {Path: custom.ValidatePath, Handler: customizations},
-			{Path: clusterclient.CredentialsWebhookPath, Handler: credentials}},
+		Routes: []webhookserver.Route{{Path: HealthInterpreterPath, Handler: h}, {Path: CustomizationPath, Handler: customizations},
+			{Path: CredentialsWebhookPath, Handler: credentials}},
 		Logger: log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = webhookserver.Publish(ctx, c, s, ValidatePath, o.URLConfiguration, o.Liveness, log,
+	err = webhookserver.Publish(ctx, c, s, HealthInterpreterPath, o.URLConfiguration, o.Liveness, log,
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
 			return WebhookConfiguration(o.ConfigurationName, cc, o.SecretsNamespace)
 		})
@@ -191,6 +175,6 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		_ = s.Stop()
 		return nil, fmt.Errorf("publishing the CA in ValidatingWebhookConfiguration %s: %w", o.ConfigurationName, err)
 	}
-	log.Info("HealthInterpreter webhook serving", "url", s.URL(ValidatePath), "configuration", o.ConfigurationName)
+	log.Info("HealthInterpreter webhook serving", "url", s.URL(HealthInterpreterPath), "configuration", o.ConfigurationName)
 	return s, nil
 }

@@ -1,0 +1,59 @@
+package admission
+
+import (
+	"net/http"
+
+	"github.com/go-logr/logr"
+
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// Names of the validating webhooks of HealthInterpreters and
+// ResourceInterpreterCustomizations.
+const (
+	HealthInterpreterWebhookName = "healthinterpreters.config.shepherd.io"
+	// HealthInterpreterPath is where the HealthInterpreter webhook is
+	// served.
+	HealthInterpreterPath = "/validate-config-shepherd-io-v1alpha1-healthinterpreter"
+
+	CustomizationWebhookName = "resourceinterpretercustomizations.config.shepherd.io"
+	// CustomizationPath is where the ResourceInterpreterCustomization
+	// webhook is served.
+	CustomizationPath = "/validate-config-shepherd-io-v1alpha1-resourceinterpretercustomization"
+	// customizationResource is the plural the customization webhook's
+	// rule names.
+	customizationResource = "resourceinterpretercustomizations"
+)
+
+// NewHealthInterpreterHandler returns the HealthInterpreter webhook's HTTP
+// handler.
+func NewHealthInterpreterHandler(log logr.Logger) (http.Handler, error) {
+	return HealthInterpreterValidator().Handler(scheme.Scheme, HealthInterpreterPath, log)
+}
+
+// NewCustomizationHandler returns the ResourceInterpreterCustomization
+// webhook's HTTP handler: it admits a customization that compiles (see
+// SpecValidator and custom.Validate).
+func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
+	return SpecValidator[*configv1alpha1.ResourceInterpreterCustomization]{
+		Kind: configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization").GroupKind(),
+		New: func() *configv1alpha1.ResourceInterpreterCustomization {
+			return &configv1alpha1.ResourceInterpreterCustomization{}
+		},
+		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
+		Validate: custom.Validate,
+	}.Handler(scheme.Scheme, CustomizationPath, log)
+}
+
+// HealthInterpreterValidator admits a HealthInterpreter whose rule
+// compiles (see SpecValidator and custom.ValidateHealthInterpreter).
+func HealthInterpreterValidator() SpecValidator[*configv1alpha1.HealthInterpreter] {
+	return SpecValidator[*configv1alpha1.HealthInterpreter]{
+		Kind:     configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(),
+		New:      func() *configv1alpha1.HealthInterpreter { return &configv1alpha1.HealthInterpreter{} },
+		Spec:     func(hi *configv1alpha1.HealthInterpreter) any { return hi.Spec },
+		Validate: custom.ValidateHealthInterpreter,
+	}
+}
