@@ -14,14 +14,14 @@ import (
 // ResourceInterpreterCustomizations.
 const (
 	HealthInterpreterWebhookName = "healthinterpreters.config.shepherd.io"
-	// HealthInterpreterPath is where the HealthInterpreter webhook is
-	// served.
-	HealthInterpreterPath = "/validate-config-shepherd-io-v1alpha1-healthinterpreter"
+	// HealthInterpreterWebhookPath is where the HealthInterpreter webhook
+	// is served.
+	HealthInterpreterWebhookPath = "/validate-config-shepherd-io-v1alpha1-healthinterpreter"
 
 	CustomizationWebhookName = "resourceinterpretercustomizations.config.shepherd.io"
-	// CustomizationPath is where the ResourceInterpreterCustomization
+	// CustomizationWebhookPath is where the ResourceInterpreterCustomization
 	// webhook is served.
-	CustomizationPath = "/validate-config-shepherd-io-v1alpha1-resourceinterpretercustomization"
+	CustomizationWebhookPath = "/validate-config-shepherd-io-v1alpha1-resourceinterpretercustomization"
 	// customizationResource is the plural the customization webhook's
 	// rule names.
 	customizationResource = "resourceinterpretercustomizations"
@@ -30,7 +30,7 @@ const (
 // NewHealthInterpreterHandler returns the HealthInterpreter webhook's HTTP
 // handler.
 func NewHealthInterpreterHandler(log logr.Logger) (http.Handler, error) {
-	return HealthInterpreterValidator().Handler(scheme.Scheme, HealthInterpreterPath, log)
+	return HealthInterpreterValidator().Handler(scheme.Scheme, HealthInterpreterWebhookPath, log)
 }
 
 // NewCustomizationHandler returns the ResourceInterpreterCustomization
@@ -44,7 +44,7 @@ func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
 		},
 		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
 		Validate: custom.Validate,
-	}.Handler(scheme.Scheme, CustomizationPath, log)
+	}.Handler(scheme.Scheme, CustomizationWebhookPath, log)
 }
 
 // HealthInterpreterValidator admits a HealthInterpreter whose rule

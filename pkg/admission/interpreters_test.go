@@ -39,7 +39,7 @@ func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtensio
 	return runtime.RawExtension{Raw: b}
 }
 
-func TestValidatingWebhook(t *testing.T) {
+func TestHealthInterpreterValidator(t *testing.T) {
 	const good = `observedObj.status.ready ? "Healthy" : "Unhealthy"`
 	const broken = `observedObj.status.ready ? "Healthy"`
 	v := HealthInterpreterValidator().Admission(scheme.Scheme)
@@ -86,7 +86,7 @@ func TestValidatingWebhook(t *testing.T) {
 // configuration and the in-process one the same apart from how the
 // webhook is reached.
 func TestWebhookManifestMatchesConfiguration(t *testing.T) {
-	webhooktest.CheckManifest(t, filepath.Join("..", "..", "config", "controllermanager", "webhook.yaml"), HealthInterpreterPath,
+	webhooktest.CheckManifest(t, filepath.Join("..", "..", "config", "controllermanager", "webhook.yaml"), HealthInterpreterWebhookPath,
 		&admissionregistrationv1.ValidatingWebhookConfiguration{},
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
 			return WebhookConfiguration(DefaultWebhookConfigurationName, cc, clusterclient.DefaultSecretsNamespace)

@@ -26,9 +26,8 @@ const webhookTimeoutSeconds = 5
 
 // WebhookConfiguration is the ValidatingWebhookConfiguration calling the
 // HealthInterpreter webhook at cc on every creation and update of a
-// HealthInterpreter.
-// config/controllermanager/webhook.yaml is the same object with a Service
-// client config; a test keeps them in sync.
+// HealthInterpreter. config/controllermanager/webhook.yaml is the same
+// object with a Service client config; a test keeps them in sync.
 //
 // failurePolicy Fail: a rule that was not checked is not admitted. Only
 // HealthInterpreters are covered, so a webhook that is down blocks
@@ -65,7 +64,7 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
-		}, customizationWebhook(atPath(cc, CustomizationPath)),
+		}, customizationWebhook(atPath(cc, CustomizationWebhookPath)),
 			CredentialsWebhook(atPath(cc, CredentialsWebhookPath), secretsNamespace)},
 	}
 }
@@ -95,13 +94,13 @@ func customizationWebhook(cc admissionregistrationv1.WebhookClientConfig) admiss
 	}
 }
 
-// atPath is cc calling path instead of HealthInterpreterPath on the same
-// endpoint.
+// atPath is cc calling path instead of HealthInterpreterWebhookPath on
+// the same endpoint.
 func atPath(cc admissionregistrationv1.WebhookClientConfig, path string) admissionregistrationv1.WebhookClientConfig {
 	out := *cc.DeepCopy()
 	switch {
 	case out.URL != nil:
-		out.URL = ptr.To(strings.TrimSuffix(*out.URL, HealthInterpreterPath) + path)
+		out.URL = ptr.To(strings.TrimSuffix(*out.URL, HealthInterpreterWebhookPath) + path)
 	case out.Service != nil:
 		out.Service.Path = ptr.To(path)
 	}
@@ -160,14 +159,14 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		BindAddress: o.BindAddress,
 		Port:        o.Port,
 		DNSNames:    o.DNSNames,
-		Routes: []webhookserver.Route{{Path: HealthInterpreterPath, Handler: h}, {Path: CustomizationPath, Handler: customizations},
+		Routes: []webhookserver.Route{{Path: HealthInterpreterWebhookPath, Handler: h}, {Path: CustomizationWebhookPath, Handler: customizations},
 			{Path: CredentialsWebhookPath, Handler: credentials}},
 		Logger: log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = webhookserver.Publish(ctx, c, s, HealthInterpreterPath, o.URLConfiguration, o.Liveness, log,
+	err = webhookserver.Publish(ctx, c, s, HealthInterpreterWebhookPath, o.URLConfiguration, o.Liveness, log,
 		func(cc admissionregistrationv1.WebhookClientConfig) *admissionregistrationv1.ValidatingWebhookConfiguration {
 			return WebhookConfiguration(o.ConfigurationName, cc, o.SecretsNamespace)
 		})
@@ -175,6 +174,6 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		_ = s.Stop()
 		return nil, fmt.Errorf("publishing the CA in ValidatingWebhookConfiguration %s: %w", o.ConfigurationName, err)
 	}
-	log.Info("HealthInterpreter webhook serving", "url", s.URL(HealthInterpreterPath), "configuration", o.ConfigurationName)
+	log.Info("HealthInterpreter webhook serving", "url", s.URL(HealthInterpreterWebhookPath), "configuration", o.ConfigurationName)
 	return s, nil
 }
