@@ -369,16 +369,41 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		}
 	}
 	converging := time.Now()
-	if err := settle(ctx, progress, ns, o.Workloads, 15*time.Minute); err != nil {
-		rep.Violations = append(rep.Violations, err.Error())
-	}
-	rep.ConvergeSeconds = time.Since(converging).Seconds()
-	v, err := soakViolations(ctx, progress, ns, replicas)
+	v, err := converge(ctx, progress, ns, replicas, 15*time.Minute)
 	if err != nil {
 		return nil, err
 	}
+	rep.ConvergeSeconds = time.Since(converging).Seconds()
 	rep.Violations = append(rep.Violations, v...)
 	return rep, nil
+}
+
+// converge waits, at most timeout, until the fleet holds what the soak's
+// templates say, and returns what is still wrong then. Every binding
+// Scheduled and every Work applied is not enough: a binding whose
+// clusters a failover just took away (a simulated cluster's Lease late on
+// a loaded machine) still reads Scheduled until the scheduler places it
+// again, so the invariants themselves are what is waited for.
+func converge(ctx context.Context, hub client.Reader, ns string, replicas []int32, timeout time.Duration) ([]string, error) {
+	wait, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := settle(wait, hub, ns, len(replicas), timeout); err != nil {
+		v, verr := soakViolations(ctx, hub, ns, replicas)
+		return append([]string{err.Error()}, v...), verr
+	}
+	var v []string
+	err := poll(wait, func() (bool, error) {
+		now, err := soakViolations(wait, hub, ns, replicas)
+		if err != nil {
+			return false, err
+		}
+		v = now
+		return len(v) == 0, nil
+	})
+	if err != nil && wait.Err() == nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // settle waits until want bindings of ns are Scheduled and every Work is
