@@ -59,26 +59,13 @@ func NewCredentialsHandler(log logr.Logger) (http.Handler, error) {
 // down holds up nothing else; the client builder refuses the same
 // kubeconfigs anyway.
 func CredentialsWebhook(cc admissionregistrationv1.WebhookClientConfig, namespace string) admissionregistrationv1.ValidatingWebhook {
-	return admissionregistrationv1.ValidatingWebhook{
-		Name:         CredentialsWebhookName,
-		ClientConfig: cc,
-		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{
-				APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"},
-				Scope: ptr.To(admissionregistrationv1.NamespacedScope),
-			},
-		}},
-		MatchConditions: []admissionregistrationv1.MatchCondition{{
-			Name:       "has-kubeconfig",
-			Expression: "has(object.data) && '" + clusterclient.SecretKeyKubeconfig + "' in object.data",
-		}},
-		FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
-		MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
-		NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: namespace}},
-		ObjectSelector:          &metav1.LabelSelector{},
-		SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-		TimeoutSeconds:          ptr.To[int32](5),
-		AdmissionReviewVersions: []string{"v1"},
-	}
+	w := validatingWebhook(CredentialsWebhookName, cc, admissionregistrationv1.Rule{
+		APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"},
+		Scope: ptr.To(admissionregistrationv1.NamespacedScope),
+	}, &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: namespace}})
+	w.MatchConditions = []admissionregistrationv1.MatchCondition{{
+		Name:       "has-kubeconfig",
+		Expression: "has(object.data) && '" + clusterclient.SecretKeyKubeconfig + "' in object.data",
+	}}
+	return w
 }

@@ -35,7 +35,7 @@ const webhookTimeoutSeconds = 5
 // rule that does not compile (condition Compiled=False), whatever got in.
 //
 // The same configuration, served by the same server, also holds the
-// customization webhook (customizationWebhook) and the credentials
+// customization webhook (celWebhook, as the first) and the credentials
 // webhook (CredentialsWebhook) for Secrets of secretsNamespace, each at
 // its own path on the same endpoint.
 func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientConfig, secretsNamespace string) *admissionregistrationv1.ValidatingWebhookConfiguration {
@@ -45,48 +45,41 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			Kind:       "ValidatingWebhookConfiguration",
 		},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:         HealthInterpreterWebhookName,
-			ClientConfig: cc,
-			Rules: []admissionregistrationv1.RuleWithOperations{{
-				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-				Rule: admissionregistrationv1.Rule{
-					APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
-					APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
-					Resources:   []string{"healthinterpreters"},
-					Scope:       ptr.To(admissionregistrationv1.ClusterScope),
-				},
-			}},
-			FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
-			MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
-			NamespaceSelector:       &metav1.LabelSelector{},
-			ObjectSelector:          &metav1.LabelSelector{},
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
-			TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
-			AdmissionReviewVersions: []string{"v1"},
-		}, customizationWebhook(atPath(cc, CustomizationWebhookPath)),
-			CredentialsWebhook(atPath(cc, CredentialsWebhookPath), secretsNamespace)},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			celWebhook(HealthInterpreterWebhookName, "healthinterpreters", cc),
+			celWebhook(CustomizationWebhookName, customizationResource, atPath(cc, CustomizationWebhookPath)),
+			CredentialsWebhook(atPath(cc, CredentialsWebhookPath), secretsNamespace),
+		},
 	}
 }
 
-// customizationWebhook checks ResourceInterpreterCustomizations as the
-// first webhook checks HealthInterpreters: their CEL must compile.
-func customizationWebhook(cc admissionregistrationv1.WebhookClientConfig) admissionregistrationv1.ValidatingWebhook {
+// celWebhook checks every creation and update of the cluster-scoped
+// config resource whose rules are CEL that must compile
+// (HealthInterpreters, ResourceInterpreterCustomizations).
+func celWebhook(name, resource string, cc admissionregistrationv1.WebhookClientConfig) admissionregistrationv1.ValidatingWebhook {
+	return validatingWebhook(name, cc, admissionregistrationv1.Rule{
+		APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
+		APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
+		Resources:   []string{resource},
+		Scope:       ptr.To(admissionregistrationv1.ClusterScope),
+	}, &metav1.LabelSelector{})
+}
+
+// validatingWebhook is the hub's webhook entry calling cc on every
+// creation and update rule matches in the namespaces ns selects: it fails
+// closed, has no side effects and waits webhookTimeoutSeconds. Every hub
+// webhook is built here, so the three cannot drift apart.
+func validatingWebhook(name string, cc admissionregistrationv1.WebhookClientConfig, rule admissionregistrationv1.Rule, ns *metav1.LabelSelector) admissionregistrationv1.ValidatingWebhook {
 	return admissionregistrationv1.ValidatingWebhook{
-		Name:         CustomizationWebhookName,
+		Name:         name,
 		ClientConfig: cc,
 		Rules: []admissionregistrationv1.RuleWithOperations{{
 			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{
-				APIGroups:   []string{configv1alpha1.SchemeGroupVersion.Group},
-				APIVersions: []string{configv1alpha1.SchemeGroupVersion.Version},
-				Resources:   []string{customizationResource},
-				Scope:       ptr.To(admissionregistrationv1.ClusterScope),
-			},
+			Rule:       rule,
 		}},
 		FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
 		MatchPolicy:             ptr.To(admissionregistrationv1.Equivalent),
-		NamespaceSelector:       &metav1.LabelSelector{},
+		NamespaceSelector:       ns,
 		ObjectSelector:          &metav1.LabelSelector{},
 		SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
 		TimeoutSeconds:          ptr.To[int32](webhookTimeoutSeconds),
