@@ -17,8 +17,9 @@ import (
 const module = "github.com/shepherd-io/shepherd/pkg/controllers/"
 
 // sources parses the non-test Go files under pkg/controllers, by the
-// controller package (its first directory) they belong to.
-func sources(t *testing.T) map[string][]*ast.File {
+// controller package (its first directory) they belong to; fset places
+// what they hold in a file and line, for the messages.
+func sources(t *testing.T) (map[string][]*ast.File, *token.FileSet) {
 	t.Helper()
 	out := map[string][]*ast.File{}
 	fset := token.NewFileSet()
@@ -40,14 +41,15 @@ func sources(t *testing.T) map[string][]*ast.File {
 	if len(out) < 10 {
 		t.Fatalf("found %d controller packages: run from pkg/controllers", len(out))
 	}
-	return out
+	return out, fset
 }
 
 // TestNoControllerImportsAnother: what two controllers share goes down a
 // layer (pkg/controllers/internal, pkg/placement, ...), never one
 // controller package importing another.
 func TestNoControllerImportsAnother(t *testing.T) {
-	for pkg, files := range sources(t) {
+	pkgs, fset := sources(t)
+	for pkg, files := range pkgs {
 		for _, f := range files {
 			for _, imp := range f.Imports {
 				path, _ := strconv.Unquote(imp.Path.Value)
@@ -56,7 +58,7 @@ func TestNoControllerImportsAnother(t *testing.T) {
 					continue
 				}
 				if top, _, _ := strings.Cut(other, "/"); top != "internal" && top != pkg {
-					t.Errorf("controller %s imports controller %s", pkg, other)
+					t.Errorf("%s: controller %s imports controller %s", fset.Position(imp.Pos()), pkg, other)
 				}
 			}
 		}
@@ -68,14 +70,15 @@ func TestNoControllerImportsAnother(t *testing.T) {
 // all): no controller.Options written by hand, and as many
 // ControllerOptions calls in a file as controllers built there.
 func TestControllersTakeTheirOptionsFromDeps(t *testing.T) {
-	for pkg, files := range sources(t) {
+	pkgs, fset := sources(t)
+	for _, files := range pkgs {
 		for _, f := range files {
 			built, options := 0, 0
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.CompositeLit:
 					if name := selectorName(n.Type); name == "controller.Options" || name == "controller.TypedOptions" {
-						t.Errorf("%s: %s written by hand; take d.ControllerOptions(workers) and change what differs", pkg, name)
+						t.Errorf("%s: %s written by hand; take d.ControllerOptions(workers) and change what differs", fset.Position(n.Pos()), name)
 					}
 				case *ast.CallExpr:
 					switch name := selectorName(n.Fun); {
@@ -88,7 +91,7 @@ func TestControllersTakeTheirOptionsFromDeps(t *testing.T) {
 				return true
 			})
 			if options < built {
-				t.Errorf("%s (%s): %d controllers built, %d with ControllerOptions", pkg, f.Name.Name, built, options)
+				t.Errorf("%s: %d controllers built, %d with ControllerOptions", fset.Position(f.Pos()).Filename, built, options)
 			}
 		}
 	}
