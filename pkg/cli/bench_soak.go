@@ -32,12 +32,13 @@ garbage collection), resident memory and goroutines, the hub's writes a
 second, and the scheduling latency of that window's scales (from the write
 to the binding Scheduled with the new replicas). The heap may grow by at
 most --max-heap-growth from the first sample to the last: more is reported
-as outside the bound. When the churn stops, the run waits for every binding
-to be Scheduled and every Work applied and checks the fleet: each workload
-has one binding with its replicas on two clusters (one for a single
-replica), a Work per target and
-none more, and nothing is left of deleted workloads. The exit status is
-non-zero when a check fails or the heap grew beyond the bound.`,
+as outside the bound. When the churn stops, the run waits, for at most 15
+minutes, until the fleet holds what the templates say: each workload has
+one binding with its replicas on two clusters (one for a single replica), a
+Work per target and none more, every Work applied, and nothing left of
+deleted workloads. It reports how long that took and what is still wrong at
+the deadline. The exit status is non-zero when a check fails or the heap
+grew beyond the bound.`,
 		Example: `  # an hour, ten thousand workloads on a hundred clusters
   shepherd bench soak --duration 1h --workloads 10000 --simulated-pull-clusters 100 --churn 10
   shepherd bench soak --duration 5m --workloads 500 -o json`,
