@@ -233,6 +233,14 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		cf.hubProxy.Set(fleetenv.LinkCut)
 		undo = func() { cf.hubProxy.Set(fleetenv.LinkUp) }
 		h.log("%s", f.Kind)
+	case restartHub:
+		h.log("%s: stopping the hub", f.Kind)
+		begin := time.Now()
+		if err := cf.env.Fleet.RestartHub(f.For); err != nil {
+			t.Errorf("%s: %v", f.Kind, err)
+		}
+		h.log("%s: the hub serves again after %s (down %s)", f.Kind, time.Since(begin).Round(100*time.Millisecond), f.For)
+		return
 	}
 	time.Sleep(f.For)
 	undo()

@@ -32,6 +32,10 @@ const (
 	// cutHub cuts the controllers off the hub's API server, as a restart
 	// of it looks to them: every watch and request fails, then resumes.
 	cutHub faultKind = "cut-hub"
+	// restartHub stops the hub's API server and etcd and starts them
+	// again on the same data and port: every client's watches and
+	// requests fail, the writers' among them, and the stored objects stay.
+	restartHub faultKind = "restart-hub"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -88,7 +92,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(8); k {
+		switch k := r.IntN(9); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -108,6 +112,9 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			f = fault{Kind: flakyMember, For: secs(3*time.Second, 12*time.Second)}
 		case 7:
 			f = fault{Kind: cutHub, Target: "hub", For: secs(2*time.Second, 10*time.Second)}
+		case 8:
+			// For is how long the hub stays down, its start not counted.
+			f = fault{Kind: restartHub, Target: "hub", For: secs(time.Second, 6*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

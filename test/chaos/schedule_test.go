@@ -58,7 +58,7 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 			seen[f.Kind] = true
 		}
 	}
-	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub} {
+	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}

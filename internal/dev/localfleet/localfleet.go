@@ -89,6 +89,14 @@ type Fleet struct {
 	agentCtx context.Context
 	agentLog logr.Logger
 
+	// hubOpts and hubCtx start the hub (again, after RestartHub);
+	// hubLost is closed when it stops on its own; hubRestarting is set
+	// while RestartHub runs (under mu).
+	hubOpts       controlplane.Options
+	hubCtx        context.Context
+	hubLost       chan struct{}
+	hubRestarting bool
+
 	cancel       context.CancelFunc
 	stopClusters context.CancelFunc
 	done         chan struct{}
@@ -136,7 +144,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	// up, and the clusters after them.
 	clusterCtx, stopClusters := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
-	f := &Fleet{cancel: cancel, stopClusters: stopClusters, done: make(chan struct{})}
+	f := &Fleet{cancel: cancel, stopClusters: stopClusters, done: make(chan struct{}), hubLost: make(chan struct{}), hubCtx: clusterCtx}
 	fail := func(err error) (*Fleet, error) {
 		cancel()
 		stopClusters()
@@ -151,13 +159,11 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	// Every goroutine started below carries a "component" profiler label
 	// (hub, member, controllers, pod-rescheduler), so a CPU profile of the
 	// whole process splits by part: `go tool pprof -tagfocus component=hub`.
-	labelled(clusterCtx, "hub", func(ctx context.Context) {
-		f.Hub, err = controlplane.Start(ctx, controlplane.Options{
-			DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
-			PriorityAndFairness: true, MaxRequestsInFlight: opts.HubMaxRequestsInFlight,
-		})
-	})
-	if err != nil {
+	f.hubOpts = controlplane.Options{
+		DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
+		PriorityAndFairness: true, MaxRequestsInFlight: opts.HubMaxRequestsInFlight,
+	}
+	if err := f.startHub(); err != nil {
 		return fail(fmt.Errorf("starting the hub: %w", err))
 	}
 	hubCfg := f.Hub.RestConfig()
@@ -427,7 +433,7 @@ func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
 	defer close(f.done)
 	select {
 	case <-ctx.Done():
-	case <-f.Hub.Done():
+	case <-f.hubLost:
 		f.setErr(errors.New("the hub stopped unexpectedly"))
 	case err := <-mgrErr:
 		if err != nil {
@@ -467,8 +473,8 @@ func (f *Fleet) waitComponents() {
 		}()
 	}
 	wg.Wait()
-	if f.Hub != nil {
-		if err := f.Hub.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+	if hub := f.hub(); hub != nil {
+		if err := hub.Wait(); err != nil && !errors.Is(err, context.Canceled) {
 			f.setErr(fmt.Errorf("hub: %w", err))
 		}
 	}
