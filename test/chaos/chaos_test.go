@@ -16,9 +16,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,6 +211,22 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 			cf.startReplica(t, l)
 		}
 		h.log("%s: killed %s", f.Kind, l)
+	case freezeLeader:
+		l := cf.leader(ctx)
+		if l == "" {
+			h.log("%s: no leader to freeze", f.Kind)
+			return
+		}
+		cf.signalReplica(l, syscall.SIGSTOP)
+		undo = func() {
+			if now := cf.leader(ctx); now == l {
+				h.log("%s: the lease is still held by %s: the other replica did not take over", f.Kind, l)
+			} else {
+				h.log("%s: %s took over", f.Kind, now)
+			}
+			cf.signalReplica(l, syscall.SIGCONT)
+		}
+		h.log("%s: froze %s", f.Kind, l)
 	case killAll:
 		for _, r := range replicaNames {
 			cf.killReplica(r)
@@ -253,4 +271,10 @@ func (cf *chaosFleet) logRestarts(h *history) {
 	cf.mu.Lock()
 	defer cf.mu.Unlock()
 	h.log("controller-manager replicas that exited on their own and were started again: %v", cf.restarts)
+	refused := map[string]int{}
+	for _, r := range replicaNames {
+		data, _ := os.ReadFile(filepath.Join(cf.logDir, r+".log"))
+		refused[r] = strings.Count(string(data), "write refused")
+	}
+	h.log("writes each replica's fence refused (a leader that lost its lease while frozen): %v", refused)
 }

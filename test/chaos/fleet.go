@@ -201,6 +201,16 @@ func (cf *chaosFleet) killReplica(name string) {
 	}
 }
 
+// signalReplica sends sig to replica name when it runs: SIGSTOP freezes
+// it, SIGCONT lets it run again.
+func (cf *chaosFleet) signalReplica(name string, sig syscall.Signal) {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	if cmd := cf.replicas[name]; cmd != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
 // leader is the replica holding the controller manager's lease ("" when
 // none does).
 func (cf *chaosFleet) leader(ctx context.Context) string {
@@ -234,6 +244,7 @@ func (cf *chaosFleet) heal(t testing.TB) {
 	}
 	cf.hubProxy.Set(fleetenv.LinkUp)
 	for _, r := range replicaNames {
+		cf.signalReplica(r, syscall.SIGCONT)
 		cf.startReplica(t, r)
 	}
 	for _, a := range pullMembers {

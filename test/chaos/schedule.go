@@ -15,6 +15,11 @@ const (
 	// lease; the other takes over once the lease expires; the killed one
 	// starts again later.
 	killLeader faultKind = "kill-leader"
+	// freezeLeader SIGSTOPs the replica holding the lease beyond the
+	// lease, so the other takes over, then SIGCONTs it: a leader that
+	// lost its lease without knowing it runs again, with its queues full,
+	// and its fence must refuse every write it tries.
+	freezeLeader faultKind = "freeze-leader"
 	// killAll SIGKILLs both replicas: nothing acts until they restart.
 	killAll faultKind = "kill-all-controllers"
 	// stopAgent stops a Pull member's agent and starts it again.
@@ -92,7 +97,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(9); k {
+		switch k := r.IntN(10); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -115,6 +120,8 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 		case 8:
 			// For is how long the hub stays down, its start not counted.
 			f = fault{Kind: restartHub, Target: "hub", For: secs(time.Second, 6*time.Second)}
+		case 9:
+			f = fault{Kind: freezeLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

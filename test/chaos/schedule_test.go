@@ -32,7 +32,7 @@ func FuzzSchedule(f *testing.F) {
 				if a.For >= tg.NoScheduleGrace {
 					t.Errorf("%v: a short cut must end before the NoSchedule grace period (%s)", a, tg.NoScheduleGrace)
 				}
-			case killLeader:
+			case killLeader, freezeLeader:
 				if a.For <= tg.LeaseDuration {
 					t.Errorf("%v: a killed leader must stay down beyond the lease (%s) for the other replica to take over", a, tg.LeaseDuration)
 				}
@@ -58,7 +58,7 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 			seen[f.Kind] = true
 		}
 	}
-	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub} {
+	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}
