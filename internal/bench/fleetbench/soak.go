@@ -85,10 +85,11 @@ type SoakReport struct {
 	// are the invariants broken then (the goal is none).
 	ConvergeSeconds float64  `json:"convergeSeconds"`
 	Violations      []string `json:"violations"`
-	// Refused counts the changes the hub refused for overload (a
-	// timeout, a 5xx, a 429), which the churn skipped (a re-creation is
-	// tried again at the next tick): an overloaded hub slows the churn
-	// down instead of ending the soak.
+	// Refused counts the writes the hub refused for overload (a
+	// timeout, a 5xx, a 429): a change the churn skipped (a re-creation
+	// is tried again at the next tick), or a creation while loading or
+	// after the churn, tried again after a back-off. An overloaded hub
+	// slows the soak down instead of ending it.
 	Refused int `json:"refused"`
 }
 
@@ -98,6 +99,36 @@ type SoakReport struct {
 func overloaded(err error) bool {
 	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err) ||
 		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err)
+}
+
+// loadedRetryStart is createLoaded's first back-off (tests shorten it).
+var loadedRetryStart = time.Second
+
+// createLoaded creates obj on a hub that may refuse for load: an
+// overloaded refusal is tried again (after 1 s, doubling up to 30 s)
+// until ctx ends, and AlreadyExists after such a refusal counts as done (a
+// create that timed out may have been stored). It returns how many
+// refusals it met.
+func createLoaded(ctx context.Context, hub client.Client, obj client.Object) (int, error) {
+	refused, wait := 0, loadedRetryStart
+	for {
+		err := hub.Create(ctx, obj)
+		switch {
+		case err == nil:
+			return refused, nil
+		case refused > 0 && apierrors.IsAlreadyExists(err):
+			return refused, nil
+		case !overloaded(err):
+			return refused, err
+		}
+		refused++
+		select {
+		case <-ctx.Done():
+			return refused, fmt.Errorf("%w (after %d refusals for load, the last: %v)", ctx.Err(), refused, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
 }
 
 // scaleWatch times scales: from the write to the binding Scheduled with
@@ -246,8 +277,15 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(creators)
+	var refusedMu sync.Mutex
 	for d := range o.Workloads {
-		g.Go(func() error { return hub.Create(gctx, deployment(ns, d, d%o.Policies, 2)) })
+		g.Go(func() error {
+			n, err := createLoaded(gctx, hub, deployment(ns, d, d%o.Policies, 2))
+			refusedMu.Lock()
+			rep.Refused += n
+			refusedMu.Unlock()
+			return err
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("creating the workloads: %w", err)
@@ -364,7 +402,9 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 
 	// Converged: what is left, placed and applied, as the templates say.
 	for _, d := range recreate {
-		if err := hub.Create(ctx, deployment(ns, d, d%o.Policies, replicas[d])); err != nil && !apierrors.IsAlreadyExists(err) {
+		n, err := createLoaded(ctx, hub, deployment(ns, d, d%o.Policies, replicas[d]))
+		rep.Refused += n
+		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, err
 		}
 	}

@@ -11,6 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -156,5 +159,44 @@ func TestOverloaded(t *testing.T) {
 		if got := overloaded(tc.err); got != tc.want {
 			t.Errorf("%s: overloaded = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestCreateLoaded: a creation the hub refuses for load is tried again
+// (and found stored counts as done); any other refusal ends it at once.
+func TestCreateLoaded(t *testing.T) {
+	loadedRetryStart = time.Millisecond
+	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
+	timeout := apierrors.NewInternalError(errors.New("etcdserver: request timed out"))
+	exists := apierrors.NewAlreadyExists(gr, "app-1")
+	for _, tc := range []struct {
+		name        string
+		answers     []error // the hub's answers, in order; then success
+		wantRefused int
+		wantErr     bool
+	}{
+		{name: "created", wantRefused: 0},
+		{name: "timed out twice, then created", answers: []error{timeout, timeout}, wantRefused: 2},
+		{name: "timed out but stored", answers: []error{timeout, exists}, wantRefused: 1},
+		{name: "exists from the start", answers: []error{exists}, wantErr: true},
+		{name: "forbidden", answers: []error{apierrors.NewForbidden(gr, "app-1", errors.New("no"))}, wantErr: true},
+		{name: "throttled, then forbidden", answers: []error{apierrors.NewTooManyRequests("busy", 1), apierrors.NewForbidden(gr, "app-1", errors.New("no"))}, wantRefused: 1, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			c := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					calls++
+					if calls <= len(tc.answers) {
+						return tc.answers[calls-1]
+					}
+					return c.Create(ctx, obj, opts...)
+				},
+			}).Build()
+			refused, err := createLoaded(context.Background(), c, deployment("soak", 1, 0, 2))
+			if refused != tc.wantRefused || (err != nil) != tc.wantErr {
+				t.Errorf("refused %d, err %v; want %d refusals, error %v", refused, err, tc.wantRefused, tc.wantErr)
+			}
+		})
 	}
 }
