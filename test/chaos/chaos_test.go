@@ -276,5 +276,8 @@ func (cf *chaosFleet) logRestarts(h *history) {
 		data, _ := os.ReadFile(filepath.Join(cf.logDir, r+".log"))
 		refused[r] = strings.Count(string(data), "write refused")
 	}
-	h.log("writes each replica's fence refused (a leader that lost its lease while frozen): %v", refused)
+	// A fence refuses every write once its lease went unrenewed for the
+	// renew deadline: a frozen leader's, and a leader's cut off the hub
+	// or with the hub down, alike.
+	h.log("log lines of writes each replica's fence refused (its lease unrenewed: frozen, or the hub out of reach): %v", refused)
 }
