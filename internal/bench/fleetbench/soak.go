@@ -150,6 +150,24 @@ func (w *scaleWatch) expect(name string, replicas int32, at time.Time) {
 	w.pending[name] = scaleWant{replicas, at}
 }
 
+func (w *scaleWatch) forget(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.pending, name)
+}
+
+// otherReplicas draws a replica count from 1 to 4 other than cur: a scale
+// that changed nothing would leave nothing to schedule, and its timer
+// would run until an unrelated change of the binding (that inflated the
+// scheduling latencies of the first hour-long run).
+func otherReplicas(r *rand.Rand, cur int32) int32 {
+	n := 1 + int32(r.IntN(3)) // 1..3
+	if n >= cur && cur >= 1 && cur <= 4 {
+		n++ // skip cur: 1..4 without it
+	}
+	return n
+}
+
 func (w *scaleWatch) observe(o any) {
 	b, ok := o.(*workv1alpha1.ResourceBinding)
 	if !ok || !meta.IsStatusConditionTrue(b.Status.Conditions, workv1alpha1.ConditionScheduled) {
@@ -372,7 +390,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		}
 		switch nextOp(r) {
 		case opScale:
-			n := 1 + int32(r.IntN(4))
+			n := otherReplicas(r, ptr.Deref(dep.Spec.Replicas, 1))
 			dep.Spec.Replicas = ptr.To(n)
 			if err = hub.Update(ctx, dep); err == nil {
 				replicas[d] = n
@@ -384,6 +402,9 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		case opRecreate:
 			err = client.IgnoreNotFound(hub.Delete(ctx, dep))
 			recreate = append(recreate, d)
+			// A scale not yet scheduled is not timed across a
+			// re-creation: the new binding is a new placement.
+			scales.forget(dep.Name)
 		}
 		if overloaded(err) {
 			// A timed-out deletion may have happened: the workload stays

@@ -200,3 +200,38 @@ func TestCreateLoaded(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherReplicas: a scale always changes the count, within 1..4, and
+// reaches every other value.
+func TestOtherReplicas(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for cur := int32(1); cur <= 4; cur++ {
+		seen := map[int32]bool{}
+		for range 200 {
+			n := otherReplicas(r, cur)
+			if n == cur || n < 1 || n > 4 {
+				t.Fatalf("otherReplicas(%d) = %d, want 1..4 other than %d", cur, n, cur)
+			}
+			seen[n] = true
+		}
+		if len(seen) != 3 {
+			t.Errorf("otherReplicas(%d) drew %v, want each of the three other values", cur, seen)
+		}
+	}
+}
+
+// TestScaleWatchForget: a scale whose workload was re-created before it
+// was scheduled is not timed.
+func TestScaleWatchForget(t *testing.T) {
+	w := &scaleWatch{pending: map[string]scaleWant{}}
+	b := &workv1alpha1.ResourceBinding{}
+	b.Spec.Resource.Name, b.Spec.Replicas = "app-1", 2
+	b.Spec.Clusters = []workv1alpha1.TargetCluster{{Name: "a", Replicas: 2}}
+	b.Status.Conditions = []metav1.Condition{{Type: workv1alpha1.ConditionScheduled, Status: metav1.ConditionTrue}}
+	w.expect("app-1", 2, time.Now())
+	w.forget("app-1")
+	w.observe(b)
+	if got := w.take(); len(got) != 0 {
+		t.Fatalf("timed a forgotten scale: %v", got)
+	}
+}
