@@ -21,10 +21,10 @@ import (
 // 2 + 2, running).
 // member2's nodes are then tainted NoSchedule (the hub does not model
 // taints: it still sees room there) and the Deployment scaled to 8: member2
-// gets 2 more, which its scheduler cannot place. The work status controller
+// gets 1 or 2 more, which its scheduler cannot place. The work status controller
 // reports them; member2's nodes are then filled (pods tolerating the taint),
 // so the hub sees no room left there. After the policy's threshold (15 s)
-// the 2 Pending replicas are taken back from member2 and run on member1;
+// the Pending replicas are taken back from member2 and run on member1;
 // member2 keeps the 2 it runs, and no running pod was evicted.
 func TestUnschedulableReplicasMove(t *testing.T) {
 	const ns, name, stuck, free = "e2e-pending", "web", "member2", "member1"
@@ -62,19 +62,24 @@ func TestUnschedulableReplicasMove(t *testing.T) {
 	setTaint(t, stuck, &taint)
 	t.Cleanup(func() { setTaint(t, stuck, nil) })
 
+	// Dynamic weights divide the 8 by the room each member reports, which
+	// what earlier tests left running shifts a little: member2 gets 4, or
+	// 3. Whatever it gets beyond the 2 it runs stays Pending.
 	applyYAML(t, deploy(8))
+	var pending int32
 	waitPlaced(t, ns, name, "Deployment", func(m map[string]int32) error {
-		if m[free] != 4 || m[stuck] != 4 {
-			return fmt.Errorf("targets %v, want 4 + 4", m)
+		if m[free]+m[stuck] != 8 || m[stuck] < 3 {
+			return fmt.Errorf("targets %v, want 8 with at least 3 on %s", m, stuck)
 		}
+		pending = m[stuck] - 2
 		return nil
 	})
-	eventually(t, "member2's 2 Pending replicas reported unschedulable", func() error {
+	eventually(t, "member2's Pending replicas reported unschedulable", func() error {
 		rb, err := binding(ns, name, "Deployment")
 		if err != nil {
 			return err
 		}
-		if it := aggregated(rb, stuck); it == nil || it.UnschedulableReplicas != 2 || it.UnschedulableSince == nil {
+		if it := aggregated(rb, stuck); it == nil || it.UnschedulableReplicas != pending || it.UnschedulableSince == nil {
 			return fmt.Errorf("aggregated status of %s: %+v", stuck, it)
 		}
 		return nil
@@ -106,7 +111,7 @@ func TestUnschedulableReplicasMove(t *testing.T) {
 			return fmt.Errorf("targets %v", m)
 		}
 		c := meta.FindStatusCondition(rb.Status.Conditions, "ReplicasDescheduled")
-		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "2 from member2 (keeps 2)") {
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, fmt.Sprintf("%d from member2 (keeps 2)", pending)) {
 			return fmt.Errorf("ReplicasDescheduled %+v", c)
 		}
 		return nil
@@ -134,7 +139,7 @@ func TestUnschedulableReplicasMove(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, e := range evs.Items {
-		if e.Reason == "ReplicasDescheduled" && strings.Contains(e.Message, "Moved 2 replicas from cluster member2") {
+		if e.Reason == "ReplicasDescheduled" && strings.Contains(e.Message, fmt.Sprintf("Moved %d replicas from cluster member2", pending)) {
 			seen[e.InvolvedObject.Kind] = true
 		}
 	}
