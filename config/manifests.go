@@ -11,7 +11,7 @@ import "embed"
 // kustomization lists but this pattern misses makes package install fail
 // with its name (and a test fails first).
 //
-//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml flowcontrol/*.yaml
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml admission/*.yaml flowcontrol/*.yaml
 var Manifests embed.FS
 
 // DefaultKustomization is the directory of Manifests that installs
@@ -24,9 +24,10 @@ const PullKustomization = "pull"
 
 // IdentityKustomizations are the directories of Manifests (all part of
 // DefaultKustomization) that give the controller manager its identity on
-// the hub, its rights, and the priority levels of its requests: what
-// `shepherd up` applies to run it as it runs installed.
-var IdentityKustomizations = []string{"rbac", "flowcontrol"}
+// the hub, its rights, the priority levels of its requests, and the
+// admission policies that keep its objects its own (bindings only it may
+// redirect): what `shepherd up` applies to run it as it runs installed.
+var IdentityKustomizations = []string{"rbac", "flowcontrol", "admission"}
 
 // AgentKustomization is the directory of Manifests that runs the agent of
 // a Pull cluster in the member (`shepherd register --deploy`).

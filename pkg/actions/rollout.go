@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -88,8 +90,14 @@ func PauseRollout(ctx context.Context, c client.Client, key BindingKey, paused b
 // for an approval, or stage when not empty (the approval that stage
 // needs: Before when it has not started, else After), and returns the
 // stage and kind of approval given. Approvals of other revisions are
-// dropped: they can never count again.
-func ApproveRollout(ctx context.Context, c client.Client, key BindingKey, stage, approvedBy, fieldOwner string) (string, policyv1alpha1.ApprovalMode, error) {
+// dropped: they can never count again. The approval is recorded in the
+// name of c's user, as the hub knows it: the hub's admission policy
+// refuses an approval in anyone else's name.
+func ApproveRollout(ctx context.Context, c client.Client, key BindingKey, stage, fieldOwner string) (string, policyv1alpha1.ApprovalMode, error) {
+	approvedBy, err := SelfUser(ctx, c)
+	if err != nil {
+		return "", "", err
+	}
 	b, err := GetBinding(ctx, c, key)
 	if err != nil {
 		return "", "", err
@@ -174,4 +182,13 @@ func UndoRollout(ctx context.Context, c client.Client, key BindingKey, fieldOwne
 		return "", &StateError{fmt.Sprintf("revision %s has no previous good revision to go back to", st.Revision)}
 	}
 	return st.Revision, patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) { ctl.UndoRevision = st.Revision })
+}
+
+// SelfUser is the user name the hub knows c by (a SelfSubjectReview).
+func SelfUser(ctx context.Context, c client.Client) (string, error) {
+	r := &authenticationv1.SelfSubjectReview{}
+	if err := c.Create(ctx, r); err != nil {
+		return "", fmt.Errorf("asking the hub who this is (SelfSubjectReview): %w", err)
+	}
+	return r.Status.UserInfo.Username, nil
 }

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -37,6 +40,15 @@ var (
 	key = actions.BindingKey{Namespace: "shop", Name: "web-deployment"}
 )
 
+// asAlice answers a SelfSubjectReview as the hub would for user alice.
+var asAlice = interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+	if r, ok := obj.(*authenticationv1.SelfSubjectReview); ok {
+		r.Status.UserInfo.Username = "alice"
+		return nil
+	}
+	return c.Create(ctx, obj, opts...)
+}}
+
 func stored(t *testing.T, c client.Client) *workv1alpha1.ResourceBinding {
 	t.Helper()
 	got := &workv1alpha1.ResourceBinding{}
@@ -65,7 +77,7 @@ func TestRolloutActions(t *testing.T) {
 			func(c client.Client) error { return actions.PauseRollout(context.Background(), c, key, true, "t") }, "no Progressive or Staged rollout", nil},
 		{"approve the stage waiting, dropping another revision's approvals", rolloutBinding(policyv1alpha1.RolloutStaged, waiting, old),
 			func(c client.Client) error {
-				_, _, err := actions.ApproveRollout(context.Background(), c, key, "", "alice", "t")
+				_, _, err := actions.ApproveRollout(context.Background(), c, key, "", "t")
 				return err
 			}, "",
 			func(ctl *workv1alpha1.RolloutControl) bool {
@@ -73,7 +85,7 @@ func TestRolloutActions(t *testing.T) {
 			}},
 		{"approve After once the stage before is done", rolloutBinding(policyv1alpha1.RolloutStaged, started, nil),
 			func(c client.Client) error {
-				_, _, err := actions.ApproveRollout(context.Background(), c, key, "prod", "", "t")
+				_, _, err := actions.ApproveRollout(context.Background(), c, key, "prod", "t")
 				return err
 			}, "",
 			func(ctl *workv1alpha1.RolloutControl) bool {
@@ -81,12 +93,12 @@ func TestRolloutActions(t *testing.T) {
 			}},
 		{"approve a stage that needs none", rolloutBinding(policyv1alpha1.RolloutStaged, waiting, nil),
 			func(c client.Client) error {
-				_, _, err := actions.ApproveRollout(context.Background(), c, key, "rest", "", "t")
+				_, _, err := actions.ApproveRollout(context.Background(), c, key, "rest", "t")
 				return err
 			}, "stage rest needs no approval", nil},
 		{"approve an unknown stage", rolloutBinding(policyv1alpha1.RolloutStaged, waiting, nil),
 			func(c client.Client) error {
-				_, _, err := actions.ApproveRollout(context.Background(), c, key, "nope", "", "t")
+				_, _, err := actions.ApproveRollout(context.Background(), c, key, "nope", "t")
 				return err
 			}, `no stage "nope"`, nil},
 		{"undo", rolloutBinding(policyv1alpha1.RolloutProgressive, waiting, nil),
@@ -108,7 +120,7 @@ func TestRolloutActions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.b).Build()
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(tc.b).WithInterceptorFuncs(asAlice).Build()
 			err := tc.act(c)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

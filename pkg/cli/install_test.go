@@ -182,7 +182,7 @@ func TestInstallAndUninstallAgainstAHub(t *testing.T) {
 	}
 
 	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-deployment"},
-		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web"}}}
+		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "default", Name: "web", UID: "uid-web"}}}
 	if err := c.Create(context.Background(), rb); err != nil {
 		t.Fatal(err)
 	}

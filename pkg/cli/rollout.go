@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -215,7 +214,7 @@ func (o *rolloutOptions) resume(ctx context.Context, c client.Client, w io.Write
 }
 
 func (o *rolloutOptions) approve(ctx context.Context, c client.Client, w io.Writer, key actions.BindingKey) error {
-	stage, when, err := actions.ApproveRollout(ctx, c, key, o.stage, whoAmI(ctx, c), rolloutFieldOwner)
+	stage, when, err := actions.ApproveRollout(ctx, c, key, o.stage, rolloutFieldOwner)
 	if err != nil {
 		return err
 	}
@@ -230,16 +229,6 @@ func (o *rolloutOptions) undo(ctx context.Context, c client.Client, w io.Writer,
 	}
 	fmt.Fprintf(w, "undid revision %s of %s: its clusters go back to the last good revision\n", rev, key.Name)
 	return nil
-}
-
-// whoAmI is the caller's user name as the hub sees it, for the record of
-// an approval; empty when the hub does not say.
-func whoAmI(ctx context.Context, c client.Client) string {
-	r := &authenticationv1.SelfSubjectReview{}
-	if err := c.Create(ctx, r); err != nil {
-		return ""
-	}
-	return r.Status.UserInfo.Username
 }
 
 func (o *rolloutOptions) plan(ctx context.Context, c client.Client, w io.Writer, key actions.BindingKey) error {

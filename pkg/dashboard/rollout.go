@@ -82,7 +82,7 @@ func (s *Server) rollout(ctx context.Context, c client.Client, r *http.Request, 
 		}
 		return fmt.Sprintf("The rollout of %s is %sd.", ref, map[string]string{"pause": "pause", "resume": "resume"}[op]), nil
 	case "approve":
-		stage, when, err := actions.ApproveRollout(ctx, c, key, r.PostFormValue("stage"), "", fieldOwner)
+		stage, when, err := actions.ApproveRollout(ctx, c, key, r.PostFormValue("stage"), fieldOwner)
 		if err != nil {
 			return "", err
 		}

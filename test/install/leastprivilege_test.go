@@ -72,6 +72,7 @@ func TestControllerManagerUnderItsOwnRBAC(t *testing.T) {
 		{"leader elected and webhook CA published", waitLeaderAndWebhook},
 		{"members ready", waitMembersReady},
 		{"propagation", testPropagation},
+		{"bindings are Shepherd's", testBindingsAreShepherds},
 		{"webhooks", testWebhooks},
 		{"reschedule task", testRescheduleTask},
 		{"cluster failover", testClusterFailover},

@@ -73,7 +73,7 @@ func TestInFlightSurvivesARestart(t *testing.T) {
 			b := &workv1alpha1.ResourceBinding{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("w%d-deployment", i)},
 				Spec: workv1alpha1.BindingSpec{
-					Resource:            workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: fmt.Sprintf("w%d", i)},
+					Resource:            workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: fmt.Sprintf("w%d", i), UID: fmt.Sprintf("uid-w%d", i)},
 					Replicas:            2,
 					ReplicaRequirements: &workv1alpha1.ReplicaRequirements{ResourceRequest: corev1.ResourceList{corev1.ResourceCPU: q("1")}},
 					Placement: &policyv1alpha1.Placement{

@@ -50,7 +50,11 @@ const (
 	TargetUnscheduled TargetState = "Unscheduled"
 )
 
-// ObjectReference identifies the resource template a binding places.
+// ObjectReference identifies the resource template a binding places. The
+// object it names (group, kind, namespace, name) cannot change once the
+// binding exists: a binding places the template it is named for, and only
+// that one.
+// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.name == oldSelf.name && (has(self.__namespace__) ? self.__namespace__ : '') == (has(oldSelf.__namespace__) ? oldSelf.__namespace__ : '') && (self.apiVersion.contains('/') ? self.apiVersion.split('/')[0] : '') == (oldSelf.apiVersion.contains('/') ? oldSelf.apiVersion.split('/')[0] : '')",message="spec.resource names the template the binding places and cannot be changed: group, kind, namespace and name are fixed at creation (delete the template or its policy instead)"
 type ObjectReference struct {
 	// APIVersion of the template.
 	// +kubebuilder:validation:MinLength=1
@@ -64,9 +68,11 @@ type ObjectReference struct {
 	// Name of the template.
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
-	// UID of the template.
-	// +optional
-	UID string `json:"uid,omitempty"`
+	// UID of the template: the binding controller places the template only
+	// while its UID is this one.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	UID string `json:"uid"`
 	// ResourceVersion of the template last seen.
 	// +optional
 	ResourceVersion string `json:"resourceVersion,omitempty"`
@@ -411,8 +417,10 @@ type ResourceBindingList struct {
 	Items           []ResourceBinding `json:"items"`
 }
 
-// ClusterResourceBinding places one cluster-scoped template, or a namespaced
-// one selected by a ClusterPropagationPolicy.
+// ClusterResourceBinding places one cluster-scoped template (a namespaced
+// template selected by a ClusterPropagationPolicy gets a ResourceBinding in
+// its namespace).
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.resource.__namespace__) || self.spec.resource.__namespace__ == ''",message="spec.resource.namespace must be empty: a ClusterResourceBinding places only a cluster-scoped template"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=crb,categories=shepherd

@@ -93,7 +93,7 @@ func TestFlowControl(t *testing.T) {
 			Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"apf","name":"web"}}`)}}}}}}
 	fleetenv.CreateNamespace(t, hub, "apf")
 	binding := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "apf", Name: "web-configmap"},
-		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "apf", Name: "web"}}}
+		Spec: workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "apf", Name: "web", UID: "uid-web"}}}
 	for _, o := range []client.Object{work, binding, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "apf", Name: "bystander"}}} {
 		if err := hub.Create(ctx, o); err != nil {
 			t.Fatal(err)

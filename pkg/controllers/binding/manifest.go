@@ -166,7 +166,7 @@ func desiredWork(ref names.BindingRef, cluster string, manifest *unstructured.Un
 	w.SetLabels(names.WorkLabels(ref, cluster))
 	w.SetAnnotations(map[string]string{
 		workv1alpha1.AnnotationBinding:            ref.String(),
-		workv1alpha1.AnnotationResourceKind:       manifest.GroupVersionKind().GroupKind().String(),
+		workv1alpha1.AnnotationResourceKind:       resourceKind(spec.Resource),
 		workv1alpha1.AnnotationTemplateGeneration: strconv.FormatInt(templateGeneration, 10),
 	})
 	return w

@@ -27,6 +27,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
 // Event reasons on bindings.
@@ -176,8 +177,9 @@ func (r *Reconciler[T]) ensureFinalizer(ctx context.Context, b T) error {
 }
 
 // template reads the binding's template from the shared cache (the
-// detector's informer of the kind); nil when it is gone, being deleted, or
-// not the object the binding names (recreated under the same name: the
+// detector's informer of the kind); nil when it is gone, being deleted,
+// one Shepherd never propagates (a service account token Secret), or
+// not the object the binding names by UID (recreated under the same name: the
 // detector updates the binding, which brings it back here).
 func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstructured, error) {
 	res := b.GetBindingSpec().Resource
@@ -190,7 +192,7 @@ func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstru
 	if err := r.cache.Get(ctx, client.ObjectKey{Namespace: res.Namespace, Name: res.Name}, u); err != nil {
 		return nil, client.IgnoreNotFound(err)
 	}
-	if u.GetDeletionTimestamp() != nil || (res.UID != "" && string(u.GetUID()) != res.UID) {
+	if u.GetDeletionTimestamp() != nil || string(u.GetUID()) != res.UID || resourceselector.ExcludedObject(u) {
 		return nil, nil
 	}
 	return u, nil
@@ -204,6 +206,11 @@ func (r *Reconciler[T]) template(ctx context.Context, b T) (*unstructured.Unstru
 // rollout goes through syncRollout, which also returns the rollout's
 // status.
 func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef, works map[string]*workv1alpha1.Work) ([]string, *rolloutOutcome, error) {
+	if err := checkResource(r.kind.Name, b.GetNamespace(), b.GetName(), b.GetBindingSpec().Resource); err != nil {
+		// Not retried: only a change of the binding can make it right.
+		r.recorder.Eventf(b, nil, "Warning", ReasonResourceRefused, "SyncWork", "%s", bindingutil.Note("No Work is written: "+err.Error()))
+		return nil, nil, nil
+	}
 	tmpl, err := r.template(ctx, b)
 	if err != nil || tmpl == nil {
 		return nil, nil, err

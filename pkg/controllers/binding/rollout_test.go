@@ -247,7 +247,7 @@ func TestStagedRolloutWaitsForApproval(t *testing.T) {
 	holdFor(t, ref, map[string]string{"canary1": "web:v1", "prod1": "web:v1"}, 2*time.Second)
 
 	// What `shepherd rollout approve` does.
-	stage, when, err := actions.ApproveRollout(context.Background(), cli, actions.BindingKey{Namespace: ns, Name: ref.Name}, "", "tester", "shepherd-cli")
+	stage, when, err := actions.ApproveRollout(context.Background(), cli, actions.BindingKey{Namespace: ns, Name: ref.Name}, "", "shepherd-cli")
 	if err != nil || stage != "canary" || when != policyv1alpha1.ApprovalBefore {
 		t.Fatalf("approving: %s %s %v", stage, when, err)
 	}

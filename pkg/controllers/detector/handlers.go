@@ -35,7 +35,7 @@ func templateHandler() handler.TypedEventHandler[*unstructured.Unstructured, Tem
 // every new resourceVersion as a change.
 func templatePredicate() predicate.TypedPredicate[*unstructured.Unstructured] {
 	propagatable := func(u *unstructured.Unstructured) bool {
-		return !Excluded(u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName())
+		return !resourceselector.Excluded(u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName())
 	}
 	return predicate.TypedFuncs[*unstructured.Unstructured]{
 		CreateFunc:  func(e event.TypedCreateEvent[*unstructured.Unstructured]) bool { return propagatable(e.Object) },
@@ -98,7 +98,7 @@ func (r *Reconciler) selectedTemplates(ctx context.Context, p policyv1alpha1.Pol
 		for j := range list.Items {
 			u := &list.Items[j]
 			t := &Template{GroupKind: gvk.GroupKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Labels: u.GetLabels()}
-			if resourceselector.SelectorStrength(sel, p.GetNamespace(), t) != resourceselector.NoMatch && !Excluded(t.GroupKind, t.Namespace, t.Name) {
+			if resourceselector.SelectorStrength(sel, p.GetNamespace(), t) != resourceselector.NoMatch && !resourceselector.Excluded(t.GroupKind, t.Namespace, t.Name) {
 				keys[keyOf(u)] = true
 			}
 		}

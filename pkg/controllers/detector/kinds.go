@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
 // kinds starts watches on template kinds on demand and remembers the
@@ -64,7 +66,7 @@ func (k *kinds) ensure(gk schema.GroupKind) (schema.GroupVersionKind, error) {
 	if gvk, ok := k.lookup(gk); ok {
 		return gvk, nil
 	}
-	if ExcludedKind(gk) {
+	if resourceselector.ExcludedKind(gk) {
 		return schema.GroupVersionKind{}, fmt.Errorf("%s is never propagated", gk)
 	}
 	m, err := k.mapper.RESTMapping(gk)

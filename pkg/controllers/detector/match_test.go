@@ -123,40 +123,6 @@ func reversed(ps []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {
 	return out
 }
 
-func TestExcluded(t *testing.T) {
-	tests := []struct {
-		gk        schema.GroupKind
-		ns, name  string
-		want      bool
-		wantKinds bool
-	}{
-		{gk: deployment, ns: "default", name: "web"},
-		{gk: schema.GroupKind{Kind: "ConfigMap"}, ns: "default", name: "app"},
-		{gk: schema.GroupKind{Kind: "Namespace"}, name: "team-a"},
-		{gk: schema.GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}, name: "admin"},
-		{gk: deployment, ns: "kube-system", name: "coredns", want: true},
-		{gk: deployment, ns: "shepherd-es-member1", name: "x", want: true},
-		{gk: schema.GroupKind{Kind: "Namespace"}, name: "kube-public", want: true},
-		{gk: schema.GroupKind{Kind: "Namespace"}, name: "shepherd-es-member1", want: true},
-		{gk: schema.GroupKind{Kind: "ConfigMap"}, ns: "default", name: "kube-root-ca.crt", want: true},
-		{gk: schema.GroupKind{Kind: "ServiceAccount"}, ns: "default", name: "default", want: true},
-		{gk: schema.GroupKind{Kind: "Service"}, ns: "default", name: "kubernetes", want: true},
-		{gk: schema.GroupKind{Kind: "Node"}, name: "n1", want: true, wantKinds: true},
-		{gk: schema.GroupKind{Kind: "Event"}, ns: "default", name: "e", want: true, wantKinds: true},
-		{gk: schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, ns: "default", name: "l", want: true, wantKinds: true},
-		{gk: schema.GroupKind{Group: "work.shepherd.io", Kind: "Work"}, ns: "default", name: "w", want: true, wantKinds: true},
-		{gk: schema.GroupKind{Group: "policy.shepherd.io", Kind: "PropagationPolicy"}, ns: "default", name: "p", want: true, wantKinds: true},
-	}
-	for _, tt := range tests {
-		if got := Excluded(tt.gk, tt.ns, tt.name); got != tt.want {
-			t.Errorf("Excluded(%s, %q, %q) = %v, want %v", tt.gk, tt.ns, tt.name, got, tt.want)
-		}
-		if got := ExcludedKind(tt.gk); got != tt.wantKinds {
-			t.Errorf("ExcludedKind(%s) = %v, want %v", tt.gk, got, tt.wantKinds)
-		}
-	}
-}
-
 // TestTied: only policies of the winner's kind with the same selector
 // strength and priority tie; the result is sorted and excludes the winner.
 func TestTied(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
 // Event reasons on policies.
@@ -52,7 +53,7 @@ func (r *policyReconciler[P]) Reconcile(ctx context.Context, req reconcile.Reque
 			continue
 		}
 		gk := gv.WithKind(sel.Kind).GroupKind()
-		if ExcludedKind(gk) {
+		if resourceselector.ExcludedKind(gk) {
 			r.warn(p, ReasonResourceKindNotPropagatable, "resourceSelectors[%d]: %s objects stay on the hub and are never propagated", i, gk)
 			continue
 		}

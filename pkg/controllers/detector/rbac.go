@@ -20,6 +20,12 @@ package detector
 // +kubebuilder:rbac:groups=work.shepherd.io,resources=resourcebindings;clusterresourcebindings,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=work.shepherd.io,resources=resourcebindings/status;clusterresourcebindings/status,verbs=patch
 //
+// "manage" on bindings marks the identity whose writes of a binding's spec
+// the admission policy shepherd-bindings (config/admission) lets through:
+// the controllers that create and change bindings (this one, the
+// scheduler, failover, dependencies, binding) all run under this role.
+// +kubebuilder:rbac:groups=work.shepherd.io,resources=resourcebindings;clusterresourcebindings,verbs=manage
+//
 // spec.schedulePriority names a PriorityClass.
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch
 //

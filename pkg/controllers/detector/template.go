@@ -23,6 +23,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
 // Event reasons on templates.
@@ -140,7 +141,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, key TemplateKey) (reconcile.
 // healthy binding and its Works. Only a kind the API server no longer
 // serves (its CRD deleted, and so every template of it) counts as gone.
 func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructured.Unstructured, error) {
-	if Excluded(key.GroupKind(), key.Namespace, key.Name) {
+	if resourceselector.Excluded(key.GroupKind(), key.Namespace, key.Name) {
 		return nil, nil
 	}
 	gvk, err := r.kinds.ensure(key.GroupKind())
@@ -156,7 +157,7 @@ func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructur
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
-	if err != nil || u.GetDeletionTimestamp() != nil || excludedObject(u) {
+	if err != nil || u.GetDeletionTimestamp() != nil || resourceselector.ExcludedObject(u) {
 		return nil, err
 	}
 	return u, nil

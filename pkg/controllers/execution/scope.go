@@ -15,8 +15,9 @@ import (
 // rendering that is another object (see the override checks); the
 // execution controller checks again, in the member's terms, before it
 // writes anything: a ResourceBinding's Work may write only namespaced
-// objects, in the binding's namespace, and any Work only objects of its
-// binding's resource kind. So whatever a tenant whose hub rights end at a
+// objects, in the binding's namespace, a ClusterResourceBinding's only
+// cluster-scoped objects, and any Work only objects of its binding's
+// resource kind. So whatever a tenant whose hub rights end at a
 // namespace writes (policy, override, dependency), nothing outside that
 // namespace changes in any member.
 
@@ -31,8 +32,10 @@ type scope struct {
 	// binding wrote (one an administrator created), which is not limited.
 	binding string
 	// namespace is the only namespace a ResourceBinding's Work writes in;
-	// empty for a ClusterResourceBinding's.
-	namespace string
+	// empty for a ClusterResourceBinding's, which writes only cluster-scoped
+	// objects (clusterScoped).
+	namespace     string
+	clusterScoped bool
 	// kind is the binding's resource kind; nil when the Work does not say
 	// (written before Works carried it).
 	kind *schema.GroupKind
@@ -58,6 +61,7 @@ func scopeOf(work *workv1alpha1.Work) (scope, error) {
 		}
 		s.namespace = ref.Namespace
 	case workv1alpha1.KindClusterResourceBinding:
+		s.clusterScoped = true
 	default:
 		return scope{}, fmt.Errorf("annotation %s=%q: unknown binding kind %q", workv1alpha1.AnnotationBinding, raw, ref.Kind)
 	}
@@ -82,7 +86,10 @@ func (s scope) permits(id workv1alpha1.ResourceIdentifier) error {
 	if s.kind != nil && gk != *s.kind {
 		return fmt.Errorf("%s is of kind %s, but %s places a %s: a Work writes only its binding's kind", describe(id), gk, s.binding, s.kind)
 	}
-	if s.namespace == "" {
+	if s.clusterScoped {
+		if id.Namespace != "" {
+			return fmt.Errorf("%s is in namespace %s, but %s places a cluster-scoped template: a ClusterResourceBinding's Work writes only cluster-scoped objects", describe(id), id.Namespace, s.binding)
+		}
 		return nil
 	}
 	if id.Namespace == "" {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestScope: a Work writes only what its binding names. A ResourceBinding's
-// Work stays in its namespace and off cluster-scoped objects, every Work
+// Work stays in its namespace and off cluster-scoped objects, a
+// ClusterResourceBinding's off namespaced ones, every Work
 // stays with its binding's kind, and a Work whose annotations do not say
 // what it may write is refused rather than trusted.
 func TestScope(t *testing.T) {
@@ -41,6 +42,10 @@ func TestScope(t *testing.T) {
 		{name: "a cluster binding's Work of another kind", annotations: map[string]string{
 			workv1alpha1.AnnotationBinding: "ClusterResourceBinding//team-b-namespace", workv1alpha1.AnnotationResourceKind: "Namespace"}, id: crb,
 			err: "ClusterResourceBinding team-b-namespace places a Namespace"},
+		{name: "a cluster binding's Work of a namespaced object (a redirected binding: the hub's credentials Secret)", annotations: map[string]string{
+			workv1alpha1.AnnotationBinding: "ClusterResourceBinding//member2-secret", workv1alpha1.AnnotationResourceKind: "Secret"},
+			id:  workv1alpha1.ResourceIdentifier{Version: "v1", Kind: "Secret", Namespace: "shepherd-system", Name: "member2"},
+			err: "a ClusterResourceBinding's Work writes only cluster-scoped objects"},
 		{name: "malformed binding", annotations: map[string]string{workv1alpha1.AnnotationBinding: "nonsense"}, id: cm,
 			scopeErr: `annotation work.shepherd.io/binding="nonsense" does not name a binding`},
 		{name: "ResourceBinding without a namespace", annotations: map[string]string{workv1alpha1.AnnotationBinding: "ResourceBinding//x"}, id: cm,

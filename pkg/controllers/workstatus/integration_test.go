@@ -65,11 +65,12 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := hub.Create(ctx, deployment(5)); err != nil {
+	dep := deployment(5)
+	if err := hub.Create(ctx, dep); err != nil {
 		t.Fatal(err)
 	}
 	rb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-deployment"}, Spec: workv1alpha1.BindingSpec{
-		Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web"},
+		Resource: workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web", UID: string(dep.UID)},
 		Replicas: 5,
 		Clusters: []workv1alpha1.TargetCluster{{Name: "m1", Replicas: 3}, {Name: "m2", Replicas: 2}},
 	}}
@@ -144,7 +145,7 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 	t.Run("ClusterResourceBinding takes the same path", func(t *testing.T) {
 		ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
 		crb := &workv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "team-a-namespace"}, Spec: workv1alpha1.BindingSpec{
-			Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "Namespace", Name: "team-a"},
+			Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "Namespace", Name: "team-a", UID: "uid-team-a"},
 			Clusters: []workv1alpha1.TargetCluster{{Name: "m1"}},
 		}}
 		if err := hub.Create(ctx, crb); err != nil {

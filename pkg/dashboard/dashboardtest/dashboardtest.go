@@ -75,7 +75,7 @@ func Binding(ns, name, policy string, targets ...workv1alpha1.TargetCluster) das
 	rb := &workv1alpha1.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-deployment"},
 		Spec: workv1alpha1.BindingSpec{
-			Resource:  workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name},
+			Resource:  workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name, UID: "uid-" + ns + "-" + name},
 			PolicyRef: &workv1alpha1.PolicyReference{Kind: "PropagationPolicy", Namespace: ns, Name: policy},
 			Placement: &policyv1alpha1.Placement{ReplicaScheduling: &policyv1alpha1.ReplicaSchedulingStrategy{
 				ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,

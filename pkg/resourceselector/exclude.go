@@ -1,4 +1,4 @@
-package detector
+package resourceselector
 
 import (
 	"strings"
@@ -82,9 +82,9 @@ func Excluded(gk schema.GroupKind, namespace, name string) bool {
 	return false
 }
 
-// excludedObject adds what only the object's content tells: service
+// ExcludedObject adds what only the object's content tells: service
 // account token Secrets belong to the hub's service accounts.
-func excludedObject(obj *unstructured.Unstructured) bool {
+func ExcludedObject(obj *unstructured.Unstructured) bool {
 	gk := obj.GroupVersionKind().GroupKind()
 	if Excluded(gk, obj.GetNamespace(), obj.GetName()) {
 		return true
