@@ -215,6 +215,27 @@ func TestDrift(t *testing.T) {
 	if err := sameConfigMap("member2", differing); err != nil {
 		t.Error(err)
 	}
+
+	// IfNoDiff compares the whole content: a template without data does
+	// not "match" an administrator's ConfigMap that has some (it would
+	// then be adopted, overwritten by the next template edit, and
+	// deleted with the template).
+	admins := memberConfigMap(t, "member1", ns, "admin-config")
+	applyYAML(t, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: admin-config, namespace: %s}\n", ns)+"---\n"+
+		lifecyclePolicyYAML(ns, "admin-config", "ConfigMap", "admin-config", "applyStrategy: {whenToTakeOver: IfNoDiff}\n", "member1"))
+	eventually(t, "the administrator's ConfigMap left alone", func() error {
+		c, _, err := workCondition(ns, "admin-config", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Reason != "Conflict" || !strings.Contains(c.Message, "differs from what would be sent") || !strings.Contains(c.Message, "data") {
+			return fmt.Errorf("member1 Applied %+v", c)
+		}
+		return nil
+	})
+	if err := sameConfigMap("member1", admins); err != nil {
+		t.Error(err)
+	}
 }
 
 // TestPolicyDeletionKeepsWorkloads: deleting a policy leaves the member

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/actions"
@@ -53,6 +54,12 @@ rules:
 - apiGroups: [work.shepherd.io]
   resources: [resourcebindings]
   verbs: [get, list, watch, patch]
+- apiGroups: [policy.shepherd.io]
+  resources: [overridepolicies]
+  verbs: ["*"]
+- apiGroups: [rbac.authorization.k8s.io]
+  resources: [roles, rolebindings]
+  verbs: ["*"]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
@@ -127,8 +134,26 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: dev2}]
 	if got, err := actions.SelfUser(ctx, dev); err != nil || got != "dev" {
 		t.Errorf("SelfUser as dev: %q, %v", got, err)
 	}
-	for _, name := range []string{"binding-approver", "binding-patcher"} {
-		_ = hub.Delete(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+}
+
+// testOverridePathsInAnyCase: the identity paths the CRDs refuse are
+// refused in any other letter case too (/Metadata adds a field no member
+// accepts, so every apply of the Work failed), to everyone.
+func testOverridePathsInAnyCase(t *testing.T) {
+	for _, overriders := range []string{
+		`plaintext: [{path: /Metadata, operator: add, value: {name: x}}]`,
+		`plaintext: [{path: /KIND, operator: replace, value: ClusterRoleBinding}]`,
+		`fieldOverrider: [{fieldPath: /metadata/Namespace, json: [{subPath: /a, operator: remove}]}]`,
+		`imageOverrider: [{predicate: {path: /Metadata/Name}, component: Tag, operator: remove}]`,
+	} {
+		p := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(fmt.Sprintf("apiVersion: policy.shepherd.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: probe, namespace: %s}\nspec:\n  overrideRules:\n  - overriders:\n      %s\n", ns, overriders)), &p.Object); err != nil {
+			t.Fatal(err)
+		}
+		err := hub.Create(context.Background(), p, client.DryRunAll)
+		if err == nil || !strings.Contains(err.Error(), "may not touch what the object is") || !strings.Contains(err.Error(), "in any letter case") {
+			t.Errorf("%s: want refused, got %v", overriders, err)
+		}
 	}
 }
 
@@ -142,4 +167,61 @@ func as(t *testing.T, user string) client.Client {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// testRBACOverrides: an override policy that changes what an RBAC object
+// grants needs the rights the hub asks of whoever writes such an object
+// (escalate and bind on roles and clusterroles in the policy's
+// namespace). dev2 may write roles and override policies in the namespace
+// but holds neither verb: it is refused the overrides of the probe
+// (a Role's rules made "*", a RoleBinding's roleRef made cluster-admin,
+// a ClusterRole aggregated into admin), and may still override anything
+// else. An administrator may do all of it.
+func testRBACOverrides(t *testing.T) {
+	ctx := context.Background()
+	dev2 := as(t, "dev2")
+	policy := func(selector, overriders string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
+kind: OverridePolicy
+metadata: {name: probe, namespace: %s}
+spec:
+  %s
+  overrideRules:
+  - overriders:
+      %s
+`, ns, selector, overriders)), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	const role = `resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: Role}]`
+	const binding = `resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: RoleBinding}]`
+	const configMap = `resourceSelectors: [{apiVersion: v1, kind: ConfigMap}]`
+	for _, tc := range []struct {
+		name       string
+		p          *unstructured.Unstructured
+		dev2Denied bool
+	}{
+		{"a Role's rules replaced with *", policy(role, `plaintext: [{path: /rules, operator: replace, value: [{apiGroups: ["*"], resources: ["*"], verbs: ["*"]}]}]`), true},
+		{"one rule's verbs, in another letter case", policy(role, `plaintext: [{path: /Rules/0/verbs, operator: replace, value: ["*"]}]`), true},
+		{"a RoleBinding's roleRef made cluster-admin", policy(binding, `plaintext: [{path: /roleRef, operator: replace, value: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}}]`), true},
+		{"subjects through a field overrider", policy(binding, `fieldOverrider: [{fieldPath: /subjects, json: [{subPath: /0/name, operator: replace, value: system:authenticated}]}]`), true},
+		{"no selector: every kind, RBAC included", policy("", `plaintext: [{path: /rules, operator: remove}]`), true},
+		{"a ClusterRole aggregated into admin", policy(`resourceSelectors: [{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}]`,
+			`labelsOverrider: [{operator: add, value: {rbac.authorization.k8s.io/aggregate-to-admin: "true"}}]`), true},
+		{"a Role's labels", policy(role, `labelsOverrider: [{operator: add, value: {team: a}}]`), false},
+		{"a ConfigMap's rules key", policy(configMap, `plaintext: [{path: /data/rules, operator: add, value: "x"}]`), false},
+	} {
+		err := dev2.Create(ctx, tc.p.DeepCopy(), client.DryRunAll)
+		switch {
+		case tc.dev2Denied && (err == nil || !strings.Contains(err.Error(), "needs escalate and bind on roles and clusterroles in namespace "+ns)):
+			t.Errorf("%s: dev2 want refused (EscalationForbidden), got %v", tc.name, err)
+		case !tc.dev2Denied && err != nil:
+			t.Errorf("%s: dev2 refused: %v", tc.name, err)
+		}
+		if err := hub.Create(ctx, tc.p.DeepCopy(), client.DryRunAll); err != nil {
+			t.Errorf("%s: the administrator refused: %v", tc.name, err)
+		}
+	}
 }

@@ -73,6 +73,8 @@ func TestControllerManagerUnderItsOwnRBAC(t *testing.T) {
 		{"members ready", waitMembersReady},
 		{"propagation", testPropagation},
 		{"bindings are Shepherd's", testBindingsAreShepherds},
+		{"RBAC overrides held to the hub's escalation rules", testRBACOverrides},
+		{"override paths refused in any letter case", testOverridePathsInAnyCase},
 		{"webhooks", testWebhooks},
 		{"reschedule task", testRescheduleTask},
 		{"cluster failover", testClusterFailover},

@@ -20,6 +20,13 @@ import (
 // has a value. A value is arbitrary JSON, which CEL rules cannot see, so
 // pkg/overrides refuses an add or replace without one when it renders.
 
+// Kinds of the propagation policies, as a binding's spec.policyRef.kind
+// and its LabelPolicyKind name them.
+const (
+	KindPropagationPolicy        = "PropagationPolicy"
+	KindClusterPropagationPolicy = "ClusterPropagationPolicy"
+)
+
 // Kinds of the override policies, as Applied and Error of pkg/overrides name them.
 const (
 	KindOverridePolicy        = "OverridePolicy"
@@ -294,7 +301,10 @@ type YAMLPatchOperation struct {
 // for a cluster, never turned into another object. The CEL rules on
 // plaintext[].path, imageOverrider[].predicate.path and
 // fieldOverrider[].fieldPath list the same paths (a test keeps them
-// equal), and pkg/overrides checks the rendered object again.
+// equal); the admission policy shepherd-overrides (config/admission)
+// refuses them in any other letter case, where a CEL rule on the CRD would
+// exceed its cost budget; and pkg/overrides checks the rendered object
+// again.
 var IdentityPaths = []string{
 	"/apiVersion", "/kind", "/metadata/name", "/metadata/namespace", "/metadata/generateName",
 	"/metadata/uid", "/metadata/resourceVersion", "/metadata/ownerReferences", "/metadata/finalizers",
@@ -302,12 +312,15 @@ var IdentityPaths = []string{
 
 // TouchesIdentity reports whether an overrider at path would change one
 // of IdentityPaths: the path is one of them, lies below one, or is
-// /metadata itself.
+// /metadata itself, in any letter case (a path such as /Metadata adds a
+// field no member accepts, so every apply of the Work would fail).
 func TouchesIdentity(path string) bool {
+	path = strings.ToLower(path)
 	if path == "/metadata" {
 		return true
 	}
 	for _, p := range IdentityPaths {
+		p = strings.ToLower(p)
 		if path == p || strings.HasPrefix(path, p+"/") {
 			return true
 		}

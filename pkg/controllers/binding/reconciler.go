@@ -260,6 +260,8 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	if err == nil {
 		if err = checkIdentity(manifest, b.GetBindingSpec().Resource); err != nil {
 			reason = ReasonIdentityChanged
+		} else if err = checkGrants(manifest, b.GetBindingSpec()); err != nil {
+			reason = ReasonEscalationForbidden
 		}
 	}
 	if err != nil {

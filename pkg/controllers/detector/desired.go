@@ -19,8 +19,8 @@ import (
 
 // Policy kinds, as written in LabelPolicyKind and spec.policyRef.kind.
 const (
-	KindPropagationPolicy        = "PropagationPolicy"
-	KindClusterPropagationPolicy = "ClusterPropagationPolicy"
+	KindPropagationPolicy        = policyv1alpha1.KindPropagationPolicy
+	KindClusterPropagationPolicy = policyv1alpha1.KindClusterPropagationPolicy
 )
 
 // policyKind returns p's kind name.

@@ -222,11 +222,17 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		}
 		facts.exists, facts.owned, facts.owner = true, owner == key, owner
 		var drift *workv1alpha1.ManifestDrift
+		text := textFor(live.GroupVersionKind().GroupKind(), string(live.GetUID()))
 		if facts.owned && !facts.strategy.ReportsDiff() {
-			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration()}, now)
+			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
 			facts.drifted = drift != nil
 		} else {
-			diff := diffFields(withoutMarks(desired).Object, live.Object)
+			diff := diffFields(withoutMarks(desired).Object, live.Object, text)
+			if !facts.owned && facts.owner == "" {
+				// A takeover compares the whole content, not only what
+				// would be sent (see memberOnlyFields).
+				diff = append(diff, memberOnlyFields(withoutMarks(desired).Object, live.Object, text)...)
+			}
 			facts.differs = len(diff) > 0
 			if facts.differs {
 				drift = newDrift(workv1alpha1.DriftDiff, diff, live.GetGeneration(), prevDrift, now)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -64,14 +66,65 @@ func comparedFields(obj map[string]any) map[string]any {
 // are not Shepherd's. Lists of the same length compare element by element,
 // lists of different lengths as a whole; numbers compare by value and
 // strings that are both quantities (100m, 0.1) by quantity.
-func diffFields(hub, member map[string]any) []workv1alpha1.FieldDiff {
+func diffFields(hub, member map[string]any, text valueText) []workv1alpha1.FieldDiff {
 	var out []workv1alpha1.FieldDiff
-	walkDiff("", comparedFields(hub), member, &out)
+	walkDiff("", comparedFields(hub), member, text, &out)
 	slices.SortFunc(out, func(a, b workv1alpha1.FieldDiff) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
 
-func walkDiff(path string, hub any, member any, out *[]workv1alpha1.FieldDiff) {
+// memberOnlyFields lists the content the member object holds that hub (what
+// would be sent) lacks, for deciding a takeover (whenToTakeOver: IfNoDiff):
+// diffFields compares only the fields Shepherd sends, so an empty template
+// would "match" any object. A top-level field of the member (other than
+// metadata and status) that hub does not send at all is a difference, and
+// so is a key of a top-level map (a ConfigMap's or Secret's data, an RBAC
+// object's fields) that hub lacks. spec is the exception below its top:
+// the member's API server fills in defaults there (a Deployment's
+// strategy, a pod's dnsPolicy) that a template rarely states, so spec's
+// own fields compare as diffFields does. Empty values count as absent.
+func memberOnlyFields(hub, member map[string]any, text valueText) []workv1alpha1.FieldDiff {
+	h, m := comparedFields(hub), comparedFields(member)
+	var out []workv1alpha1.FieldDiff
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k == "metadata" || empty(m[k]) {
+			continue
+		}
+		hv, sent := h[k]
+		if !sent || empty(hv) {
+			out = append(out, fieldDiff(k, m[k], nil, text))
+			continue
+		}
+		mm, isMap := m[k].(map[string]any)
+		hm, _ := hv.(map[string]any)
+		if !isMap || k == "spec" {
+			continue
+		}
+		for _, kk := range slices.Sorted(maps.Keys(mm)) {
+			if _, ok := hm[kk]; !ok && !empty(mm[kk]) {
+				out = append(out, fieldDiff(joinPath(k, kk), mm[kk], nil, text))
+			}
+		}
+	}
+	return out
+}
+
+// empty reports whether v is absent or an empty map, list or string.
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	case string:
+		return x == ""
+	}
+	return false
+}
+
+func walkDiff(path string, hub any, member any, text valueText, out *[]workv1alpha1.FieldDiff) {
 	switch h := hub.(type) {
 	case nil:
 		return // nothing sent
@@ -81,7 +134,7 @@ func walkDiff(path string, hub any, member any, out *[]workv1alpha1.FieldDiff) {
 			if len(h) == 0 && member == nil {
 				return // an empty object the API server dropped
 			}
-			*out = append(*out, fieldDiff(path, member, hub))
+			*out = append(*out, fieldDiff(path, member, hub, text))
 			return
 		}
 		keys := make([]string, 0, len(h))
@@ -90,7 +143,7 @@ func walkDiff(path string, hub any, member any, out *[]workv1alpha1.FieldDiff) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			walkDiff(joinPath(path, k), h[k], m[k], out)
+			walkDiff(joinPath(path, k), h[k], m[k], text, out)
 		}
 	case []any:
 		m, ok := member.([]any)
@@ -98,15 +151,15 @@ func walkDiff(path string, hub any, member any, out *[]workv1alpha1.FieldDiff) {
 			if len(h) == 0 && member == nil {
 				return
 			}
-			*out = append(*out, fieldDiff(path, member, hub))
+			*out = append(*out, fieldDiff(path, member, hub, text))
 			return
 		}
 		for i := range h {
-			walkDiff(path+"["+strconv.Itoa(i)+"]", h[i], m[i], out)
+			walkDiff(path+"["+strconv.Itoa(i)+"]", h[i], m[i], text, out)
 		}
 	default:
 		if !scalarEqual(hub, member) {
-			*out = append(*out, fieldDiff(path, member, hub))
+			*out = append(*out, fieldDiff(path, member, hub, text))
 		}
 	}
 }
@@ -160,8 +213,39 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
-func fieldDiff(path string, member, hub any) workv1alpha1.FieldDiff {
-	return workv1alpha1.FieldDiff{Path: path, Member: jsonValue(member), Hub: jsonValue(hub)}
+func fieldDiff(path string, member, hub any, text valueText) workv1alpha1.FieldDiff {
+	return workv1alpha1.FieldDiff{Path: path, Member: text(member), Hub: text(hub)}
+}
+
+// valueText renders a value for a field diff: jsonValue, or hashedValue
+// for a kind whose values are secret.
+type valueText func(any) string
+
+// textFor is how the diffs of a member object of kind gk show values:
+// as JSON, except for Secrets, whose values a diff never shows (a binding's
+// status is read by people who may not read the member's Secret): a hash
+// of the value salted with the member object's UID, which tells whether a
+// value changed and which side holds which, and is no use to guess a short
+// value from on the hub (the hub does not store the member's UID).
+func textFor(gk schema.GroupKind, memberUID string) valueText {
+	if gk != (schema.GroupKind{Kind: "Secret"}) {
+		return jsonValue
+	}
+	return func(v any) string { return hashedValue(v, memberUID) }
+}
+
+// hashedValue is "sha256:" and the first 16 hex digits of the salted
+// hash of v's JSON; empty for an absent value, as jsonValue.
+func hashedValue(v any, salt string) string {
+	if v == nil {
+		return ""
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte(fmt.Sprint(v))
+	}
+	sum := sha256.Sum256(append([]byte(salt+"\x00"), data...))
+	return "sha256:" + hex.EncodeToString(sum[:8])
 }
 
 // jsonValue renders a value for a field diff, cut to MaxDriftValue.
@@ -207,6 +291,8 @@ type driftInput struct {
 	prev *workv1alpha1.ManifestDrift
 	// generation of the member object.
 	generation int64
+	// text renders values (textFor); nil is jsonValue.
+	text valueText
 }
 
 // judgeDrift returns the drift of an object Shepherd owns, nil when there
@@ -219,8 +305,12 @@ type driftInput struct {
 //     Shepherd had applied (recorded in the drift), and is resolved when
 //     the member's edit is undone.
 func judgeDrift(in driftInput, now metav1.Time) *workv1alpha1.ManifestDrift {
+	text := in.text
+	if text == nil {
+		text = jsonValue
+	}
 	if in.unchanged {
-		fields := diffFields(in.hub, in.member)
+		fields := diffFields(in.hub, in.member, text)
 		if len(fields) == 0 {
 			return nil
 		}
@@ -231,7 +321,7 @@ func judgeDrift(in driftInput, now metav1.Time) *workv1alpha1.ManifestDrift {
 	}
 	var still []workv1alpha1.FieldDiff
 	for _, f := range in.prev.Fields {
-		cur := jsonValue(valueAt(in.member, f.Path))
+		cur := text(valueAt(in.member, f.Path))
 		if cur != f.Hub {
 			still = append(still, workv1alpha1.FieldDiff{Path: f.Path, Member: cur, Hub: f.Hub})
 		}

@@ -1,11 +1,13 @@
 package execution
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -63,7 +65,7 @@ func TestDiffFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := diffFields(hub, tt.member)
+			got := diffFields(hub, tt.member, jsonValue)
 			var paths []string
 			for _, f := range got {
 				paths = append(paths, f.Path)
@@ -83,9 +85,9 @@ func TestDiffIsBoundedAndDeterministic(t *testing.T) {
 		hub["data"].(map[string]any)[k] = strings.Repeat("h", 400)
 		member["data"].(map[string]any)[k] = "m"
 	}
-	first := diffFields(hub, member)
+	first := diffFields(hub, member, jsonValue)
 	for range 5 {
-		again := diffFields(hub, member)
+		again := diffFields(hub, member, jsonValue)
 		for i := range first {
 			if first[i] != again[i] {
 				t.Fatal("diff order depends on map order")
@@ -145,7 +147,7 @@ func TestJudgeDrift(t *testing.T) {
 func TestValueAtReadsDiffPaths(t *testing.T) {
 	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a.b/c[d]": "v"}},
 		"spec": map[string]any{"xs": []any{map[string]any{"y": int64(1)}}}}
-	for _, f := range diffFields(obj, map[string]any{}) {
+	for _, f := range diffFields(obj, map[string]any{}, jsonValue) {
 		if valueAt(obj, f.Path) == nil {
 			t.Errorf("valueAt(%q) found nothing", f.Path)
 		}
@@ -196,5 +198,91 @@ func TestAppliedHashIgnoresMapOrder(t *testing.T) {
 	b := map[string]any{"y": map[string]any{"a": "1", "b": "2"}, "x": int64(1)}
 	if appliedHash(a) != appliedHash(b) || appliedHash(a) == appliedHash(map[string]any{"x": int64(2)}) {
 		t.Fatal("hash depends on map order, or ignores values")
+	}
+}
+
+// TestSecretDiffsShowNoValues: a Secret's drift or difference names the
+// fields and shows salted hashes, never the member's or the hub's value
+// (a binding's status is read by people who may not read the member's
+// Secret), and a recorded drift is still followed by those hashes.
+func TestSecretDiffsShowNoValues(t *testing.T) {
+	secret := schema.GroupKind{Kind: "Secret"}
+	hub := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "eA==", "user": "YWRtaW4="}}
+	member := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "UzNjcjN0", "user": "YWRtaW4="}}
+	text := textFor(secret, "member-uid-1")
+	fields := diffFields(hub, member, text)
+	if len(fields) != 1 || fields[0].Path != "data.password" {
+		t.Fatalf("fields %+v, want data.password alone", fields)
+	}
+	for _, v := range []string{fields[0].Member, fields[0].Hub} {
+		if !strings.HasPrefix(v, "sha256:") || strings.Contains(v, "UzNj") || strings.Contains(v, "eA==") {
+			t.Fatalf("a Secret's diff shows %q", v)
+		}
+	}
+	if fields[0].Member == fields[0].Hub {
+		t.Fatal("different values hash alike")
+	}
+	if other := textFor(secret, "member-uid-2")("UzNjcjN0"); other == fields[0].Member {
+		t.Fatal("the hash is not salted with the member object")
+	}
+	if got := textFor(schema.GroupKind{Kind: "ConfigMap"}, "u")("v"); got != `"v"` {
+		t.Fatalf("a ConfigMap's value shows as %q, want its JSON", got)
+	}
+
+	now := metav1.Now()
+	recorded := judgeDrift(driftInput{hub: hub, member: member, unchanged: true, text: text}, now)
+	if recorded == nil {
+		t.Fatal("no drift recorded")
+	}
+	newer := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "eQ==", "user": "YWRtaW4="}}
+	if d := judgeDrift(driftInput{hub: newer, member: member, prev: recorded, text: text}, now); d == nil {
+		t.Fatal("the member's edit, still there, no longer counts as drift after a template edit")
+	}
+	if d := judgeDrift(driftInput{hub: newer, member: hub, prev: recorded, text: text}, now); d != nil {
+		t.Fatalf("the member's edit undone is still drift: %+v", d)
+	}
+}
+
+// TestMemberOnlyFields: a takeover (whenToTakeOver: IfNoDiff) sees the
+// content the member holds beyond what would be sent: an empty template
+// never matches a ConfigMap with data, nor a template with fewer keys;
+// spec's server defaults do not count.
+func TestMemberOnlyFields(t *testing.T) {
+	cm := func(data map[string]any) map[string]any {
+		o := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "labels": map[string]any{"team": "ops"}}}
+		if data != nil {
+			o["data"] = data
+		}
+		return o
+	}
+	deploy := func(spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": spec, "status": map[string]any{"replicas": 1}}
+	}
+	cases := []struct {
+		name        string
+		hub, member map[string]any
+		want        []string
+	}{
+		{name: "the same data", hub: cm(map[string]any{"a": "1"}), member: cm(map[string]any{"a": "1"})},
+		{name: "an empty template and an admin's data", hub: cm(nil), member: cm(map[string]any{"a": "1", "b": "2"}), want: []string{"data"}},
+		{name: "a key the template lacks", hub: cm(map[string]any{"a": "1"}), member: cm(map[string]any{"a": "1", "b": "2"}), want: []string{"data.b"}},
+		{name: "the member's labels are not content", hub: cm(map[string]any{"a": "1"}), member: cm(map[string]any{"a": "1"})},
+		{name: "empty data on both sides", hub: cm(map[string]any{}), member: cm(nil)},
+		{name: "spec defaults do not count", hub: deploy(map[string]any{"replicas": 1}), member: deploy(map[string]any{"replicas": 1, "strategy": map[string]any{"type": "RollingUpdate"}})},
+		{name: "no spec sent, a spec held", hub: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment"}, member: deploy(map[string]any{"replicas": 3}), want: []string{"spec"}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range memberOnlyFields(tt.hub, tt.member, jsonValue) {
+				got = append(got, f.Path)
+				if f.Hub != "" {
+					t.Errorf("%s: hub value %q, want none", f.Path, f.Hub)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("fields %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

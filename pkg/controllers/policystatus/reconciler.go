@@ -35,8 +35,8 @@ const EventPolicyConflict = "PolicyConflict"
 
 // Kinds of policies, as written in spec.policyRef.kind.
 const (
-	kindPP  = "PropagationPolicy"
-	kindCPP = "ClusterPropagationPolicy"
+	kindPP  = policyv1alpha1.KindPropagationPolicy
+	kindCPP = policyv1alpha1.KindClusterPropagationPolicy
 )
 
 // Setup adds the policy status controller to mgr.

@@ -1,0 +1,40 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// userControls are the fields of a binding's spec that users change
+// (shepherd rollout, shepherd failover confirm), each under a verb of its
+// own; the admission policy shepherd-bindings holds every other field to
+// its stored value.
+var userControls = map[string]bool{"rolloutControl": true, "gracefulEvictionTasks": true}
+
+// TestBindingPolicyCoversTheSpec: a field added to BindingSpec is one the
+// bindings admission policy keeps users from changing, unless it is
+// named a user control here (and given its verb in the policy).
+func TestBindingPolicyCoversTheSpec(t *testing.T) {
+	data, err := Manifests.ReadFile("admission/bindings.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := strings.Join(strings.Fields(string(data)), " ")
+	typ := reflect.TypeFor[workv1alpha1.BindingSpec]()
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		if userControls[name] {
+			continue
+		}
+		want := "object.spec.?" + name + " == oldObject.spec.?" + name
+		if name == "resource" {
+			want = "object.spec.resource == oldObject.spec.resource"
+		}
+		if !strings.Contains(policy, want) {
+			t.Errorf("spec.%s: the bindings admission policy does not hold it (%q); add it, or make it a user control with a verb of its own", name, want)
+		}
+	}
+}
