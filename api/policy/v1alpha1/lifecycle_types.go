@@ -78,6 +78,17 @@ func (s *Suspension) Suspends(cluster string) bool {
 // +kubebuilder:validation:Enum=Always;Never
 type PreemptionBehavior string
 
+// NamespacedPreemption is a ClusterPropagationPolicy's
+// spec.namespacedPreemption: Allow (the default) or Deny.
+// +kubebuilder:validation:Enum=Allow;Deny
+type NamespacedPreemption string
+
+// Whether PropagationPolicies may preempt a ClusterPropagationPolicy.
+const (
+	NamespacedPreemptionAllow NamespacedPreemption = "Allow"
+	NamespacedPreemptionDeny  NamespacedPreemption = "Deny"
+)
+
 // Preemption behaviours.
 const (
 	PreemptAlways PreemptionBehavior = "Always"

@@ -96,6 +96,14 @@ type PropagationSpec struct {
 	// +optional
 	Preemption PreemptionBehavior `json:"preemption,omitempty"`
 
+	// NamespacedPreemption, on a ClusterPropagationPolicy, says whether a
+	// PropagationPolicy with preemption: Always may take over the templates
+	// this policy claimed: Allow (the default, as in Karmada) or Deny, which
+	// keeps an administrator's placement, and its rollout gates, on them
+	// whatever a namespace's users write. A PropagationPolicy may not set it.
+	// +optional
+	NamespacedPreemption NamespacedPreemption `json:"namespacedPreemption,omitempty"`
+
 	// DependentOverrides names OverridePolicies of the policy's namespace
 	// that must exist before the policy propagates a template, so that
 	// overrides created together with a template apply from the first
@@ -219,6 +227,7 @@ type PolicyConflict struct {
 // +kubebuilder:printcolumn:name="Templates",type=integer,JSONPath=`.status.matchedTemplates`
 // +kubebuilder:printcolumn:name="Conflicted",type=string,JSONPath=`.status.conditions[?(@.type=="Conflicted")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.namespacedPreemption)",message="spec.namespacedPreemption is for a ClusterPropagationPolicy: it says whether PropagationPolicies may preempt it; remove it"
 type PropagationPolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

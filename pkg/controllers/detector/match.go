@@ -107,6 +107,8 @@ func priority(p policyv1alpha1.PolicyObject) int32 {
 //     spec.priority; a ClusterPropagationPolicy outranks a
 //     ClusterPropagationPolicy of lower spec.priority, whatever their
 //     selectors (as in Karmada, only the explicit priority counts here).
+//     A ClusterPropagationPolicy with spec.namespacedPreemption: Deny is
+//     not outranked by any PropagationPolicy.
 //     Among several that may, Match's order decides.
 //   - A template without a claim, or whose claimant is gone, being deleted
 //     or no longer matching, goes to the best policy (Match).
@@ -140,7 +142,7 @@ func mayPreempt(p, claimant policyv1alpha1.PolicyObject) bool {
 	pIsCluster, cIsCluster := p.GetNamespace() == "", claimant.GetNamespace() == ""
 	switch {
 	case !pIsCluster && cIsCluster:
-		return true
+		return claimant.GetPropagationSpec().NamespacedPreemption != policyv1alpha1.NamespacedPreemptionDeny
 	case pIsCluster && !cIsCluster:
 		return false
 	}

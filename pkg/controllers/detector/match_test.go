@@ -194,6 +194,11 @@ func TestGovern(t *testing.T) {
 		{name: "a PropagationPolicy with Always takes it from any ClusterPropagationPolicy", claimant: cppRef("old"),
 			pps: []policyv1alpha1.PolicyObject{always(pp("ns", "new", -10, sel("", nil)))}, cpps: []policyv1alpha1.PolicyObject{cpp("old", 100, sel("web", nil))},
 			want: "new", preempt: "old"},
+		{name: "a ClusterPropagationPolicy with namespacedPreemption: Deny keeps it from a PropagationPolicy with Always", claimant: cppRef("old"),
+			pps: []policyv1alpha1.PolicyObject{always(pp("ns", "new", 100, sel("web", nil)))}, cpps: []policyv1alpha1.PolicyObject{denyNamespaced(cpp("old", 0, sel("web", nil)))},
+			want: "old"},
+		{name: "namespacedPreemption: Deny still yields to a ClusterPropagationPolicy that outranks it", claimant: cppRef("old"),
+			cpps: []policyv1alpha1.PolicyObject{denyNamespaced(cpp("old", 0, sel("web", nil))), always(cpp("new", 1, sel("", nil)))}, want: "new", preempt: "old"},
 		{name: "a PropagationPolicy without preemption does not", claimant: cppRef("old"),
 			pps: []policyv1alpha1.PolicyObject{pp("ns", "new", 100, sel("web", nil))}, cpps: []policyv1alpha1.PolicyObject{cpp("old", 0, sel("", nil))},
 			want: "old"},
@@ -228,4 +233,10 @@ func TestGovern(t *testing.T) {
 			}
 		})
 	}
+}
+
+// denyNamespaced sets spec.namespacedPreemption: Deny on a cluster policy.
+func denyNamespaced(p policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
+	p.GetPropagationSpec().NamespacedPreemption = policyv1alpha1.NamespacedPreemptionDeny
+	return p
 }
