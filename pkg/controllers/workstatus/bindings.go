@@ -2,11 +2,9 @@ package workstatus
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -42,6 +40,10 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 	templates client.Reader
 	recorder  events.EventRecorder
 	in        interpreter.Interpreter
+	// conflicts turns a status write that lost the race with another
+	// writer of the binding (the scheduler, the binding controller) into
+	// a quiet, backed-off retry: a retried conflict is no error to log.
+	conflicts *bindingutil.Conflicts
 }
 
 // setupBindingController registers the aggregation controller of one
@@ -49,7 +51,7 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 // of one of its Works (coalesced: the Works of a binding change together).
 func setupBindingController[T any, PT bindingPtr[T]](d controllerdeps.Deps, kind string, rec events.EventRecorder, o Options) error {
 	mgr := d.Manager
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: d.Interpreter}
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: d.Interpreter, conflicts: bindingutil.NewConflicts()}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
@@ -65,6 +67,11 @@ func setupBindingController[T any, PT bindingPtr[T]](d controllerdeps.Deps, kind
 }
 
 func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *bindingReconciler[T, PT]) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	b := PT(new(T))
 	if err := r.client.Get(ctx, req.NamespacedName, b); err != nil {
@@ -85,11 +92,9 @@ func (r *bindingReconciler[T, PT]) Reconcile(ctx context.Context, req reconcile.
 		prev := status.AggregatedStatus
 		status.AggregatedStatus = items
 		if err := r.client.Status().Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			if apierrors.IsConflict(err) {
-				// Another writer (the scheduler) got there first; its
-				// write does not requeue us, so retry with back-off.
-				return reconcile.Result{}, fmt.Errorf("binding %s changed meanwhile: %w", ref, err)
-			}
+			// A conflict (another writer got there first, and its write
+			// does not requeue us) is retried with back-off, quietly
+			// (Reconcile).
 			return reconcile.Result{}, err
 		}
 		statusWrites.WithLabelValues("binding").Inc()
