@@ -61,7 +61,8 @@ func newUpCommand() *cobra.Command {
   - the controller manager that propagates templates to the members, run
     as installed: under its ServiceAccount and RBAC (config/rbac), on a hub
     with API Priority and Fairness and Shepherd's priority levels
-    (config/flowcontrol);
+    (config/flowcontrol) and the admission policies that keep bindings
+    Shepherd's and overrides within their writers' rights (config/admission);
   - the web dashboard (--dashboard-listen, default 127.0.0.1:8080), whose URL
     is printed.
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -376,9 +377,15 @@ func TestTimelineEventsFromTheirNamespace(t *testing.T) {
 		{"cluster-scoped template event in default", crb, event("default", "ClusterRole", "", "viewer", "Genuine"), true},
 		{"cluster-scoped binding event in default", crb, event("default", "ClusterResourceBinding", "", "viewer-clusterrole", "ScheduleBindingSucceed"), true},
 		{"cluster-scoped template event from an execution namespace", crb, event("shepherd-es-member1", "ClusterRole", "", "viewer", "Forged"), false},
+		{"a Pull agent's event on its own Work", b, event("shepherd-es-pull1", "Work", "shepherd-es-pull1", work.Name, "FailedScheduling"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &dashboard.Snapshot{Now: dashboardtest.Epoch, Bindings: []dashboard.Binding{tc.b}, Works: works, Events: []*eventsv1.Event{tc.e}}
+			pull := dashboardtest.Cluster("pull1", "p", "r", "z")
+			pull.Spec.SyncMode = clusterv1alpha1.Pull
+			pullWork := work.DeepCopy()
+			pullWork.Namespace, pullWork.Labels[workv1alpha1.LabelCluster] = "shepherd-es-pull1", "pull1"
+			s := &dashboard.Snapshot{Now: dashboardtest.Epoch, Bindings: []dashboard.Binding{tc.b}, Works: append(slices.Clone(works), pullWork),
+				Clusters: []*clusterv1alpha1.Cluster{dashboardtest.Cluster("member1", "p", "r", "z"), pull}, Events: []*eventsv1.Event{tc.e}}
 			var shown []dashboard.TimelineEntry
 			for _, e := range dashboard.BuildWorkload(s, tc.b).Timeline {
 				if e.Kind == "Event" {
@@ -464,5 +471,20 @@ func TestExplainEveryCluster(t *testing.T) {
 	}
 	if !v.Workloads[0].Scheduled || !v.Workloads[0].Decisions[0].Selected {
 		t.Errorf("not placed, or the selected clusters are not first: %+v", v.Workloads[0])
+	}
+}
+
+// TestWorksOfALongName: a workload whose binding name is longer than a
+// label value may be (its Works' labels hold a hash) still shows its Works.
+func TestWorksOfALongName(t *testing.T) {
+	name := strings.Repeat("w", 70)
+	b := dashboardtest.Binding("team-a", name, "p", target("member1", 2), target("member2", 1))
+	s := &dashboard.Snapshot{Now: dashboardtest.Epoch, Bindings: []dashboard.Binding{b}, Works: dashboardtest.Works(b),
+		Clusters: []*clusterv1alpha1.Cluster{dashboardtest.Cluster("member1", "p", "r", "z"), dashboardtest.Cluster("member2", "p", "r", "z")}}
+	if v := s.Works[0].Labels[workv1alpha1.LabelBindingName]; v == b.Ref().Name {
+		t.Fatalf("the label holds the whole name %q: the test does not test a hashed label", v)
+	}
+	if got := dashboard.BuildWorkload(s, b).Works; len(got) != 2 {
+		t.Fatalf("Works of a %d-character workload: %+v, want member1 and member2", len(name), got)
 	}
 }

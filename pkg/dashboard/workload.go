@@ -6,10 +6,13 @@ import (
 	"strings"
 	"time"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // WorkloadView is a workload's page.
@@ -103,11 +106,26 @@ func worksOf(s *Snapshot, r Ref) []WorkView {
 	return out
 }
 
-// isWorkOf reports whether w is one of the Works of binding r.
+// isWorkOf reports whether w is one of the Works of binding r, by the
+// binding annotation the binding controller writes (the labels hold
+// hashed values past 63 characters, so a long name would not match them).
 func isWorkOf(w *workv1alpha1.Work, r Ref) bool {
-	l := w.Labels
-	return l[workv1alpha1.LabelBindingName] == r.Name && l[workv1alpha1.LabelBindingNamespace] == r.Namespace &&
-		l[workv1alpha1.LabelBindingKind] == r.Kind()
+	return w.Annotations[workv1alpha1.AnnotationBinding] == names.BindingRef{Kind: r.Kind(), Namespace: r.Namespace, Name: r.Name}.String()
+}
+
+// pullClusters are the clusters whose Works a Pull agent applies: the
+// events on those Works are the agent's, written with credentials that
+// reach its execution namespace, so their reasons and notes are the
+// agent's choice and stay off the workload's timeline (the Works table
+// shows the Works' conditions).
+func pullClusters(s *Snapshot) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range s.Clusters {
+		if c.Spec.SyncMode == clusterv1alpha1.Pull {
+			out[c.Name] = true
+		}
+	}
+	return out
 }
 
 // Object names an object whose events a page shows.
@@ -143,7 +161,8 @@ func EventShownOn(e *eventsv1.Event, o Object) bool {
 }
 
 // timeline gathers, newest first, the binding's scheduling, its events,
-// its template's and its Works' (those EventShownOn allows), its evictions
+// its template's and its Works' (those EventShownOn allows; none of a Pull
+// cluster's, see pullClusters), its evictions
 // and the reschedule tasks that named it.
 // Entries at the same time keep a fixed order: by kind, then message.
 func timeline(s *Snapshot, b Binding) []TimelineEntry {
@@ -167,8 +186,9 @@ func timeline(s *Snapshot, b Binding) []TimelineEntry {
 		{Kind: ref.Kind(), Namespace: ref.Namespace, Name: ref.Name}: "",
 		{Kind: res.Kind, Namespace: res.Namespace, Name: res.Name}:   "",
 	}
+	pull := pullClusters(s)
 	for _, w := range s.Works {
-		if isWorkOf(w, ref) {
+		if isWorkOf(w, ref) && !pull[w.Labels[workv1alpha1.LabelCluster]] {
 			objects[Object{Kind: "Work", Namespace: w.Namespace, Name: w.Name}] = "Work on " + w.Labels[workv1alpha1.LabelCluster] + ": "
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // Source serves one snapshot; Changed tells its subscribers it changed.
@@ -143,16 +144,16 @@ func Fleet(clusters, workloads int) *dashboard.Snapshot {
 	return s
 }
 
-// Works are the Applied Works of a binding's targets.
+// Works are the Applied Works of a binding's targets, named, labelled
+// and annotated as the binding controller writes them.
 func Works(b dashboard.Binding) []*workv1alpha1.Work {
-	ref := b.Ref()
+	r := b.Ref()
+	ref := names.BindingRef{Kind: r.Kind(), Namespace: r.Namespace, Name: r.Name}
 	var out []*workv1alpha1.Work
 	for _, t := range b.Obj.GetBindingSpec().Clusters {
 		out = append(out, &workv1alpha1.Work{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "shepherd-es-" + t.Name, Name: ref.Namespace + "." + ref.Name, Labels: map[string]string{
-				workv1alpha1.LabelCluster: t.Name, workv1alpha1.LabelBindingKind: ref.Kind(),
-				workv1alpha1.LabelBindingNamespace: ref.Namespace, workv1alpha1.LabelBindingName: ref.Name,
-			}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(t.Name), Name: names.WorkName(ref.Namespace, ref.Name),
+				Labels: names.WorkLabels(ref, t.Name), Annotations: map[string]string{workv1alpha1.AnnotationBinding: ref.String()}},
 			Status: workv1alpha1.WorkStatus{Conditions: []metav1.Condition{{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: "AppliedSuccessful"}}},
 		})
 	}
