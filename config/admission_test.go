@@ -1,10 +1,12 @@
 package config
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
@@ -36,5 +38,18 @@ func TestBindingPolicyCoversTheSpec(t *testing.T) {
 		if !strings.Contains(policy, want) {
 			t.Errorf("spec.%s: the bindings admission policy does not hold it (%q); add it, or make it a user control with a verb of its own", name, want)
 		}
+	}
+}
+
+// TestOverrideOperationsBound: the admission policy's bound on a policy's
+// operations is MaxOverrideOperations.
+func TestOverrideOperationsBound(t *testing.T) {
+	data, err := Manifests.ReadFile("admission/overrides.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("variables.operations <= %d", policyv1alpha1.MaxOverrideOperations)
+	if !strings.Contains(string(data), want) {
+		t.Errorf("admission/overrides.yaml does not bound the operations with %q", want)
 	}
 }

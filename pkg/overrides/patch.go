@@ -96,6 +96,9 @@ func patchOne(doc []byte, op policyv1alpha1.OverriderOperator, path string, valu
 		return nil, fmt.Errorf("%s %s: %w", op, path, err)
 	}
 	hasValue := len(value.Raw) > 0
+	if err := checkValue(value.Raw); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", op, path, err)
+	}
 	switch op {
 	case policyv1alpha1.OverriderOpAdd, policyv1alpha1.OverriderOpReplace:
 		if !hasValue {
@@ -148,4 +151,40 @@ func typeName(v any) string {
 		return "null"
 	}
 	return fmt.Sprintf("a %T", v)
+}
+
+// checkValue bounds an operation's value: at most
+// MaxOverrideValueBytes of JSON, nested at most MaxOverrideValueDepth
+// deep. The depth is counted on the raw bytes, before anything decodes
+// them.
+func checkValue(raw []byte) error {
+	if n := len(raw); n > policyv1alpha1.MaxOverrideValueBytes {
+		return fmt.Errorf("the value is %d bytes of JSON, more than the %d an override value may hold; put large content in the template itself", n, policyv1alpha1.MaxOverrideValueBytes)
+	}
+	if d := jsonDepth(raw); d > policyv1alpha1.MaxOverrideValueDepth {
+		return fmt.Errorf("the value nests %d levels deep, more than the %d an override value may", d, policyv1alpha1.MaxOverrideValueDepth)
+	}
+	return nil
+}
+
+// jsonDepth is how deeply objects and arrays nest in a JSON document.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }

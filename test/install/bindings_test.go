@@ -157,6 +157,20 @@ func testOverridePathsInAnyCase(t *testing.T) {
 	}
 }
 
+// testOverrideOperationsBound: a policy of more operations than an
+// override policy may hold is refused, naming its count and the limit.
+func testOverrideOperationsBound(t *testing.T) {
+	ops := strings.Repeat("{path: /data/k, operator: add, value: v}, ", 70)
+	p := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf("apiVersion: policy.shepherd.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: probe, namespace: %s}\nspec:\n  overrideRules:\n  - overriders: {plaintext: [%[2]s]}\n  - overriders: {plaintext: [%[2]s]}\n  - overriders: {plaintext: [%[2]s]}\n", ns, ops[:len(ops)-2])), &p.Object); err != nil {
+		t.Fatal(err)
+	}
+	err := hub.Create(context.Background(), p, client.DryRunAll)
+	if err == nil || !strings.Contains(err.Error(), "spec.overrideRules hold 210 operations, more than the 200 an override policy may hold") {
+		t.Errorf("210 operations: want refused, got %v", err)
+	}
+}
+
 // as is a client of the hub acting as user (the admin impersonating it).
 func as(t *testing.T, user string) client.Client {
 	t.Helper()

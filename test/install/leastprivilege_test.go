@@ -75,6 +75,7 @@ func TestControllerManagerUnderItsOwnRBAC(t *testing.T) {
 		{"bindings are Shepherd's", testBindingsAreShepherds},
 		{"RBAC overrides held to the hub's escalation rules", testRBACOverrides},
 		{"override paths refused in any letter case", testOverridePathsInAnyCase},
+		{"override operations bounded", testOverrideOperationsBound},
 		{"webhooks", testWebhooks},
 		{"reschedule task", testRescheduleTask},
 		{"cluster failover", testClusterFailover},

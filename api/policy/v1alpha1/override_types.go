@@ -27,6 +27,22 @@ const (
 	KindClusterPropagationPolicy = "ClusterPropagationPolicy"
 )
 
+// Bounds of what one override policy may ask of every rendering: each of
+// its operations is applied to the template for every cluster it targets,
+// every time the template, the policy or the cluster changes.
+const (
+	// MaxOverrideOperations bounds the operations of one policy (every
+	// entry of every overrider list, and every json and yaml operation of
+	// a fieldOverrider), checked when the policy is written (the
+	// shepherd-overrides admission policy).
+	MaxOverrideOperations = 200
+	// MaxOverrideValueBytes bounds one operation's value, as JSON, and
+	// MaxOverrideValueDepth how deeply it nests: JSON values are
+	// schemaless, so rendering checks them (OverrideFailed).
+	MaxOverrideValueBytes = 64 << 10
+	MaxOverrideValueDepth = 32
+)
+
 // Kinds of the override policies, as Applied and Error of pkg/overrides name them.
 const (
 	KindOverridePolicy        = "OverridePolicy"

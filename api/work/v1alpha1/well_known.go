@@ -79,6 +79,13 @@ const (
 	// "<Kind> <namespace>/<name> rule <n>" entries joined by "; " (a
 	// ClusterOverridePolicy without namespace); absent when none applied.
 	AnnotationAppliedOverrides = "policy.shepherd.io/applied-overrides"
+	// AnnotationRenderKey on a Work is a hash of everything its manifest
+	// was rendered from (the template's manifest for the cluster, the
+	// Work's settings, the cluster's name, labels and topology, and the
+	// override policies that may apply, by UID and generation): while it
+	// is unchanged, the binding controller neither renders nor compares
+	// the manifest again.
+	AnnotationRenderKey = "work.shepherd.io/render-key"
 	// AnnotationTiedPolicies on a binding lists the policies that match its
 	// template exactly as well as the one governing it (same kind of policy,
 	// selector strength and priority), as names.PolicyRef strings separated by

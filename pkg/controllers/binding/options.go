@@ -83,6 +83,8 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		recorder:  d.Recorder(ControllerName),
 		conflicts: bindingutil.NewConflicts(),
 		opts:      opts.withDefaults(),
+
+		failedRenders: &renderFailures{},
 	}
 }
 

@@ -2,8 +2,12 @@ package binding
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,4 +67,67 @@ func (r *Reconciler[T]) render(ctx context.Context, manifest *unstructured.Unstr
 		parts[i] = fmt.Sprintf("%s rule %d", a.Policy, a.Rule)
 	}
 	return m, strings.Join(parts, "; "), nil
+}
+
+// renderKey hashes what the Work of cluster is rendered from: desired (the
+// Work as it would be without overrides: the template's manifest for the
+// cluster and the Work's settings), and, when override policies may apply,
+// what they read of the cluster (name, labels, provider, region, zone) and
+// each policy's identity and generation. Rendering can be expensive (a
+// policy may carry many operations on a large object), and a reconcile
+// comes for many reasons that change none of this.
+func (r *Reconciler[T]) renderKey(ctx context.Context, desired *unstructured.Unstructured, cluster string, ps *overridePolicies) (string, error) {
+	h := sha256.New()
+	data, err := json.Marshal(desired.Object)
+	if err != nil {
+		return "", err
+	}
+	h.Write(data)
+	if len(ps.cluster)+len(ps.namespaced) > 0 {
+		c := &clusterv1alpha1.Cluster{}
+		if err := r.client.Get(ctx, client.ObjectKey{Name: cluster}, c); err != nil {
+			return "", fmt.Errorf("reading Cluster %s for its override policies: %w", cluster, err)
+		}
+		data, err := json.Marshal([]any{c.Name, c.Labels, c.Spec.Provider, c.Spec.Region, c.Spec.Zone})
+		if err != nil {
+			return "", err
+		}
+		h.Write(data)
+		for _, p := range ps.cluster {
+			fmt.Fprintf(h, "\x00COP/%s/%s/%d", p.Name, p.UID, p.Generation)
+		}
+		for _, p := range ps.namespaced {
+			fmt.Fprintf(h, "\x00OP/%s/%s/%s/%d", p.Namespace, p.Name, p.UID, p.Generation)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// renderFailures maps a Work (its binding and cluster) to the render key
+// of its last failed rendering. It holds only Works whose rendering fails.
+type renderFailures struct {
+	mu     sync.Mutex
+	failed map[string]string
+}
+
+// Failed reports whether work's rendering from key failed before.
+func (f *renderFailures) Failed(work, key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed[work] == key
+}
+
+// Set records that work's rendering from key failed; an empty key, that
+// it succeeded.
+func (f *renderFailures) Set(work, key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if key == "" {
+		delete(f.failed, work)
+		return
+	}
+	if f.failed == nil {
+		f.failed = map[string]string{}
+	}
+	f.failed[work] = key
 }

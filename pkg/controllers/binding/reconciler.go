@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +55,11 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	kind      bindingutil.Kind[T]
 	recorder  events.EventRecorder
 	conflicts *bindingutil.Conflicts
-	opts      Options
+	// failedRenders remembers, per Work, the render key of a rendering
+	// that failed (reported in events), so that the same inputs are not
+	// rendered again at every reconcile.
+	failedRenders *renderFailures
+	opts          Options
 }
 
 // Reconcile implements reconcile.Reconciler.
@@ -255,6 +260,25 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 // was.
 func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef, tmpl *unstructured.Unstructured, cluster string, base *unstructured.Unstructured, ps *overridePolicies, templateGeneration int64, revision string, works map[string]*workv1alpha1.Work) (bool, error) {
 	existing := works[cluster]
+	if existing != nil && existing.DeletionTimestamp != nil {
+		return false, nil // re-created once it is gone
+	}
+	unrendered := desiredWork(ref, cluster, base, templateGeneration, b.GetBindingSpec())
+	inputs := unrendered.GetAnnotations()
+	inputs[workv1alpha1.AnnotationRevision] = revision
+	inputs["finalizer"] = strconv.FormatBool(r.opts.WorkFinalizer)
+	unrendered.SetAnnotations(inputs)
+	key, err := r.renderKey(ctx, unrendered, cluster, ps)
+	if err != nil {
+		return false, err
+	}
+	if existing != nil && existing.Annotations[workv1alpha1.AnnotationRenderKey] == key {
+		return false, nil // rendered from the same inputs: nothing to do
+	}
+	workKey := ref.String() + "@" + cluster
+	if r.failedRenders.Failed(workKey, key) {
+		return false, nil // failed from the same inputs, and said so then
+	}
 	manifest, appliedOverrides, err := r.render(ctx, base, cluster, ps)
 	reason := ReasonOverrideFailed
 	if err == nil {
@@ -268,10 +292,13 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 		note := bindingutil.Note(fmt.Sprintf("Not updating the Work for %s: %v", cluster, err))
 		r.recorder.Eventf(b, nil, "Warning", reason, "SyncWork", "%s", note)
 		r.recorder.Eventf(tmpl, b, "Warning", reason, "SyncWork", "%s", note)
+		r.failedRenders.Set(workKey, key)
 		return false, nil
 	}
+	r.failedRenders.Set(workKey, "")
 	desired := desiredWork(ref, cluster, manifest, templateGeneration, b.GetBindingSpec())
 	ann := desired.GetAnnotations()
+	ann[workv1alpha1.AnnotationRenderKey] = key
 	if appliedOverrides != "" {
 		ann[workv1alpha1.AnnotationAppliedOverrides] = appliedOverrides
 	}
@@ -286,7 +313,7 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 		// execution controller removes it undisturbed.
 		desired.SetFinalizers([]string{workv1alpha1.FinalizerWork})
 	}
-	if existing != nil && (existing.DeletionTimestamp != nil || upToDate(existing, desired)) {
+	if existing != nil && upToDate(existing, desired) {
 		return false, nil
 	}
 	if existing == nil {
