@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -41,6 +42,17 @@ const (
 	// ClusterConditionAuthorized says whether the hub's credentials hold
 	// the rights Works need in the member (checked every few minutes).
 	ClusterConditionAuthorized = "Authorized"
+	// ClusterConditionRoomTrusted says whether the room the cluster's
+	// status reports (its node model, allocatable and node counts) is
+	// within the cluster's spec.roomBounds: False (reason
+	// ReasonRoomOutOfBounds) names the claim the scheduler ignores.
+	ClusterConditionRoomTrusted = "RoomTrusted"
+)
+
+// Reasons of the RoomTrusted condition.
+const (
+	ReasonRoomWithinBounds = "WithinBounds"
+	ReasonRoomOutOfBounds  = "OutOfBounds"
 )
 
 // SyncMode says who applies works to the member.
@@ -131,6 +143,44 @@ type ClusterSpec struct {
 	// +listType=atomic
 	// +optional
 	Taints []corev1.Taint `json:"taints,omitempty"`
+
+	// RoomBounds caps the room the cluster's status may report. A Pull
+	// cluster's agent writes its own status, so a stolen agent token could
+	// otherwise claim any room and draw replicas; a report beyond these
+	// bounds is ignored (the cluster is judged to have no room) and named
+	// in the RoomTrusted condition. Unset fields take the defaults.
+	// +optional
+	RoomBounds *RoomBounds `json:"roomBounds,omitempty"`
+}
+
+// RoomBounds caps what a cluster's status may claim.
+type RoomBounds struct {
+	// MaxNodes is the most nodes the cluster may report (default
+	// DefaultMaxNodes, Kubernetes' documented limit).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000
+	// +optional
+	MaxNodes *int32 `json:"maxNodes,omitempty"`
+	// MaxNodeRoom is the most one node may hold, per resource (cpu, memory,
+	// pods, ...); a resource not named here keeps its default
+	// (DefaultMaxNodeRoom). The cluster's allocatable may be at most this
+	// times its Ready nodes.
+	// +optional
+	MaxNodeRoom corev1.ResourceList `json:"maxNodeRoom,omitempty"`
+}
+
+// DefaultMaxNodes is RoomBounds.MaxNodes when unset: 5,000 nodes,
+// Kubernetes' documented largest cluster.
+const DefaultMaxNodes = 5000
+
+// DefaultMaxNodeRoom is RoomBounds.MaxNodeRoom for the resources it does
+// not name: beyond the largest machines sold today.
+func DefaultMaxNodeRoom() corev1.ResourceList {
+	return corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("1024"),
+		corev1.ResourceMemory: resource.MustParse("32Ti"),
+		corev1.ResourcePods:   resource.MustParse("1024"),
+	}
 }
 
 // LocalSecretReference names a Secret in a namespace of the hub.

@@ -22,6 +22,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -42,6 +43,9 @@ type Reconciler struct {
 	summaries *summarizers
 	// rightsChecked is when each member's rights were last checked.
 	rightsChecked sync.Map
+	// conflicts retries a status write that lost the race with the other
+	// writer of a Pull cluster's status (its agent) quietly.
+	conflicts *bindingutil.Conflicts
 }
 
 // Setup registers the controller. Status writes do not retrigger it (only
@@ -55,6 +59,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		Options:     opts.withDefaults(),
 		clients:     d.Clients,
 		pullCluster: d.PullCluster,
+		conflicts:   bindingutil.NewConflicts(),
 	}
 	r.summaries = newSummarizers()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
@@ -74,6 +79,14 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 // Reconcile probes the member, updates the Cluster's status and taints,
 // and schedules the next probe.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if r.conflicts == nil {
+		return res, err
+	}
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	cluster := &clusterv1alpha1.Cluster{}
 	if err := r.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
@@ -107,6 +120,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{RequeueAfter: r.Options.ProbeInterval}, nil
 	}
+	meta.SetStatusCondition(&status.Conditions, roomTrusted(cluster, status))
 	if ready.Status != metav1.ConditionUnknown {
 		// The member answers: its credentials can be renewed and checked,
 		// also when it is not Ready (which missing rights may cause).

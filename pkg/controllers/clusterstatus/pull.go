@@ -81,6 +81,9 @@ func (r *Reconciler) reconcilePull(ctx context.Context, log logr.Logger, cluster
 			return reconcile.Result{}, err
 		}
 	}
+	if err := r.writeRoomTrusted(ctx, cluster); err != nil {
+		return reconcile.Result{}, err
+	}
 	ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 	if ready == nil {
 		// The agent has not reported yet: nothing to taint for.

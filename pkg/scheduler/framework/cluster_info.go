@@ -78,7 +78,9 @@ func ClusterInfoFromCluster(c *clusterv1alpha1.Cluster) ClusterInfo {
 			ci.APIs = append(ci.APIs, e.GroupVersion+"/"+r.Kind)
 		}
 	}
-	if rs := c.Status.ResourceSummary; rs != nil {
+	// A report beyond the cluster's room bounds is ignored: the cluster is
+	// judged to have no room (its RoomTrusted condition says why).
+	if rs := c.Status.ResourceSummary; rs != nil && RoomClaimError(c) == nil {
 		ci.Available = availableFrom(rs.Allocatable, rs.Allocated, rs.Allocating)
 		ci.Nodes = nodeRoomsFrom(rs.Nodes)
 	}
