@@ -71,7 +71,7 @@ the one in your hub kubeconfig.
 With --member-kubeconfig, the member's identity (the UID of its kube-system
 namespace) is recorded in the Cluster: an agent started in another cluster
 reports it not Ready and applies nothing. An existing NAME is refused; --force
-issues new credentials for a registered Pull cluster.
+issues new credentials for a registered Pull cluster and revokes the old ones.
 
 With --deploy, the agent's ServiceAccount in the member is bound to the
 ClusterRole shepherd-agent, which can create, change and delete objects of any
@@ -101,7 +101,7 @@ without it removes the grant.`,
 	f.StringVar(&o.hubServer, "hub-server", "", "URL the agent reaches the hub at (default: the server of the hub kubeconfig)")
 	f.DurationVar(&o.tokenTTL, "token-ttl", membership.DefaultAgentTokenTTL, "how long the agent's token is valid")
 	f.StringVarP(&o.output, "output", "o", "", "write the agent's kubeconfig to this file (mode 0600) instead of printing it")
-	f.BoolVar(&o.force, "force", false, "issue new agent credentials for a Pull cluster that is registered already")
+	f.BoolVar(&o.force, "force", false, "issue new agent credentials for a Pull cluster that is registered already, revoking the old ones")
 	f.BoolVar(&o.deploy, "deploy", false, "also run the agent in the member (needs --member-kubeconfig): the manifests of config/agent, with the agent's kubeconfig in the Secret shepherd-agent/shepherd-agent-hub")
 	f.StringVar(&o.image, "image", "", "image of the agent with --deploy (default: that of config/agent)")
 	f.BoolVar(&o.allowRBAC, "allow-rbac-propagation", false, "with --deploy: let the agent escalate and bind roles and cluster roles in the member, so propagated RBAC objects that grant more than its ClusterRole holds are applied; it can then grant itself any right there (off by default)")

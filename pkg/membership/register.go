@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -93,6 +94,9 @@ func (o *RegisterOptions) Validate() error {
 //     Cluster, read the interpreters every agent needs, and get (not list)
 //     hub namespaces for their Pod Security labels.
 //
+// Registering again (opts.Force) issues new credentials and revokes the
+// old ones: the agent's ServiceAccount is created anew.
+//
 // All of them are owned by the Cluster, so they go when it goes (`shepherd
 // unjoin`). The returned kubeconfig holds a token of that ServiceAccount.
 func Register(ctx context.Context, hubCfg *rest.Config, hub client.Client, opts RegisterOptions) (*Registration, error) {
@@ -164,6 +168,9 @@ func provisionAgent(ctx context.Context, hubCfg *rest.Config, hub client.Client,
 		return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, OwnerReferences: owner}
 	}
 	if err := ensureNamespace(ctx, hub, ns); err != nil {
+		return nil, err
+	}
+	if err := revokeAgentTokens(ctx, hub, ns); err != nil {
 		return nil, err
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: AgentServiceAccount, Namespace: ns}}
@@ -269,4 +276,31 @@ func hubError(hubCfg *rest.Config, err error) error {
 		return fmt.Errorf("the hub at %s forbids this: registering needs the right to create Clusters, namespaces, ServiceAccounts and RBAC: %w", hubCfg.Host, err)
 	}
 	return fmt.Errorf("reaching the hub at %s: %w", hubCfg.Host, err)
+}
+
+// revokeAgentTokens deletes the agent's ServiceAccount of a cluster being
+// registered again (--force), so that the tokens issued before stop
+// working at once: a ServiceAccount token is bound to the UID of the
+// ServiceAccount it was issued for, and the new ServiceAccount has
+// another. It waits until the old one is gone.
+func revokeAgentTokens(ctx context.Context, hub client.Client, ns string) error {
+	old := &corev1.ServiceAccount{}
+	err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: AgentServiceAccount}, old)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := hub.Delete(ctx, old, client.Preconditions{UID: &old.UID}); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("revoking the agent's old credentials (deleting ServiceAccount %s/%s): %w", ns, AgentServiceAccount, err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		cur := &corev1.ServiceAccount{}
+		err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: AgentServiceAccount}, cur)
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && cur.UID != old.UID, err
+	})
 }

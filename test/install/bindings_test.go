@@ -3,11 +3,16 @@ package install
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -236,6 +241,68 @@ spec:
 		}
 		if err := hub.Create(ctx, tc.p.DeepCopy(), client.DryRunAll); err != nil {
 			t.Errorf("%s: the administrator refused: %v", tc.name, err)
+		}
+	}
+}
+
+// testDashboardRoles: examples/dashboard's viewer and operator roles grant
+// exactly what their comments say, verb by verb, as the hub's authorizer
+// answers for their ServiceAccounts.
+func testDashboardRoles(t *testing.T) {
+	ctx := context.Background()
+	for _, f := range []string{"viewer.yaml", "operator.yaml"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "examples", "dashboard", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply(t, string(data))
+	}
+	kc, err := kubernetes.NewForConfig(fleet.Hub.RestConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const work = "work.shepherd.io"
+	type check struct {
+		verb, group, resource, subresource string
+	}
+	for _, tc := range []struct {
+		role    string
+		allowed []check
+		refused []check
+	}{
+		{"dashboard-viewer",
+			[]check{{"list", work, "resourcebindings", ""}, {"watch", work, "clusterresourcebindings", ""}, {"list", "cluster.shepherd.io", "clusters", ""},
+				{"list", "policy.shepherd.io", "propagationpolicies", ""}, {"list", "task.shepherd.io", "rescheduletasks", ""}, {"list", "events.k8s.io", "events", ""}},
+			[]check{{"list", work, "works", ""}, {"get", "", "secrets", ""}, {"patch", work, "resourcebindings", ""}, {"create", "task.shepherd.io", "rescheduletasks", ""},
+				{"confirm", work, "resourcebindings", "failover"}, {"approve", work, "resourcebindings", "rollout"}, {"list", "apps", "deployments", ""}}},
+		{"dashboard-operator",
+			[]check{{"create", "task.shepherd.io", "rescheduletasks", ""}, {"patch", work, "resourcebindings", ""}, {"patch", work, "clusterresourcebindings", ""},
+				{"confirm", work, "resourcebindings", "failover"}, {"confirm", work, "clusterresourcebindings", "failover"}, {"list", work, "resourcebindings", ""}},
+			[]check{{"list", work, "works", ""}, {"get", "", "secrets", ""}, {"create", work, "resourcebindings", ""}, {"approve", work, "resourcebindings", "rollout"},
+				{"pause", work, "resourcebindings", "rollout"}, {"undo", work, "resourcebindings", "rollout"}, {"patch", work, "works", ""}, {"delete", work, "resourcebindings", ""},
+				{"patch", "policy.shepherd.io", "propagationpolicies", ""}, {"manage", work, "resourcebindings", ""}}},
+	} {
+		user := "system:serviceaccount:default:" + tc.role
+		ask := func(c check) bool {
+			t.Helper()
+			r, err := kc.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"},
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: c.verb, Group: c.group, Resource: c.resource, Subresource: c.subresource, Namespace: ns},
+			}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status.Allowed
+		}
+		for _, c := range tc.allowed {
+			if !ask(c) {
+				t.Errorf("%s may not %s %s/%s %s, which its comment grants", tc.role, c.verb, c.group, c.resource, c.subresource)
+			}
+		}
+		for _, c := range tc.refused {
+			if ask(c) {
+				t.Errorf("%s may %s %s/%s %s, beyond what its comment grants", tc.role, c.verb, c.group, c.resource, c.subresource)
+			}
 		}
 	}
 }

@@ -76,6 +76,7 @@ func TestControllerManagerUnderItsOwnRBAC(t *testing.T) {
 		{"RBAC overrides held to the hub's escalation rules", testRBACOverrides},
 		{"override paths refused in any letter case", testOverridePathsInAnyCase},
 		{"override operations bounded", testOverrideOperationsBound},
+		{"the dashboard's example roles grant what they say", testDashboardRoles},
 		{"webhooks", testWebhooks},
 		{"reschedule task", testRescheduleTask},
 		{"cluster failover", testClusterFailover},

@@ -18,8 +18,10 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/cli"
 	"github.com/shepherd-io/shepherd/pkg/install"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -39,6 +41,7 @@ func shepherd(args ...string) (string, error) {
 // fleet under another name is refused.
 func TestRegisterDeploysTheAgent(t *testing.T) {
 	ctx := context.Background()
+	old := fleet.AgentHubConfig(pullMember)
 	kubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	out, err := shepherd("register", pullMember, "--force", "--deploy", "--image", "registry.example.com/shepherd:test",
 		"--member-kubeconfig", fleet.Member(pullMember).KubeconfigPath(), "--output", kubeconfig)
@@ -49,6 +52,20 @@ func TestRegisterDeploysTheAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	handOver(t, kubeconfig)
+	// --force revoked the credentials the agent had: a stolen copy of
+	// them no longer works.
+	oldClient, err := kubernetes.NewForConfig(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleetenv.Eventually(t, "the old agent token refused", func() error {
+		_, err := oldClient.CoordinationV1().Leases(names.ExecutionNamespace(pullMember)).Get(ctx, clusterv1alpha1.AgentLeaseName, metav1.GetOptions{})
+		if apierrors.IsUnauthorized(err) {
+			return nil
+		}
+		return fmt.Errorf("the old token still authenticates: %v", err)
+	})
 	m := memberCl[pullMember]
 	s := &corev1.Secret{}
 	if err := m.Get(ctx, client.ObjectKey{Namespace: install.AgentNamespace, Name: install.AgentHubSecret}, s); err != nil {
@@ -125,11 +142,13 @@ func TestRegisterAllowRBACPropagation(t *testing.T) {
 	}
 	register := func(t *testing.T, extra ...string) {
 		t.Helper()
+		kubeconfig := filepath.Join(t.TempDir(), "hub.kubeconfig")
 		args := append([]string{"register", pullMember, "--force", "--deploy", "--image", "registry.example.com/shepherd:test",
-			"--member-kubeconfig", fleet.Member(pullMember).KubeconfigPath(), "--output", filepath.Join(t.TempDir(), "hub.kubeconfig")}, extra...)
+			"--member-kubeconfig", fleet.Member(pullMember).KubeconfigPath(), "--output", kubeconfig}, extra...)
 		if out, err := shepherd(args...); err != nil {
 			t.Fatalf("register: %v\n%s", err, out)
 		}
+		handOver(t, kubeconfig)
 	}
 	// refused waits until the member's authorizer refuses the grant (it
 	// learns of RBAC changes through a watch).
@@ -161,4 +180,19 @@ func TestRegisterAllowRBACPropagation(t *testing.T) {
 		}
 		refused(t)
 	})
+}
+
+// handOver gives the suite's in-process agent the credentials a
+// registration with --force issued (it revoked the ones the agent had),
+// and waits until the cluster is Ready again.
+func handOver(t *testing.T, kubeconfig string) {
+	t.Helper()
+	data, err := os.ReadFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fleet.SetAgentCredentials(pullMember, data, agentOpts); err != nil {
+		t.Fatal(err)
+	}
+	fleetenv.WaitClusterHealthy(t, hub, pullMember)
 }

@@ -120,6 +120,34 @@ func (f *Fleet) StartAgent(name string, opts agent.Options) error {
 	return nil
 }
 
+// AgentHubConfig is a copy of the hub configuration the agent of Pull
+// member name runs with; nil for another member.
+func (f *Fleet) AgentHubConfig(name string) *rest.Config {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if a, ok := f.agents[name]; ok {
+		return rest.CopyConfig(a.hubCfg)
+	}
+	return nil
+}
+
+// SetAgentCredentials restarts the agent of Pull member name with the hub
+// kubeconfig a registration issued (after `shepherd register --force`,
+// which revokes the ones it ran with).
+func (f *Fleet) SetAgentCredentials(name string, kubeconfig []byte, opts agent.Options) error {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return err
+	}
+	if err := f.StopAgent(name); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.agents[name].hubCfg = cfg
+	f.mu.Unlock()
+	return f.StartAgent(name, opts)
+}
+
 // waitAgents waits for every agent to stop.
 func (f *Fleet) waitAgents() {
 	f.mu.Lock()
