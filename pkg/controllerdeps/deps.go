@@ -160,8 +160,18 @@ func TypedControllerOptions[T comparable](d Deps, workers int) controller.TypedO
 	return controller.TypedOptions[T]{
 		MaxConcurrentReconciles: workers,
 		RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[T](retryBaseDelay, maxDelay),
+		CacheSyncTimeout:        CacheSyncTimeout,
 	}
 }
+
+// CacheSyncTimeout is how long a controller waits for its caches to fill
+// at start before its process gives up and exits. controller-runtime's
+// default, 2 minutes, was too short for a hub restarted under load (a
+// large hub's lists, or both cores busy catching up after a SIGKILL): the
+// controller manager exited and started over, again under the same load.
+// Its caches fill as fast as the API server answers; waiting longer only
+// costs the time it takes.
+const CacheSyncTimeout = 10 * time.Minute
 
 // Agent reports whether the controllers run as a Pull cluster's agent.
 func (d Deps) Agent() bool { return d.PullCluster != "" }

@@ -64,6 +64,9 @@ func TestControllerOptions(t *testing.T) {
 			if o.MaxConcurrentReconciles != tc.workers {
 				t.Errorf("workers %d, want %d", o.MaxConcurrentReconciles, tc.workers)
 			}
+			if o.CacheSyncTimeout != CacheSyncTimeout {
+				t.Errorf("cache sync timeout %s, want %s (controller-runtime's 2m made a restart under load exit)", o.CacheSyncTimeout, CacheSyncTimeout)
+			}
 			req := reconcile.Request{NamespacedName: types.NamespacedName{Name: "x"}}
 			if first := o.RateLimiter.When(req); first != retryBaseDelay {
 				t.Errorf("first retry after %s, want %s", first, retryBaseDelay)

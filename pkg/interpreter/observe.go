@@ -13,10 +13,18 @@ import (
 // Observation is what Shepherd records of a member object in its Work: the
 // raw status, the health, and the generation the status belongs to.
 type Observation struct {
-	Status     *runtime.RawExtension
-	Health     policyv1alpha1.ResourceHealth
-	Generation int64
+	Status *runtime.RawExtension
+	Health policyv1alpha1.ResourceHealth
+	// HealthReason says why the health is Unknown (a rule that failed or
+	// returned no health, a status not yet observed), cut to
+	// MaxHealthReason; empty for Healthy and Unhealthy.
+	HealthReason string
+	Generation   int64
 }
+
+// MaxHealthReason bounds Observation.HealthReason (and the status fields
+// it is recorded in).
+const MaxHealthReason = 256
 
 // Observe returns in's observation of obj; a missing object (nil) has no
 // status, Unknown health and generation 0.
@@ -24,7 +32,14 @@ func Observe(in Interpreter, obj *unstructured.Unstructured) (Observation, error
 	if obj == nil {
 		return Observation{Health: policyv1alpha1.ResourceUnknown}, nil
 	}
-	o := Observation{Health: in.Health(obj).Health, Generation: obj.GetGeneration()}
+	h := in.Health(obj)
+	o := Observation{Health: h.Health, Generation: obj.GetGeneration()}
+	if h.Health == policyv1alpha1.ResourceUnknown {
+		o.HealthReason = h.Reason
+		if len(o.HealthReason) > MaxHealthReason {
+			o.HealthReason = o.HealthReason[:MaxHealthReason-3] + "..."
+		}
+	}
 	if st, ok := obj.Object["status"]; ok && st != nil {
 		b, err := json.Marshal(st)
 		if err != nil {

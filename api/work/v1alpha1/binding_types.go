@@ -309,6 +309,10 @@ type AggregatedStatusItem struct {
 	// Health of the copy.
 	// +optional
 	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// HealthReason says why Health is Unknown (see the Work's
+	// manifestStatuses[].healthReason).
+	// +optional
+	HealthReason string `json:"healthReason,omitempty"`
 	// Status is the copy's raw status.
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Schemaless

@@ -83,6 +83,12 @@ type ManifestStatus struct {
 	// Health from the resource interpreter.
 	// +optional
 	Health policyv1alpha1.ResourceHealth `json:"health,omitempty"`
+	// HealthReason says why Health is Unknown: a rule that failed (its
+	// error, e.g. a CEL cost limit) or returned no health, or a status not
+	// yet observed.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	HealthReason string `json:"healthReason,omitempty"`
 	// Generation is the member object's metadata.generation when its status
 	// was read: with the status's observedGeneration it says whether the
 	// member's controllers have seen the latest spec (the hub template's

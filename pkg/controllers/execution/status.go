@@ -249,14 +249,14 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 		// reads the member's pods): kept until it counts again.
 		for _, p := range prev {
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
-				ms.Status, ms.Health, ms.Generation = p.Status, p.Health, p.Generation
+				ms.Status, ms.Health, ms.HealthReason, ms.Generation = p.Status, p.Health, p.HealthReason, p.Generation
 				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
 				ms.AppliedHash, ms.AppliedGeneration, ms.Drift = p.AppliedHash, p.AppliedGeneration, p.Drift
 				break
 			}
 		}
 		if o, ok := observed[i]; ok {
-			ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
+			ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
 		}
 		if res, ok := results[i]; ok && res.verdict != "" {
 			if res.hash != "" {

@@ -80,7 +80,7 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 			item.Status = ms.Status
 			item.UnschedulableReplicas, item.UnschedulableSince = ms.UnschedulableReplicas, ms.UnschedulableSince
 			if ms.Health != "" {
-				item.Health = ms.Health
+				item.Health, item.HealthReason = ms.Health, ms.HealthReason
 			}
 		}
 		p, seen := before[cluster]

@@ -91,7 +91,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if err != nil {
 			return reconcile.Result{}, err
 		}
-		ms.Status, ms.Health, ms.Generation = o.Status, o.Health, o.Generation
+		ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
 		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
 		sel, ok := r.in.PodSelector(obj)
 		if !ok {

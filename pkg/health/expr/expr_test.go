@@ -68,3 +68,18 @@ func TestCompileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeResultIsUnknownWithTheReason: a rule that builds a map of 40⁴
+// entries is stopped at the cost limit; the object reads Unknown and the
+// reason names the limit (recorded as the copy's healthReason).
+func TestHugeResultIsUnknownWithTheReason(t *testing.T) {
+	forty := "[" + strings.Repeat("0,", 39) + "0]"
+	i, err := Compile(forty + ".map(a, " + forty + ".map(b, " + forty + ".map(c, " + forty + ".map(d, a)))).size() > 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := i.Interpret(configMap(nil))
+	if got.Health != policyv1alpha1.ResourceUnknown || !strings.Contains(got.Reason, "cost limit") {
+		t.Fatalf("got %s (%s), want Unknown naming the cost limit", got.Health, got.Reason)
+	}
+}
