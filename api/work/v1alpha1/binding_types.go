@@ -54,7 +54,7 @@ const (
 // object it names (group, kind, namespace, name) cannot change once the
 // binding exists: a binding places the template it is named for, and only
 // that one.
-// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.name == oldSelf.name && (has(self.__namespace__) ? self.__namespace__ : '') == (has(oldSelf.__namespace__) ? oldSelf.__namespace__ : '') && (self.apiVersion.contains('/') ? self.apiVersion.split('/')[0] : '') == (oldSelf.apiVersion.contains('/') ? oldSelf.apiVersion.split('/')[0] : '')",message="spec.resource names the template the binding places and cannot be changed: group, kind, namespace and name are fixed at creation (delete the template or its policy instead)"
+// +kubebuilder:validation:XValidation:rule="self.kind == oldSelf.kind && self.name == oldSelf.name && has(self.__namespace__) == has(oldSelf.__namespace__) && (!has(self.__namespace__) || self.__namespace__ == oldSelf.__namespace__) && self.apiVersion.contains('/') == oldSelf.apiVersion.contains('/') && (!self.apiVersion.contains('/') || self.apiVersion.split('/')[0] == oldSelf.apiVersion.split('/')[0])",message="spec.resource names the template the binding places and cannot be changed: group, kind, namespace and name are fixed at creation (delete the template or its policy instead)"
 type ObjectReference struct {
 	// APIVersion of the template.
 	// +kubebuilder:validation:MinLength=1
@@ -424,7 +424,7 @@ type ResourceBindingList struct {
 // ClusterResourceBinding places one cluster-scoped template (a namespaced
 // template selected by a ClusterPropagationPolicy gets a ResourceBinding in
 // its namespace).
-// +kubebuilder:validation:XValidation:rule="!has(self.spec.resource.__namespace__) || self.spec.resource.__namespace__ == ''",message="spec.resource.namespace must be empty: a ClusterResourceBinding places only a cluster-scoped template"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.resource.__namespace__) || size(self.spec.resource.__namespace__) == 0",message="spec.resource.namespace must be empty: a ClusterResourceBinding places only a cluster-scoped template"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,shortName=crb,categories=shepherd
