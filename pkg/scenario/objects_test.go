@@ -83,7 +83,7 @@ apiVersion: work.shepherd.io/v1alpha1
 kind: ResourceBinding
 metadata: {name: legacy-deployment, namespace: ops}
 spec:
-  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ops, name: legacy}
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ops, name: legacy, uid: legacy-uid}
   replicas: 2
   clusters: [{name: member-1, replicas: 2}]
   rescheduleTriggeredAt: "2026-01-01T00:00:00Z"
