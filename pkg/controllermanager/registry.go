@@ -14,6 +14,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
+	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/policystatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
@@ -33,6 +34,7 @@ type Config struct {
 	Failover      failover.Options
 	Reschedule    reschedule.Options
 	Descheduler   descheduler.Options
+	Orphans       orphans.Options
 }
 
 // Controller is one entry of the registry.
@@ -88,6 +90,9 @@ var Registry = []Controller{
 	}},
 	{Name: custom.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
 		return custom.SetupCustomizations(d)
+	}},
+	{Name: orphans.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+		return orphans.Setup(d, c.Orphans)
 	}},
 	{Name: failover.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 		return failover.Setup(d, c.Failover)
