@@ -20,6 +20,9 @@ type Observation struct {
 	// MaxHealthReason; empty for Healthy and Unhealthy.
 	HealthReason string
 	Generation   int64
+	// ResourceVersion is the object's, for a kind without a generation
+	// (empty otherwise): its changes are how edits of such an object show.
+	ResourceVersion string
 }
 
 // MaxHealthReason bounds Observation.HealthReason (and the status fields
@@ -34,6 +37,9 @@ func Observe(in Interpreter, obj *unstructured.Unstructured) (Observation, error
 	}
 	h := in.Health(obj)
 	o := Observation{Health: h.Health, Generation: obj.GetGeneration()}
+	if o.Generation == 0 {
+		o.ResourceVersion = obj.GetResourceVersion()
+	}
 	if h.Health == policyv1alpha1.ResourceUnknown {
 		o.HealthReason = h.Reason
 		if len(o.HealthReason) > MaxHealthReason {

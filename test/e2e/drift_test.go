@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // scaleInMember sets a Deployment's replicas in a member, as
@@ -296,4 +298,45 @@ func TestPolicyDeletionKeepsWorkloads(t *testing.T) {
 
 func policyObject(ns, name string) client.Object {
 	return &policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+// TestConfigMapDriftIsSeenAtOnce: a kind without a generation (a
+// ConfigMap) edited in a member is compared at once, not at the periodic
+// apply (10 minutes): under IfNotDrifted its Work says Drifted and the
+// edit stays.
+func TestConfigMapDriftIsSeenAtOnce(t *testing.T) {
+	const ns = "e2e-drift-configmap"
+	createNamespace(t, ns)
+	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "applyStrategy: {whenToApply: IfNotDrifted}\n", "member1"))
+	cm := &corev1.ConfigMap{}
+	eventually(t, "settings applied in member1", func() error {
+		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
+			return err
+		}
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
+		if err != nil || c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Applied %+v (%v)", c, err)
+		}
+		return nil
+	})
+	cm.Data["owner"] = "edited-in-member1"
+	if err := memberCl["member1"].Update(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	edited := time.Now()
+	testenv.Eventually(t, time.Minute, "Drifted=True within a minute (the periodic apply comes after 10)", func() error {
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionDrifted)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "data.owner") {
+			return fmt.Errorf("Drifted %+v", c)
+		}
+		return nil
+	})
+	t.Logf("the edit was reported %s after it was made", time.Since(edited).Round(100*time.Millisecond))
+	got := &corev1.ConfigMap{}
+	if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, got); err != nil || got.Data["owner"] != "edited-in-member1" {
+		t.Fatalf("the member's edit was not left as it is under IfNotDrifted: %v %v", err, got.Data)
+	}
 }

@@ -112,6 +112,16 @@ type ManifestStatus struct {
 	// Shepherd's last apply: a later one means someone changed its spec.
 	// +optional
 	AppliedGeneration int64 `json:"appliedGeneration,omitempty"`
+	// ResourceVersion is the member object's resourceVersion when it was
+	// last observed, and AppliedResourceVersion right after Shepherd's last
+	// apply; both only for kinds without a generation (ConfigMaps, Secrets,
+	// Services, RBAC objects): a newer observation than Shepherd's own
+	// write means someone else changed the object, which is then compared
+	// for drift at once, as a generation past AppliedGeneration is.
+	// +optional
+	ResourceVersion string `json:"resourceVersion,omitempty"`
+	// +optional
+	AppliedResourceVersion string `json:"appliedResourceVersion,omitempty"`
 	// Drift says how the member object differs from what Shepherd applied
 	// or would send; unset when it does not.
 	// +optional

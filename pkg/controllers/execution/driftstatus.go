@@ -233,15 +233,23 @@ func memberEdited() predicate.Predicate {
 	}
 }
 
-// editedSince reports whether a manifest of now has a member generation
-// past its applied one that was not already so in before.
+// editedSince reports whether a manifest of now shows an edit by someone
+// else that before did not: a member generation past its applied one, or,
+// for a kind without a generation, an observed resourceVersion that is
+// not the one Shepherd's own last apply left (and not the one observed
+// before).
 func editedSince(before, now []workv1alpha1.ManifestStatus) bool {
 	for _, ms := range now {
-		if ms.AppliedGeneration == 0 || ms.Generation <= ms.AppliedGeneration {
-			continue
-		}
-		if p := previous(before, ms.Identifier); p == nil || p.Generation != ms.Generation {
-			return true
+		p := previous(before, ms.Identifier)
+		switch {
+		case ms.AppliedGeneration != 0 && ms.Generation > ms.AppliedGeneration:
+			if p == nil || p.Generation != ms.Generation {
+				return true
+			}
+		case ms.Generation == 0 && ms.AppliedResourceVersion != "" && ms.ResourceVersion != "" && ms.ResourceVersion != ms.AppliedResourceVersion:
+			if p == nil || p.ResourceVersion != ms.ResourceVersion {
+				return true
+			}
 		}
 	}
 	return false

@@ -65,3 +65,36 @@ func TestDriftConditionAfterARefusedWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestEditedSince: the Work status changes that bring a Work back for a
+// drift check at once: a member generation past the applied one, and, for
+// a kind without a generation (a ConfigMap), an observed resourceVersion
+// other than the one Shepherd's own apply left; each once, not again while
+// it stays the same, and never for Shepherd's own write.
+func TestEditedSince(t *testing.T) {
+	deploy := workv1alpha1.ResourceIdentifier{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	cm := workv1alpha1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "shop", Name: "cfg"}
+	gen := func(g, applied int64) workv1alpha1.ManifestStatus {
+		return workv1alpha1.ManifestStatus{Identifier: deploy, Generation: g, AppliedGeneration: applied}
+	}
+	rv := func(observed, applied string) workv1alpha1.ManifestStatus {
+		return workv1alpha1.ManifestStatus{Identifier: cm, ResourceVersion: observed, AppliedResourceVersion: applied}
+	}
+	for _, tc := range []struct {
+		name        string
+		before, now workv1alpha1.ManifestStatus
+		want        bool
+	}{
+		{"a Deployment's spec edited", gen(2, 2), gen(3, 2), true},
+		{"the same edit seen again", gen(3, 2), gen(3, 2), false},
+		{"Shepherd's own apply", gen(2, 2), gen(3, 3), false},
+		{"a ConfigMap edited in the member", rv("10", "10"), rv("11", "10"), true},
+		{"the same edit seen again", rv("11", "10"), rv("11", "10"), false},
+		{"Shepherd's own apply of a ConfigMap", rv("10", "10"), rv("12", "12"), false},
+		{"written before Works recorded resourceVersions", rv("10", ""), rv("11", ""), false},
+	} {
+		if got := editedSince([]workv1alpha1.ManifestStatus{tc.before}, []workv1alpha1.ManifestStatus{tc.now}); got != tc.want {
+			t.Errorf("%s: editedSince = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

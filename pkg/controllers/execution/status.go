@@ -252,15 +252,20 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 				ms.Status, ms.Health, ms.HealthReason, ms.Generation = p.Status, p.Health, p.HealthReason, p.Generation
 				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
 				ms.AppliedHash, ms.AppliedGeneration, ms.Drift = p.AppliedHash, p.AppliedGeneration, p.Drift
+				ms.ResourceVersion, ms.AppliedResourceVersion = p.ResourceVersion, p.AppliedResourceVersion
 				break
 			}
 		}
 		if o, ok := observed[i]; ok {
 			ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
+			ms.ResourceVersion = o.ResourceVersion
 		}
 		if res, ok := results[i]; ok && res.verdict != "" {
 			if res.hash != "" {
 				ms.AppliedHash, ms.AppliedGeneration = res.hash, res.generation
+				if res.generation == 0 && res.obj != nil {
+					ms.AppliedResourceVersion = res.obj.GetResourceVersion()
+				}
 			}
 			ms.Drift = res.drift
 		}

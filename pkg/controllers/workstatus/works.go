@@ -92,6 +92,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 			return reconcile.Result{}, err
 		}
 		ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
+		ms.ResourceVersion = o.ResourceVersion
 		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
 		sel, ok := r.in.PodSelector(obj)
 		if !ok {
