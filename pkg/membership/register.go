@@ -91,8 +91,7 @@ func (o *RegisterOptions) Validate() error {
 //     bound to a Role that reads and updates (never creates) that
 //     namespace's Works and their status, and holds the agent Lease;
 //   - a ClusterRole and binding that read and write the status of that one
-//     Cluster, read the interpreters every agent needs, and get (not list)
-//     hub namespaces for their Pod Security labels.
+//     Cluster and read the interpreters every agent needs.
 //
 // Registering again (opts.Force) issues new credentials and revokes the
 // old ones: the agent's ServiceAccount is created anew.
@@ -217,15 +216,15 @@ func agentRoleRules() []rbacv1.PolicyRule {
 }
 
 // agentClusterRoleRules: the agent reads and reports its own Cluster
-// (list and watch only with a metadata.name field selector), reads the
-// interpreters, and gets hub namespaces by name.
+// (list and watch only with a metadata.name field selector) and reads the
+// interpreters. It reads no hub namespace: the Works carry the Pod
+// Security labels of theirs (AnnotationPodSecurity).
 func agentClusterRoleRules(cluster string) []rbacv1.PolicyRule {
 	group := clusterv1alpha1.SchemeGroupVersion.Group
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{group}, Resources: []string{"clusters"}, ResourceNames: []string{cluster}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{group}, Resources: []string{"clusters/status"}, ResourceNames: []string{cluster}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{configv1alpha1.SchemeGroupVersion.Group}, Resources: []string{"healthinterpreters", "resourceinterpretercustomizations"}, Verbs: []string{"get", "list", "watch"}},
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get"}},
 	}
 }
 

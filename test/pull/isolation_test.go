@@ -85,6 +85,9 @@ func TestAgentCredentialsAreIsolated(t *testing.T) {
 		}, authorizationv1.ResourceAttributes{Namespace: otherNS, Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: clusterv1alpha1.AgentLeaseName}},
 		{"list hub namespaces", func() error { return as.List(ctx, &corev1.NamespaceList{}) },
 			authorizationv1.ResourceAttributes{Verb: "list", Resource: "namespaces"}},
+		{"read a hub namespace (its Works carry the Pod Security labels it needs)", func() error {
+			return as.Get(ctx, client.ObjectKey{Name: "default"}, &corev1.Namespace{})
+		}, authorizationv1.ResourceAttributes{Verb: "get", Resource: "namespaces", Name: "default"}},
 		{"read templates on the hub", func() error { return as.List(ctx, &corev1.ConfigMapList{}, client.InNamespace("default")) },
 			authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}},
 	}

@@ -86,6 +86,12 @@ const (
 	// is unchanged, the binding controller neither renders nor compares
 	// the manifest again.
 	AnnotationRenderKey = "work.shepherd.io/render-key"
+	// AnnotationPodSecurity on the Work of a ResourceBinding carries the
+	// Pod Security labels of the binding's namespace on the hub
+	// (FormatPodSecurity), which the execution controller gives the member
+	// namespace: so a Pull cluster's agent needs no right on the hub's
+	// namespaces. Absent when the namespace has none.
+	AnnotationPodSecurity = "work.shepherd.io/pod-security"
 	// AnnotationTiedPolicies on a binding lists the policies that match its
 	// template exactly as well as the one governing it (same kind of policy,
 	// selector strength and priority), as names.PolicyRef strings separated by

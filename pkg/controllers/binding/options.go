@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -112,6 +113,7 @@ func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
 			}), workChanged())).
 		Watches(&policyv1alpha1.OverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOfOverride), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&policyv1alpha1.ClusterOverridePolicy{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOfOverride), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.bindingsOfNamespace), builder.WithPredicates(podSecurityChanged())).
 		WithOptions(d.ControllerOptions(r.opts.Workers)).
 		Complete(r)
 }

@@ -9,8 +9,15 @@ import (
 	"strings"
 	"sync"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -130,4 +137,49 @@ func (f *renderFailures) Set(work, key string) {
 		f.failed = map[string]string{}
 	}
 	f.failed[work] = key
+}
+
+// podSecurity is the Pod Security labels of hub namespace ns, as the
+// Works of its bindings carry them (AnnotationPodSecurity); empty for a
+// cluster-scoped binding (ns empty), a namespace without such labels, or
+// one gone.
+func (r *Reconciler[T]) podSecurity(ctx context.Context, ns string) (string, error) {
+	if ns == "" {
+		return "", nil
+	}
+	n := &corev1.Namespace{}
+	if err := r.client.Get(ctx, client.ObjectKey{Name: ns}, n); err != nil {
+		return "", client.IgnoreNotFound(err)
+	}
+	return workv1alpha1.FormatPodSecurity(workv1alpha1.PodSecurityLabels(n.Labels)), nil
+}
+
+// bindingsOfNamespace enqueues the bindings of a hub namespace whose Pod
+// Security labels changed: their Works carry them.
+func (r *Reconciler[T]) bindingsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetName())); err != nil {
+		logf.FromContext(ctx).Error(err, "listing bindings for a namespace", "namespace", obj.GetName())
+		return nil
+	}
+	items := r.kind.Items(list)
+	out := make([]reconcile.Request, 0, len(items))
+	for _, b := range items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
+	}
+	return out
+}
+
+// podSecurityChanged passes namespace updates that change its Pod
+// Security labels.
+func podSecurityChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return workv1alpha1.FormatPodSecurity(workv1alpha1.PodSecurityLabels(e.ObjectOld.GetLabels())) !=
+				workv1alpha1.FormatPodSecurity(workv1alpha1.PodSecurityLabels(e.ObjectNew.GetLabels()))
+		},
+	}
 }

@@ -263,8 +263,13 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	if existing != nil && existing.DeletionTimestamp != nil {
 		return false, nil // re-created once it is gone
 	}
+	podSecurity, err := r.podSecurity(ctx, ref.Namespace)
+	if err != nil {
+		return false, err
+	}
 	unrendered := desiredWork(ref, cluster, base, templateGeneration, b.GetBindingSpec())
 	inputs := unrendered.GetAnnotations()
+	inputs[workv1alpha1.AnnotationPodSecurity] = podSecurity
 	inputs[workv1alpha1.AnnotationRevision] = revision
 	inputs["finalizer"] = strconv.FormatBool(r.opts.WorkFinalizer)
 	unrendered.SetAnnotations(inputs)
@@ -299,6 +304,9 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	desired := desiredWork(ref, cluster, manifest, templateGeneration, b.GetBindingSpec())
 	ann := desired.GetAnnotations()
 	ann[workv1alpha1.AnnotationRenderKey] = key
+	if podSecurity != "" {
+		ann[workv1alpha1.AnnotationPodSecurity] = podSecurity
+	}
 	if appliedOverrides != "" {
 		ann[workv1alpha1.AnnotationAppliedOverrides] = appliedOverrides
 	}

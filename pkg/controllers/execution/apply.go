@@ -196,7 +196,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 				return manifestResult{verdict: v, drift: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Missing: true, FirstSeenTime: firstSeen(prevDrift, workv1alpha1.DriftDiff, now)}}, nil
 			}
 			if mf.id.Namespace != "" {
-				if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
+				if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
 					return manifestResult{}, err
 				}
 			}
@@ -271,7 +271,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			}
 		}
 		if mf.id.Namespace != "" {
-			if err := r.guardNamespace(ctx, c, mf.id.Namespace); err != nil {
+			if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
 				return manifestResult{}, err
 			}
 		}

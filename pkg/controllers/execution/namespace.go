@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,7 +24,7 @@ import (
 // PodSecurityLabelPrefix is the prefix of the labels copied from a hub
 // namespace to the member namespace Shepherd creates for it (enforce,
 // audit and warn, with their versions).
-const PodSecurityLabelPrefix = "pod-security.kubernetes.io/"
+const PodSecurityLabelPrefix = workv1alpha1.PodSecurityLabelPrefix
 
 const podSecurityEnforce = PodSecurityLabelPrefix + "enforce"
 
@@ -62,13 +61,30 @@ func isNamespacePolicy(err error) bool {
 
 // podSecurityLabels are the Pod Security labels of a namespace.
 func podSecurityLabels(ns *corev1.Namespace) map[string]string {
-	out := map[string]string{}
-	for k, v := range ns.Labels {
-		if strings.HasPrefix(k, PodSecurityLabelPrefix) {
-			out[k] = v
-		}
+	return workv1alpha1.PodSecurityLabels(ns.Labels)
+}
+
+// hubPodSecurity is what the hub namespace ns of work's objects asks of
+// pods: the labels the binding controller put on the Work
+// (AnnotationPodSecurity), or, for a Work written before Works carried
+// them, the hub namespace's own, read on the hub (a Pull cluster's agent
+// may not: its Work is rewritten with them).
+func (r *Reconciler) hubPodSecurity(ctx context.Context, work *workv1alpha1.Work, ns string) (map[string]string, error) {
+	if s, ok := work.Annotations[workv1alpha1.AnnotationPodSecurity]; ok {
+		return workv1alpha1.ParsePodSecurity(s), nil
 	}
-	return out
+	if r.pullCluster != "" {
+		_, isBinding := work.Annotations[workv1alpha1.AnnotationBinding]
+		if _, rendered := work.Annotations[workv1alpha1.AnnotationRenderKey]; isBinding && !rendered {
+			return nil, fmt.Errorf("the Work does not carry its namespace's Pod Security labels yet (written by an older hub); it is applied once the hub rewrites it")
+		}
+		return nil, nil // the namespace has none (or an administrator's Work)
+	}
+	hubNS := &corev1.Namespace{}
+	if err := r.hubNamespaces.Get(ctx, client.ObjectKey{Name: ns}, hubNS); err != nil {
+		return nil, client.IgnoreNotFound(err)
+	}
+	return podSecurityLabels(hubNS), nil
 }
 
 // guardNamespace makes the member namespace ns hold at least the Pod
@@ -80,12 +96,11 @@ func podSecurityLabels(ns *corev1.Namespace) map[string]string {
 //
 // A hub namespace without Pod Security labels asks for nothing, and costs
 // no member request.
-func (r *Reconciler) guardNamespace(ctx context.Context, c *clusterclient.Clients, ns string) error {
-	hubNS := &corev1.Namespace{}
-	if err := r.hubNamespaces.Get(ctx, client.ObjectKey{Name: ns}, hubNS); err != nil {
-		return client.IgnoreNotFound(err)
+func (r *Reconciler) guardNamespace(ctx context.Context, c *clusterclient.Clients, work *workv1alpha1.Work, ns string) error {
+	want, err := r.hubPodSecurity(ctx, work, ns)
+	if err != nil {
+		return err
 	}
-	want := podSecurityLabels(hubNS)
 	if len(want) == 0 {
 		return nil
 	}

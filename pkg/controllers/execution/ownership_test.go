@@ -449,29 +449,38 @@ func TestGuardNamespaceNeverRelabelsOthers(t *testing.T) {
 		{name: "someone else's, as strict: used, untouched", member: &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{podSecurityEnforce: "restricted", "team": "a"}}},
 			wantLabels: map[string]string{podSecurityEnforce: "restricted", "team": "a"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, _ := fakeMember(t)
-			kube := kubefake.NewClientset()
-			if tc.member != nil {
-				kube = kubefake.NewClientset(tc.member)
-			}
-			c.Kubernetes = kube
-			r := hubWith(nil, hubNS)
-			err := r.guardNamespace(context.Background(), c, "shop")
-			if tc.wantErr == "" && err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantErr != "" && (err == nil || !isNamespacePolicy(err) || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.wantErr))) {
-				t.Fatalf("want a namespace policy error with %q, got %v", tc.wantErr, err)
-			}
-			got, err := kube.CoreV1().Namespaces().Get(context.Background(), "shop", metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fmt.Sprint(got.Labels) != fmt.Sprint(tc.wantLabels) {
-				t.Errorf("member namespace labels %v, want %v", got.Labels, tc.wantLabels)
-			}
-		})
+		for _, from := range []string{"the Work's annotation (as an agent reads it)", "the hub namespace (a Work written before Works carried it)"} {
+			t.Run(tc.name+", labels from "+from, func(t *testing.T) {
+				c, _ := fakeMember(t)
+				kube := kubefake.NewClientset()
+				if tc.member != nil {
+					kube = kubefake.NewClientset(tc.member)
+				}
+				c.Kubernetes = kube
+				r, work := hubWith(nil, hubNS), &workv1alpha1.Work{}
+				if strings.HasPrefix(from, "the Work") {
+					// No hub namespace to read: an agent may not.
+					r = hubWith(nil)
+					r.pullCluster = "pull1"
+					work.Annotations = map[string]string{workv1alpha1.AnnotationBinding: "ResourceBinding/shop/web-deployment",
+						workv1alpha1.AnnotationRenderKey: "k", workv1alpha1.AnnotationPodSecurity: workv1alpha1.FormatPodSecurity(hubNS.Labels)}
+				}
+				err := r.guardNamespace(context.Background(), c, work, "shop")
+				if tc.wantErr == "" && err != nil {
+					t.Fatal(err)
+				}
+				if tc.wantErr != "" && (err == nil || !isNamespacePolicy(err) || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.wantErr))) {
+					t.Fatalf("want a namespace policy error with %q, got %v", tc.wantErr, err)
+				}
+				got, err := kube.CoreV1().Namespaces().Get(context.Background(), "shop", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got.Labels) != fmt.Sprint(tc.wantLabels) {
+					t.Errorf("member namespace labels %v, want %v", got.Labels, tc.wantLabels)
+				}
+			})
+		}
 	}
 }
 
