@@ -170,10 +170,8 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	if err != nil {
 		return manifestResult{}, err
 	}
-	if r.fence != nil {
-		if err := r.fence(); err != nil {
-			return manifestResult{}, err
-		}
+	if err := r.checkFence(); err != nil {
+		return manifestResult{}, err
 	}
 	key := workKey(work)
 	obj := memberObject(key, mf)
@@ -202,6 +200,9 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			}
 			if r.beforeCreate != nil {
 				r.beforeCreate(obj.GetName())
+			}
+			if err := r.checkFence(); err != nil {
+				return manifestResult{}, err
 			}
 			created, err := r.createObject(ctx, c, ri, obj, mf.id.Namespace)
 			if apierrors.IsAlreadyExists(err) {
@@ -274,6 +275,9 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
 				return manifestResult{}, err
 			}
+		}
+		if err := r.checkFence(); err != nil {
+			return manifestResult{}, err
 		}
 		applied, err := applyObject(ctx, ri, desired, live.GetUID())
 		if objectReplaced(err) {
@@ -478,4 +482,17 @@ func (r *Reconciler) kinds() interpreter.Interpreter {
 		return r.interpreter
 	}
 	return interpreter.Builtin()
+}
+
+// checkFence asks the fence (a leader that may have lost its lease writes
+// nothing) right before each member write, not only when a manifest's
+// turn comes: reading the member and deciding take a request's time, and a
+// leader frozen in between (a SIGSTOP, a long pause) would otherwise write
+// after another replica has taken over and cleaned up, leaving an object
+// no Work claims.
+func (r *Reconciler) checkFence() error {
+	if r.fence == nil {
+		return nil
+	}
+	return r.fence()
 }

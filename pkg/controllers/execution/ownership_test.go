@@ -545,3 +545,52 @@ func TestApplyManifestRaces(t *testing.T) {
 		})
 	}
 }
+
+// TestFenceRightBeforeTheWrite: a leader that loses its lease between
+// reading the member and writing to it (frozen, then let run again after
+// another replica took over and deleted the Work) writes nothing: the
+// fence is asked right before the write, not only before the read. Before
+// the check moved, the create went through and left an object no Work
+// claimed.
+func TestFenceRightBeforeTheWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		live *unstructured.Unstructured
+	}{
+		{name: "a create"},
+		{name: "an apply", live: memberConfigMap("settings", ownNS+"/"+ownWork, map[string]any{"mode": "old"})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var objs []runtime.Object
+			if tc.live != nil {
+				objs = append(objs, tc.live)
+			}
+			c, dyn := fakeMember(t, objs...)
+			r := hubWith(nil)
+			leader := true
+			r.fence = func() error {
+				if !leader {
+					return errors.New("write refused: the leader lease was last renewed 20s ago")
+				}
+				return nil
+			}
+			// The lease is lost while the member is read.
+			dyn.PrependReactor("get", "configmaps", func(clienttesting.Action) (bool, runtime.Object, error) {
+				leader = false
+				return false, nil, nil
+			})
+			w := work(ownWork, policyv1alpha1.ConflictAbort, memberConfigMap("settings", "", map[string]any{"mode": "new"}))
+			mf := decodeManifests(w)[0]
+			if _, err := r.applyManifest(context.Background(), c, w, &mf, nil, true); err == nil || !strings.Contains(err.Error(), "write refused") {
+				t.Fatalf("want the fence's refusal, got %v", err)
+			}
+			stored, err := dyn.Resource(cmGVR).Namespace("shop").Get(context.Background(), "settings", metav1.GetOptions{})
+			switch {
+			case tc.live == nil && !apierrors.IsNotFound(err):
+				t.Fatalf("the fenced leader created the object: %v", err)
+			case tc.live != nil && (err != nil || stored.Object["data"].(map[string]any)["mode"] != "old"):
+				t.Fatalf("the fenced leader wrote the object: %v %v", err, stored)
+			}
+		})
+	}
+}
