@@ -31,8 +31,8 @@ workload created again, drawn from --seed.
 garbage collection), resident memory and goroutines, the hub's writes a
 second, and the scheduling latency of that window's scales (from the write
 to the binding Scheduled with the new replicas). The heap may grow by at
-most --max-heap-growth from the first sample to the last: more is reported
-as outside the bound. When the churn stops, the run waits, for at most 15
+most --max-heap-growth from the median of the first quarter of the samples
+to the last: more is reported as outside the bound. When the churn stops, the run waits, for at most 15
 minutes, until the fleet holds what the templates say: each workload has
 one binding with its replicas on two clusters (one for a single replica), a
 Work per target and none more, every Work applied, and nothing left of
@@ -94,7 +94,7 @@ grew beyond the bound.`,
 	f.IntVar(&o.SimulatedPullClusters, "simulated-pull-clusters", 100, "Pull clusters registered with no member behind them (at least 2)")
 	f.Float64Var(&o.ChurnPerSecond, "churn", 10, "changes a second during the soak")
 	f.IntVar(&o.Samples, "samples", 12, "samples over the duration (not negative; 0 takes 12)")
-	f.Float64Var(&o.MaxHeapGrowth, "max-heap-growth", 0.2, "the live heap's allowed growth from the first sample to the last, as a fraction (not negative; 0 takes 0.2)")
+	f.Float64Var(&o.MaxHeapGrowth, "max-heap-growth", 0.2, "the live heap's allowed growth from the median of the first quarter of the samples to the last, as a fraction (not negative; 0 takes 0.2)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the churn")
 	f.StringVar(&o.DataDir, "data-dir", "", "empty directory for the fleet (default: a temporary one, removed afterwards)")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")

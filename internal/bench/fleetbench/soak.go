@@ -39,8 +39,9 @@ type SoakOptions struct {
 	// Samples is how many times memory, goroutines, writes and latency are
 	// sampled over Duration (default 12).
 	Samples int
-	// MaxHeapGrowth bounds the live heap's growth from the first sample
-	// to the last, as a fraction (default 0.2): more is a leak.
+	// MaxHeapGrowth bounds the live heap's growth from the median of the
+	// first quarter of the samples to the last, as a fraction (default
+	// 0.2): more is a leak.
 	MaxHeapGrowth float64
 	// Seed draws the churn; the same seed makes the same changes.
 	Seed    uint64
@@ -75,7 +76,8 @@ type SoakReport struct {
 	// before the churn began.
 	LoadSeconds float64      `json:"loadSeconds"`
 	Samples     []SoakSample `json:"samples"`
-	// HeapGrowth is the last sample's live heap over the first's, minus 1;
+	// HeapGrowth is the last sample's live heap over the median of the
+	// first quarter's, minus 1;
 	// WithinBound says it is at most MaxHeapGrowth.
 	HeapGrowth    float64 `json:"heapGrowth"`
 	MaxHeapGrowth float64 `json:"maxHeapGrowth"`
@@ -219,12 +221,27 @@ func nextOp(r *rand.Rand) churnOp {
 	}
 }
 
-// heapGrowth is last over first, minus 1 (0 without two samples).
+// heapGrowth is the last sample's live heap over the baseline, minus 1
+// (0 without two samples): the baseline is the median of the first
+// quarter of the samples (at least one, never the last), not the first
+// sample alone, which is taken while the fleet still fills its caches and
+// so flatters any growth after it (an hour's run read -50 % from a first
+// sample twice the size of the settled heap).
 func heapGrowth(samples []SoakSample) float64 {
-	if len(samples) < 2 || samples[0].LiveHeapBytes == 0 {
+	if len(samples) < 2 {
 		return 0
 	}
-	return float64(samples[len(samples)-1].LiveHeapBytes)/float64(samples[0].LiveHeapBytes) - 1
+	n := min(max(len(samples)/4, 1), len(samples)-1)
+	first := make([]uint64, n)
+	for i := range first {
+		first[i] = samples[i].LiveHeapBytes
+	}
+	slices.Sort(first)
+	base := first[(n-1)/2]
+	if base == 0 {
+		return 0
+	}
+	return float64(samples[len(samples)-1].LiveHeapBytes)/float64(base) - 1
 }
 
 func (o *SoakOptions) defaults() error {
