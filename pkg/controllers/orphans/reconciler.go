@@ -39,7 +39,9 @@ type Reconciler struct {
 	opts        Options
 
 	mu sync.Mutex
-	// seen holds, per cluster, the orphans of the last sweep (object.key).
+	// seen holds, per cluster, the orphans of the last sweep (object.key);
+	// a cluster without an entry has not been swept since this process
+	// started.
 	seen map[string]map[string]bool
 	// md holds a metadata client per member configuration.
 	md map[*rest.Config]metadata.Interface
@@ -70,6 +72,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	next := reconcile.Result{RequeueAfter: r.opts.Period}
+	if r.firstSight(cluster.Name) {
+		// The first sweep comes a period after start, not with every
+		// controller's start-up work (and a fleet's worth of lists).
+		return next, nil
+	}
 	if ready := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady); ready == nil || ready.Status != metav1.ConditionTrue {
 		return next, nil // a member that does not answer is swept when it does
 	}
@@ -87,6 +94,18 @@ func (r *Reconciler) serves(c *clusterv1alpha1.Cluster) bool {
 		return c.Name == r.pullCluster
 	}
 	return c.Spec.SyncMode != clusterv1alpha1.Pull
+}
+
+// firstSight reports whether cluster is seen for the first time since
+// start (and records it).
+func (r *Reconciler) firstSight(cluster string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.seen[cluster]; ok {
+		return false
+	}
+	r.seen[cluster] = map[string]bool{}
+	return true
 }
 
 func (r *Reconciler) forget(cluster string) {
