@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,6 +135,32 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: dev2}]
 		t.Errorf("dev created a binding: %v", err)
 	}
 
+	// Shepherd's own identity creates and changes bindings of both kinds,
+	// as the detector does (server-side apply), under the policy.
+	sa, err := fleetenv.NewClient(serviceAccountConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []client.Object{
+		&workv1alpha1.ResourceBinding{TypeMeta: metav1.TypeMeta{APIVersion: workv1alpha1.SchemeGroupVersion.String(), Kind: "ResourceBinding"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: names.BindingName("ConfigMap", "by-shepherd")},
+			Spec:       workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: ns, Name: "by-shepherd", UID: "u"}}},
+		&workv1alpha1.ClusterResourceBinding{TypeMeta: metav1.TypeMeta{APIVersion: workv1alpha1.SchemeGroupVersion.String(), Kind: "ClusterResourceBinding"},
+			ObjectMeta: metav1.ObjectMeta{Name: names.BindingName("CustomResourceDefinition", "widgets.example.com")},
+			Spec:       workv1alpha1.BindingSpec{Resource: workv1alpha1.ObjectReference{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "widgets.example.com", UID: "u"}}},
+	} {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &unstructured.Unstructured{Object: u}
+		unstructured.RemoveNestedField(obj.Object, "metadata", "creationTimestamp")
+		unstructured.RemoveNestedField(obj.Object, "status")
+		if err := sa.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership, client.DryRunAll); err != nil {
+			t.Errorf("Shepherd's identity may not create %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+	}
+
 	// What the CLI and the dashboard write as approvedBy: the caller's
 	// user name, as the hub knows it.
 	if got, err := actions.SelfUser(ctx, dev); err != nil || got != "dev" {
@@ -242,6 +269,14 @@ spec:
 		if err := hub.Create(ctx, tc.p.DeepCopy(), client.DryRunAll); err != nil {
 			t.Errorf("%s: the administrator refused: %v", tc.name, err)
 		}
+	}
+	// A ClusterOverridePolicy's request has no namespace: checked
+	// cluster-wide, and an administrator may write it.
+	cop := policy(role, `plaintext: [{path: /rules, operator: remove}]`)
+	cop.SetKind("ClusterOverridePolicy")
+	cop.SetNamespace("")
+	if err := hub.Create(ctx, cop, client.DryRunAll); err != nil {
+		t.Errorf("a ClusterOverridePolicy on RBAC rules: the administrator refused: %v", err)
 	}
 }
 
