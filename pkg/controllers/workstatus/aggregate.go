@@ -147,7 +147,8 @@ func sameManifestStatuses(a, b []workv1alpha1.ManifestStatus) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].Generation != b[i].Generation || !rawEqual(a[i].Status, b[i].Status) ||
+		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].HealthReason != b[i].HealthReason || a[i].Generation != b[i].Generation ||
+			a[i].ResourceVersion != b[i].ResourceVersion || !rawEqual(a[i].Status, b[i].Status) ||
 			a[i].UnschedulableReplicas != b[i].UnschedulableReplicas || !timeEqual(a[i].UnschedulableSince, b[i].UnschedulableSince) {
 			return false
 		}

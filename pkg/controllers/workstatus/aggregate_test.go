@@ -124,6 +124,14 @@ func TestRawEqualityIgnoresEncoding(t *testing.T) {
 		sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: unhealthy}}) {
 		t.Error("sameManifestStatuses")
 	}
+	// A ConfigMap edited in the member changes only its resourceVersion:
+	// that is a change to write (the execution controller compares it for
+	// drift), and so is the reason an Unknown health gives.
+	cm := []workv1alpha1.ManifestStatus{{ResourceVersion: "10", AppliedResourceVersion: "10"}}
+	if sameManifestStatuses(cm, []workv1alpha1.ManifestStatus{{ResourceVersion: "11", AppliedResourceVersion: "10"}}) ||
+		sameManifestStatuses([]workv1alpha1.ManifestStatus{{Health: unknown}}, []workv1alpha1.ManifestStatus{{Health: unknown, HealthReason: "CEL evaluation failed"}}) {
+		t.Error("sameManifestStatuses ignores a resourceVersion or a health reason")
+	}
 }
 
 // TestAggregateCarriesUnschedulable: the template's unschedulable count
