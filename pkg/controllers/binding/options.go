@@ -122,13 +122,18 @@ func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
 // those of its namespace, or all of them for a ClusterOverridePolicy. Each
 // re-renders its Works and writes only those whose manifest changed.
 func (r *Reconciler[T]) bindingsOfOverride(ctx context.Context, obj client.Object) []reconcile.Request {
+	return r.bindingsIn(ctx, obj.GetNamespace())
+}
+
+// bindingsIn enqueues the bindings of namespace ns (every one for "").
+func (r *Reconciler[T]) bindingsIn(ctx context.Context, ns string) []reconcile.Request {
 	list := r.kind.NewList()
 	var opts []client.ListOption
-	if ns := obj.GetNamespace(); ns != "" {
+	if ns != "" {
 		opts = append(opts, client.InNamespace(ns))
 	}
 	if err := r.client.List(ctx, list, opts...); err != nil {
-		logf.FromContext(ctx).Error(err, "listing bindings for an override policy", "policy", obj.GetName())
+		logf.FromContext(ctx).Error(err, "listing bindings", "namespace", ns)
 		return nil
 	}
 	items := r.kind.Items(list)

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -157,17 +156,10 @@ func (r *Reconciler[T]) podSecurity(ctx context.Context, ns string) (string, err
 // bindingsOfNamespace enqueues the bindings of a hub namespace whose Pod
 // Security labels changed: their Works carry them.
 func (r *Reconciler[T]) bindingsOfNamespace(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetName())); err != nil {
-		logf.FromContext(ctx).Error(err, "listing bindings for a namespace", "namespace", obj.GetName())
+	if obj.GetName() == "" {
 		return nil
 	}
-	items := r.kind.Items(list)
-	out := make([]reconcile.Request, 0, len(items))
-	for _, b := range items {
-		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(b)})
-	}
-	return out
+	return r.bindingsIn(ctx, obj.GetName())
 }
 
 // podSecurityChanged passes namespace updates that change its Pod
