@@ -252,6 +252,8 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		undo = func() { cf.hubProxy.Set(fleetenv.LinkUp) }
 		h.log("%s", f.Kind)
 	case restartHub:
+		cf.hubRestart.Lock()
+		defer cf.hubRestart.Unlock()
 		h.log("%s: stopping the hub", f.Kind)
 		begin := time.Now()
 		if err := cf.env.Fleet.RestartHub(f.For); err != nil {

@@ -59,6 +59,10 @@ type chaosFleet struct {
 	restarts map[string]int
 	// stopped: the test is over; nothing starts again.
 	stopped bool
+	// hubRestart serializes restart-hub faults: the schedule may draw a
+	// second while the first still restarts the hub (the fleet refuses
+	// that), so the second restarts it once the first is done.
+	hubRestart sync.Mutex
 }
 
 var replicaNames = []string{"cm-a", "cm-b"}
