@@ -41,3 +41,35 @@ func TestClusterNodeModelValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterRoomBoundsValidation: an administrator's room bounds hold at
+// least one node and no more than a million.
+func TestClusterRoomBoundsValidation(t *testing.T) {
+	v := loadValidator(t, "clusters.cluster.shepherd.io")
+	cluster := func(bounds string) string {
+		return "apiVersion: cluster.shepherd.io/v1alpha1\nkind: Cluster\nmetadata: {name: c}\nspec: {syncMode: Pull, roomBounds: " + bounds + "}\n"
+	}
+	for _, tc := range []struct {
+		name, bounds string
+		want         []string
+	}{
+		{"bounds", "{maxNodes: 20, maxNodeRoom: {cpu: '64', memory: 256Gi}}", nil},
+		{"no nodes", "{maxNodes: 0}", []string{"spec.roomBounds.maxNodes", "greater than or equal to 1"}},
+		{"beyond a million", "{maxNodes: 2000000}", []string{"spec.roomBounds.maxNodes", "should be less than or equal to 1e+06"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := v.validate(t, cluster(tc.bounds))
+			if len(tc.want) == 0 {
+				if len(errs) > 0 {
+					t.Fatalf("want valid, got %v", errs.ToAggregate())
+				}
+				return
+			}
+			for _, w := range tc.want {
+				if len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), w) {
+					t.Errorf("want an error with %q, got %v", w, errs.ToAggregate())
+				}
+			}
+		})
+	}
+}

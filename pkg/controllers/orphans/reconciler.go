@@ -3,6 +3,7 @@ package orphans
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -204,7 +205,7 @@ func list(ctx context.Context, clients *clusterclient.Clients, md metadata.Inter
 			continue
 		}
 		for _, res := range l.APIResources {
-			if strings.Contains(res.Name, "/") || !has(res.Verbs, "list") || !has(res.Verbs, "delete") ||
+			if strings.Contains(res.Name, "/") || !slices.Contains(res.Verbs, "list") || !slices.Contains(res.Verbs, "delete") ||
 				resourceselector.ExcludedKind(schema.GroupKind{Group: gv.Group, Kind: res.Kind}) {
 				continue
 			}
@@ -227,13 +228,4 @@ func list(ctx context.Context, clients *clusterclient.Clients, md metadata.Inter
 		return out, fmt.Errorf("listing the member's objects: %s", strings.Join(errs, "; "))
 	}
 	return out, nil
-}
-
-func has(verbs []string, v string) bool {
-	for _, x := range verbs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

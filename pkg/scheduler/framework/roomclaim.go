@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +63,7 @@ func RoomClaimError(c *clusterv1alpha1.Cluster) error {
 
 // within checks every bounded resource of have against n times perNode.
 func within(have, perNode corev1.ResourceList, n int64, field, what string) error {
-	for _, name := range slices.Sorted(mapsKeys(perNode)) {
+	for _, name := range slices.Sorted(maps.Keys(perNode)) {
 		q, ok := have[name]
 		if !ok {
 			continue
@@ -73,14 +74,4 @@ func within(have, perNode corev1.ResourceList, n int64, field, what string) erro
 		}
 	}
 	return nil
-}
-
-func mapsKeys(l corev1.ResourceList) func(func(corev1.ResourceName) bool) {
-	return func(yield func(corev1.ResourceName) bool) {
-		for k := range l {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -1,0 +1,26 @@
+package component
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// TestControllerManagerRefusesBadDurations: the controller manager's
+// durations are checked before anything starts, each refusal naming its
+// flag.
+func TestControllerManagerRefusesBadDurations(t *testing.T) {
+	for _, tc := range []struct{ flag, want string }{
+		{"--orphan-sweep-period=0s", "--orphan-sweep-period 0s must be positive"},
+		{"--orphan-sweep-period=-1m", "--orphan-sweep-period -1m0s must be positive"},
+		{"--unschedulable-threshold=0s", "--unschedulable-threshold 0s must be positive"},
+	} {
+		cmd := NewControllerManagerCommand()
+		cmd.SetArgs([]string{tc.flag})
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want an error with %q, got %v", tc.flag, tc.want, err)
+		}
+	}
+}
