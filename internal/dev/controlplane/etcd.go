@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -151,7 +152,7 @@ func (c *logrCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 	for _, k := range slices.Sorted(maps.Keys(enc.Fields)) {
 		kv = append(kv, k, enc.Fields[k])
 	}
-	if e.Level >= zapcore.ErrorLevel && !c.quiet.Load() {
+	if e.Level >= zapcore.ErrorLevel && !c.quiet.Load() && !transientEtcdError(e.Message, logErr) {
 		c.log.Error(logErr, e.Message, kv...)
 		return nil
 	}
@@ -163,6 +164,24 @@ func (c *logrCore) Write(e zapcore.Entry, fields []zapcore.Field) error {
 }
 
 func (c *logrCore) Sync() error { return nil }
+
+// transientEtcdErrors are errors etcd logs that it retries by itself and
+// that say nothing is wrong, by message and error text. A healthy start
+// logs no error, so these are demoted to V(1) info.
+var transientEtcdErrors = []struct{ message, err string }{
+	// A fresh data dir: etcd's version monitor can run before the first
+	// raft term is stored, and tries again at its next tick.
+	{message: "failed to update storage version", err: "missing term information"},
+}
+
+func transientEtcdError(message string, err error) bool {
+	for _, t := range transientEtcdErrors {
+		if message == t.message && err != nil && strings.Contains(err.Error(), t.err) {
+			return true
+		}
+	}
+	return false
+}
 
 // etcdStopTimeout bounds etcd's own graceful close; embed.Etcd.Close can
 // otherwise wait on lingering gRPC streams.

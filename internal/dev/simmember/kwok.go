@@ -9,8 +9,11 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
+	"sync"
 
 	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/clock"
 	nodefast "sigs.k8s.io/kwok/kustomize/stage/node/fast"
@@ -22,6 +25,7 @@ import (
 	"sigs.k8s.io/kwok/pkg/kwok/controllers"
 	kwoklog "sigs.k8s.io/kwok/pkg/log"
 	"sigs.k8s.io/kwok/pkg/utils/expression"
+	"sigs.k8s.io/kwok/pkg/utils/lifecycle"
 	"sigs.k8s.io/yaml"
 )
 
@@ -141,6 +145,9 @@ func (m *Member) startKwok(ctx context.Context, extra [][]byte) error {
 	if err != nil {
 		return err
 	}
+	if err := warmKwokCEL(ctx, stages); err != nil {
+		return err
+	}
 	var defaults configv1alpha1.KwokConfiguration
 	configv1alpha1.SetObjectDefaults_KwokConfiguration(&defaults)
 	o := defaults.Options
@@ -175,6 +182,43 @@ func (m *Member) startKwok(ctx context.Context, extra [][]byte) error {
 	ctx = kwoklog.NewContext(ctx, kwoklog.NewLogger(kwokLogWriter{m.upstreamLog.WithName("kwok")}, level))
 	if err := ctr.Start(ctx); err != nil {
 		return fmt.Errorf("starting kwok controller: %w", err)
+	}
+	return nil
+}
+
+// kwokCELTypes serializes warmKwokCEL.
+var kwokCELTypes sync.Mutex
+
+// warmKwokCEL matches every stage once against an empty object of its kind,
+// alone. kwok builds a stage's CEL environment the first time it plays the
+// stage, and the CEL adapter under it caches Go type information in
+// package-level maps without a lock: members started together in one
+// process built their environments at once and crashed the process with
+// "concurrent map writes". Once a kind's types are cached, later builds only
+// read the caches, so building each stage's environment here first, one
+// caller at a time, leaves nothing for the controllers to write.
+func warmKwokCEL(ctx context.Context, stages map[internalversion.StageResourceRef][]*internalversion.Stage) error {
+	kwokCELTypes.Lock()
+	defer kwokCELTypes.Unlock()
+	for _, ref := range slices.SortedFunc(maps.Keys(stages), func(a, b internalversion.StageResourceRef) int {
+		return strings.Compare(a.APIGroup+"/"+a.Kind, b.APIGroup+"/"+b.Kind)
+	}) {
+		var obj any
+		switch ref {
+		case internalversion.StageResourceRef{APIGroup: "v1", Kind: "Node"}:
+			obj = &corev1.Node{}
+		case internalversion.StageResourceRef{APIGroup: "v1", Kind: "Pod"}:
+			obj = &corev1.Pod{}
+		default:
+			continue // kwok plays the others on unstructured objects: no Go types to cache
+		}
+		lc, err := lifecycle.NewLifecycle(stages[ref])
+		if err != nil {
+			return fmt.Errorf("kwok stages for %s: %w", ref.Kind, err)
+		}
+		if _, err := lc.Match(ctx, &lifecycle.Event{Data: obj}); err != nil {
+			return fmt.Errorf("kwok stages for %s: %w", ref.Kind, err)
+		}
 	}
 	return nil
 }

@@ -1,11 +1,16 @@
 package simmember
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/kwok/pkg/apis/internalversion"
+	"sigs.k8s.io/kwok/pkg/utils/lifecycle"
 )
 
 const podStage = `apiVersion: kwok.x-k8s.io/v1alpha1
@@ -69,5 +74,50 @@ func TestLoadKwokStages(t *testing.T) {
 				t.Fatalf("%d extra Pod stages, want %d", n, tc.pods)
 			}
 		})
+	}
+}
+
+// TestKwokStagesBuildConcurrently: once warmKwokCEL has run, kwok
+// controllers of several members can build their stages' CEL environments
+// at once. Before it, members starting together crashed the process
+// ("concurrent map writes" in the CEL adapter's type caches); run with
+// -race, this test reported that race.
+func TestKwokStagesBuildConcurrently(t *testing.T) {
+	const members = 8
+	stageSets := make([]map[internalversion.StageResourceRef][]*internalversion.Stage, members)
+	for i := range stageSets {
+		s, err := loadKwokStages([][]byte{[]byte(podStage)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stageSets[i] = s
+	}
+	if err := warmKwokCEL(context.Background(), stageSets[0]); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*members)
+	for _, stages := range stageSets {
+		for ref, obj := range map[internalversion.StageResourceRef]any{
+			{APIGroup: "v1", Kind: "Node"}: &corev1.Node{},
+			{APIGroup: "v1", Kind: "Pod"}:  &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Image: "bad"}}}},
+		} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lc, err := lifecycle.NewLifecycle(stages[ref])
+				if err == nil {
+					_, err = lc.Match(context.Background(), &lifecycle.Event{Data: obj})
+				}
+				if err != nil {
+					errs <- fmt.Errorf("%s: %w", ref.Kind, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
