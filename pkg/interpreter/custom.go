@@ -28,6 +28,10 @@ type Custom struct {
 	// Health judges the kind's member objects (of the customization's
 	// version only).
 	Health HealthFunc
+	// Sensitive marks the kind's values secret. It only ever adds: false
+	// keeps the built-in answer, so no customization makes a Secret's
+	// values readable in a diff, even one the API server's rule missed.
+	Sensitive bool
 }
 
 // FieldPath turns a JSON pointer ("/spec/replicas") into a field path,

@@ -4,7 +4,8 @@
 // a member allocates itself, which status fields add up on the hub, how
 // many replicas are ready, whether its status reports observedGeneration,
 // how its health is judged, which objects it depends on, which fields
-// member controllers own, and the short names the CLI accepts.
+// member controllers own, whose values are secret, and the short names
+// the CLI accepts.
 //
 // The knowledge is one object, an Interpreter, built once per process
 // (New) and handed to every controller that needs it; nothing else holds
@@ -21,6 +22,7 @@
 //	prune.go        Prune, ReadyReplicas, DependencyKinds
 //	aggregate.go    AggregateStatus: member statuses summed for the hub
 //	generation.go   ObservesGeneration
+//	sensitive.go    Sensitive: kinds whose diffs show hashes, not values
 //	health.go       Health (the built-in rules under the run-time ones)
 //	observe.go      Observe: status, health and generation for a Work
 //	dependencies.go Dependencies: ConfigMaps, Secrets, ServiceAccounts

@@ -47,6 +47,9 @@ type Interpreter interface {
 	PodSpecPath(gk schema.GroupKind) []string
 	// PodSelector returns the selector of the pods a workload runs.
 	PodSelector(obj *unstructured.Unstructured) (labels.Selector, bool)
+	// Sensitive reports whether the kind's values are secret: diffs of
+	// its objects show hashes, never values.
+	Sensitive(gk schema.GroupKind) bool
 	// OnChange registers f to hear of every kind whose knowledge changed
 	// at run time, once the change is visible.
 	OnChange(f func(schema.GroupVersionKind))
@@ -195,6 +198,9 @@ func overlay(b *kind, c *Custom) *kind {
 	}
 	if c.Retain != nil {
 		k.retain = c.Retain
+	}
+	if c.Sensitive {
+		k.sensitive = true
 	}
 	return k
 }

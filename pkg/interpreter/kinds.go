@@ -42,6 +42,8 @@ type kind struct {
 	// ready is the status field counting ready replicas, when not
 	// readyReplicas.
 	ready string
+	// sensitive: the kind's values are secret (see Sensitive).
+	sensitive bool
 }
 
 var (
@@ -73,7 +75,7 @@ var builtin = map[schema.GroupKind]*kind{
 	{Kind: "Pod"}:                                 {podSpec: []string{"spec"}, pod: true, health: typed(podHealth), apiVersion: "v1", names: []string{"pod", "pods", "po"}},
 	{Kind: "Service"}:                             {health: typed(serviceHealth), prune: pruneService, apiVersion: "v1", names: []string{"service", "services", "svc"}},
 	{Kind: "ConfigMap"}:                           {apiVersion: "v1", names: []string{"configmap", "configmaps", "cm"}},
-	{Kind: "Secret"}:                              {apiVersion: "v1", names: []string{"secret", "secrets"}},
+	{Kind: "Secret"}:                              {sensitive: true, apiVersion: "v1", names: []string{"secret", "secrets"}},
 	{Kind: "ServiceAccount"}:                      {apiVersion: "v1", names: []string{"serviceaccount", "serviceaccounts", "sa"}},
 	{Kind: "PersistentVolumeClaim"}:               {health: typed(pvcHealth), apiVersion: "v1", names: []string{"persistentvolumeclaim", "persistentvolumeclaims", "pvc"}},
 	{Group: "networking.k8s.io", Kind: "Ingress"}: {apiVersion: "networking.k8s.io/v1", names: []string{"ingress", "ingresses", "ing"}},

@@ -19,6 +19,7 @@ const (
 // up on the hub, how its health is judged, what it depends on and which
 // fields member controllers own. Every part is optional; a part left out
 // keeps Shepherd's built-in knowledge of the kind, if any.
+// +kubebuilder:validation:XValidation:rule="!(self.target.apiVersion == 'v1' && self.target.kind == 'Secret' && has(self.customizations.sensitive) && !self.customizations.sensitive)",message="spec.customizations.sensitive: Secrets are always sensitive; remove sensitive: false"
 type ResourceInterpreterCustomizationSpec struct {
 	// Target is the kind customized.
 	Target HealthTarget `json:"target"`
@@ -27,7 +28,7 @@ type ResourceInterpreterCustomizationSpec struct {
 }
 
 // Customizations holds one entry per operation.
-// +kubebuilder:validation:XValidation:rule="has(self.replicas) || has(self.statusAggregation) || has(self.health) || has(self.dependencies) || has(self.retention) || has(self.observesGeneration)",message="spec.customizations: customize at least one operation (replicas, statusAggregation, health, dependencies, retention, observesGeneration)"
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) || has(self.statusAggregation) || has(self.health) || has(self.dependencies) || has(self.retention) || has(self.observesGeneration) || has(self.sensitive)",message="spec.customizations: customize at least one operation (replicas, statusAggregation, health, dependencies, retention, observesGeneration, sensitive)"
 type Customizations struct {
 	// Replicas: where the kind keeps its replicas (GetReplicas) and where
 	// a cluster's share is written (ReviseReplica).
@@ -54,6 +55,15 @@ type Customizations struct {
 	// generation.
 	// +optional
 	ObservesGeneration *bool `json:"observesGeneration,omitempty"`
+	// Sensitive: the kind's values are secret. A drift or a ReportDiff
+	// difference of its objects, which the binding's and the Work's status
+	// show to people who may not read the member object, then names the
+	// fields and shows a hash of each value salted with the member
+	// object's UID (sha256:...), never the value. Secrets are always
+	// sensitive, built in: sensitive: false on a Secret is refused, and
+	// false on any other kind is its default.
+	// +optional
+	Sensitive *bool `json:"sensitive,omitempty"`
 }
 
 // ReplicaCustomization says where the replicas are.

@@ -223,7 +223,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		}
 		facts.exists, facts.owned, facts.owner = true, owner == key, owner
 		var drift *workv1alpha1.ManifestDrift
-		text := textFor(live.GroupVersionKind().GroupKind(), string(live.GetUID()))
+		text := textFor(r.kinds(), live.GroupVersionKind().GroupKind(), string(live.GetUID()))
 		if facts.owned && !facts.strategy.ReportsDiff() {
 			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
 			facts.drifted = drift != nil

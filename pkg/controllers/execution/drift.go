@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // This file is pure: how a member object differs from what Shepherd
@@ -222,13 +223,15 @@ func fieldDiff(path string, member, hub any, text valueText) workv1alpha1.FieldD
 type valueText func(any) string
 
 // textFor is how the diffs of a member object of kind gk show values:
-// as JSON, except for Secrets, whose values a diff never shows (a binding's
-// status is read by people who may not read the member's Secret): a hash
-// of the value salted with the member object's UID, which tells whether a
-// value changed and which side holds which, and is no use to guess a short
-// value from on the hub (the hub does not store the member's UID).
-func textFor(gk schema.GroupKind, memberUID string) valueText {
-	if gk != (schema.GroupKind{Kind: "Secret"}) {
+// as JSON, except for the kinds the interpreter calls sensitive (Secrets,
+// and any kind a customization marks), whose values a diff never shows (a
+// binding's status is read by people who may not read the member object):
+// a hash of the value salted with the member object's UID, which tells
+// whether a value changed and which side holds which, and is no use to
+// guess a short value from on the hub (the hub does not store the
+// member's UID).
+func textFor(kinds interpreter.Interpreter, gk schema.GroupKind, memberUID string) valueText {
+	if !kinds.Sensitive(gk) {
 		return jsonValue
 	}
 	return func(v any) string { return hashedValue(v, memberUID) }

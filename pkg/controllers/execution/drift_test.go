@@ -11,6 +11,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func deployment(image string, replicas any, extra map[string]any) map[string]any {
@@ -201,34 +202,62 @@ func TestAppliedHashIgnoresMapOrder(t *testing.T) {
 	}
 }
 
-// TestSecretDiffsShowNoValues: a Secret's drift or difference names the
-// fields and shows salted hashes, never the member's or the hub's value
-// (a binding's status is read by people who may not read the member's
-// Secret), and a recorded drift is still followed by those hashes.
+// TestSecretDiffsShowNoValues: a Secret's drift or difference, and that
+// of any kind a customization marks sensitive, names the fields and shows
+// salted hashes, never the member's or the hub's value (a binding's status
+// is read by people who may not read the member object), and a recorded
+// drift is still followed by those hashes. Other kinds show their values.
 func TestSecretDiffsShowNoValues(t *testing.T) {
 	secret := schema.GroupKind{Kind: "Secret"}
-	hub := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "eA==", "user": "YWRtaW4="}}
-	member := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "UzNjcjN0", "user": "YWRtaW4="}}
-	text := textFor(secret, "member-uid-1")
-	fields := diffFields(hub, member, text)
-	if len(fields) != 1 || fields[0].Path != "data.password" {
-		t.Fatalf("fields %+v, want data.password alone", fields)
+	credential := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Credential"}
+	customized := interpreter.New()
+	customized.SetCustom(credential, &interpreter.Custom{Sensitive: true})
+	// The controller's own interpreter, as apply reads it.
+	marked := (&Reconciler{interpreter: customized}).kinds()
+	data := func(password string) map[string]any {
+		return map[string]any{"data": map[string]any{"password": password, "user": "YWRtaW4="}}
 	}
-	for _, v := range []string{fields[0].Member, fields[0].Hub} {
-		if !strings.HasPrefix(v, "sha256:") || strings.Contains(v, "UzNj") || strings.Contains(v, "eA==") {
-			t.Fatalf("a Secret's diff shows %q", v)
-		}
-	}
-	if fields[0].Member == fields[0].Hub {
-		t.Fatal("different values hash alike")
-	}
-	if other := textFor(secret, "member-uid-2")("UzNjcjN0"); other == fields[0].Member {
-		t.Fatal("the hash is not salted with the member object")
-	}
-	if got := textFor(schema.GroupKind{Kind: "ConfigMap"}, "u")("v"); got != `"v"` {
-		t.Fatalf("a ConfigMap's value shows as %q, want its JSON", got)
+	for _, tc := range []struct {
+		name   string
+		kinds  interpreter.Interpreter
+		gk     schema.GroupKind
+		hashed bool
+	}{
+		{"a Secret", interpreter.Builtin(), secret, true},
+		{"a ConfigMap", interpreter.Builtin(), schema.GroupKind{Kind: "ConfigMap"}, false},
+		{"a kind a customization marks sensitive", marked, credential.GroupKind(), true},
+		{"the same kind, not customized", interpreter.Builtin(), credential.GroupKind(), false},
+		{"a Secret, with another kind customized", marked, secret, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fields := diffFields(data("eA=="), data("UzNjcjN0"), textFor(tc.kinds, tc.gk, "member-uid-1"))
+			if len(fields) != 1 || fields[0].Path != "data.password" {
+				t.Fatalf("fields %+v, want data.password alone", fields)
+			}
+			f := fields[0]
+			if !tc.hashed {
+				if f.Member != `"UzNjcjN0"` || f.Hub != `"eA=="` {
+					t.Fatalf("member %q, hub %q: want the values' JSON", f.Member, f.Hub)
+				}
+				return
+			}
+			for _, v := range []string{f.Member, f.Hub} {
+				if !strings.HasPrefix(v, "sha256:") || strings.Contains(v, "UzNj") || strings.Contains(v, "eA==") {
+					t.Fatalf("a sensitive kind's diff shows %q", v)
+				}
+			}
+			if f.Member == f.Hub {
+				t.Fatal("different values hash alike")
+			}
+			if other := textFor(tc.kinds, tc.gk, "member-uid-2")("UzNjcjN0"); other == f.Member {
+				t.Fatal("the hash is not salted with the member object")
+			}
+		})
 	}
 
+	hub := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "eA==", "user": "YWRtaW4="}}
+	member := map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"password": "UzNjcjN0", "user": "YWRtaW4="}}
+	text := textFor(interpreter.Builtin(), secret, "member-uid-1")
 	now := metav1.Now()
 	recorded := judgeDrift(driftInput{hub: hub, member: member, unchanged: true, text: text}, now)
 	if recorded == nil {

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/health/expr"
@@ -100,6 +101,7 @@ func Compile(c *configv1alpha1.ResourceInterpreterCustomization) (*Compiled, fie
 		}
 	}
 	out.Custom.ObservesGeneration = cs.ObservesGeneration
+	out.Custom.Sensitive = ptr.Deref(cs.Sensitive, false)
 	if h := cs.Health; h != nil {
 		hi, err := expr.Compile(h.Expression)
 		if err != nil {

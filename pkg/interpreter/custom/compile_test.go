@@ -138,3 +138,36 @@ func TestCustomizationTeachesAKind(t *testing.T) {
 		t.Error("a string replica count gave no error")
 	}
 }
+
+// TestSensitiveCustomization: a customization's sensitive: true marks its
+// kind's values secret; left out or false, the kind keeps its built-in
+// answer, and a Secret stays sensitive whatever its customization says.
+func TestSensitiveCustomization(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		apiVersion, kind string
+		sensitive        *bool
+		want             bool
+	}{
+		{"a custom kind marked sensitive", "example.com/v1", "Credential", ptr.To(true), true},
+		{"a custom kind marked not sensitive", "example.com/v1", "Credential", ptr.To(false), false},
+		{"a custom kind left unmarked", "example.com/v1", "Credential", nil, false},
+		{"a ConfigMap marked sensitive", "v1", "ConfigMap", ptr.To(true), true},
+		{"a Secret left unmarked", "v1", "Secret", nil, true},
+		{"a Secret marked not sensitive", "v1", "Secret", ptr.To(false), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ric := customization(configv1alpha1.Customizations{Sensitive: tc.sensitive, ObservesGeneration: ptr.To(false)})
+			ric.Spec.Target = configv1alpha1.HealthTarget{APIVersion: tc.apiVersion, Kind: tc.kind}
+			c, errs := Compile(ric)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			in := interpreter.New()
+			in.SetCustom(c.GVK, c.Custom)
+			if got := in.Sensitive(c.GVK.GroupKind()); got != tc.want {
+				t.Errorf("Sensitive(%v) = %v, want %v", c.GVK.GroupKind(), got, tc.want)
+			}
+		})
+	}
+}
