@@ -35,6 +35,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -92,6 +93,10 @@ type Options struct {
 	// RestartDelay is how long Run waits before starting again after the
 	// agent lost its Lease or failed (default DefaultRestartDelay).
 	RestartDelay time.Duration
+
+	// TokenStore keeps the hub token the agent renews (see token.go), for
+	// its next start; nil keeps it in memory only.
+	TokenStore TokenStore
 
 	// Controllers selects the agent's controllers, as --controllers
 	// spells it (see controllermanager.ParseSelection); nil runs them all.
@@ -256,6 +261,17 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 	}
 	opts = opts.withDefaults()
 	ctx = logr.NewContext(ctx, log)
+	if cfg, token := withRenewableToken(hubCfg); token != nil {
+		hub, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("building the hub client: %w", err)
+		}
+		hubCfg = cfg
+		r := &tokenRenewer{hub: hub, token: token, cluster: opts.Cluster, store: opts.TokenStore, log: log.WithName("token"), now: time.Now}
+		go r.run(ctx)
+	} else {
+		log.V(1).Info("the hub credentials are not a renewable token: not renewing them", "cluster", opts.Cluster)
+	}
 	for {
 		mgr, err := New(hubCfg, memberCfg, opts)
 		if err == nil {

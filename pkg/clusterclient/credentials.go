@@ -53,21 +53,40 @@ func RequestToken(ctx context.Context, kc kubernetes.Interface, lifetime time.Du
 // TokenExpiry reads the expiry of a JWT without verifying it (the member
 // verifies it; the hub only needs to know when to renew).
 func TokenExpiry(token string) (time.Time, bool) {
+	c, ok := tokenClaims(token)
+	if !ok || c.Exp == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(c.Exp, 0), true
+}
+
+// TokenTimes reads when a JWT was issued and when it expires, without
+// verifying it: whoever renews a token needs only its lifetime. ok is
+// false for a token that is not a JWT or lacks either claim.
+func TokenTimes(token string) (issued, expires time.Time, ok bool) {
+	c, ok := tokenClaims(token)
+	if !ok || c.Iat == 0 || c.Exp <= c.Iat {
+		return time.Time{}, time.Time{}, false
+	}
+	return time.Unix(c.Iat, 0), time.Unix(c.Exp, 0), true
+}
+
+type jwtTimes struct {
+	Iat int64 `json:"iat"`
+	Exp int64 `json:"exp"`
+}
+
+func tokenClaims(token string) (jwtTimes, bool) {
+	var c jwtTimes
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return time.Time{}, false
+		return c, false
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return time.Time{}, false
+		return c, false
 	}
-	var claims struct {
-		Exp int64 `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == 0 {
-		return time.Time{}, false
-	}
-	return time.Unix(claims.Exp, 0), true
+	return c, json.Unmarshal(payload, &c) == nil
 }
 
 // RequiredRight is one thing the hub must be allowed to do in a member.

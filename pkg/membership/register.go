@@ -29,7 +29,7 @@ import (
 
 // AgentServiceAccount names the agent's ServiceAccount (and its Role and
 // RoleBinding) in the cluster's execution namespace on the hub.
-const AgentServiceAccount = "shepherd-agent"
+const AgentServiceAccount = clusterv1alpha1.AgentServiceAccountName
 
 // DefaultAgentTokenTTL is how long the agent's token is valid.
 const DefaultAgentTokenTTL = 365 * 24 * time.Hour
@@ -204,14 +204,17 @@ func provisionAgent(ctx context.Context, hubCfg *rest.Config, hub client.Client,
 }
 
 // agentRoleRules: in its execution namespace the agent reads its Works and
-// updates them (its finalizer) and their status, holds its Lease and
-// records events. It cannot create or delete a Work.
+// updates them (its finalizer) and their status, holds its Lease, records
+// events and renews its own token. It cannot create or delete a Work.
 func agentRoleRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{workv1alpha1.SchemeGroupVersion.Group}, Resources: []string{"works"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{workv1alpha1.SchemeGroupVersion.Group}, Resources: []string{"works/status"}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		// The agent renews its own token, and may request tokens of no
+		// other ServiceAccount.
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts/token"}, ResourceNames: []string{AgentServiceAccount}, Verbs: []string{"create"}},
 	}
 }
 

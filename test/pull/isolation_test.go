@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,6 +89,10 @@ func TestAgentCredentialsAreIsolated(t *testing.T) {
 		{"read a hub namespace (its Works carry the Pod Security labels it needs)", func() error {
 			return as.Get(ctx, client.ObjectKey{Name: "default"}, &corev1.Namespace{})
 		}, authorizationv1.ResourceAttributes{Verb: "get", Resource: "namespaces", Name: "default"}},
+		{"request another ServiceAccount's token", func() error {
+			sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ownNS, Name: "default"}}
+			return as.SubResource("token").Create(ctx, sa, &authenticationv1.TokenRequest{})
+		}, authorizationv1.ResourceAttributes{Namespace: ownNS, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "default"}},
 		{"read templates on the hub", func() error { return as.List(ctx, &corev1.ConfigMapList{}, client.InNamespace("default")) },
 			authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}},
 	}
@@ -108,6 +113,7 @@ func TestAgentCredentialsAreIsolated(t *testing.T) {
 		{Namespace: ownNS, Verb: "patch", Group: workv1alpha1.SchemeGroupVersion.Group, Resource: "works", Subresource: "status"},
 		{Verb: "patch", Group: clusterv1alpha1.SchemeGroupVersion.Group, Resource: "clusters", Subresource: "status", Name: pullMember},
 		{Namespace: ownNS, Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: clusterv1alpha1.AgentLeaseName},
+		{Namespace: ownNS, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: clusterv1alpha1.AgentServiceAccountName},
 	} {
 		if !allowed(t, kc, a) {
 			t.Errorf("the agent may not %+v, which it needs", a)

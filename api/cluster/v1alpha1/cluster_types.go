@@ -74,6 +74,11 @@ const (
 // hub judges the cluster's readiness by its renewals.
 const AgentLeaseName = "shepherd-agent"
 
+// AgentServiceAccountName names a Pull cluster's agent's ServiceAccount
+// (and its Role and RoleBinding) in the cluster's execution namespace: the
+// identity of its hub token, which the agent renews itself.
+const AgentServiceAccountName = "shepherd-agent"
+
 // ReasonAgentLeaseExpired is the Ready condition's reason (status Unknown)
 // when the agent of a Pull cluster stopped renewing its Lease.
 const ReasonAgentLeaseExpired = "AgentLeaseExpired"

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
@@ -22,6 +25,7 @@ func NewAgentCommand() *cobra.Command {
 		hub              kubeconfig.HubFlags
 		opts             agent.Options
 		memberKubeconfig string
+		hubSecret        string
 		verbose          int
 	)
 	cmd := &cobra.Command{
@@ -37,7 +41,11 @@ does the hub's work for this member:
   - writes each object's status and health into its Work;
   - reports the member's readiness, version, APIs and resources in the
     Cluster's status;
-  - holds and renews the Lease shepherd-agent in the namespace shepherd-es-NAME.
+  - holds and renews the Lease shepherd-agent in the namespace shepherd-es-NAME;
+  - renews its own hub token once four fifths of its lifetime have passed, and
+    stores the new one in the --hub-kubeconfig file, or in the member Secret
+    --hub-kubeconfig-secret names (the old token keeps working until it
+    expires).
 
 Several agents of one cluster may run: the one holding the Lease acts, the
 others wait. The hub judges the cluster's readiness by the Lease's renewals:
@@ -75,6 +83,9 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 			if err != nil {
 				return err
 			}
+			if opts.TokenStore, err = tokenStore(hub.Kubeconfig, hubSecret, memberCfg); err != nil {
+				return err
+			}
 			log := logging.New(cmd.ErrOrStderr(), verbose)
 			logging.Route(log, 0)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -86,6 +97,7 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Cluster, "cluster", "", "name of the Pull cluster this agent serves (required)")
 	f.StringVar(&memberKubeconfig, "kubeconfig", "", "kubeconfig of the member (default: the pod's ServiceAccount)")
+	f.StringVar(&hubSecret, "hub-kubeconfig-secret", "", "NAMESPACE/NAME of the member Secret (key kubeconfig) the --hub-kubeconfig file is mounted from: renewed tokens are stored there (default: the renewed token is written into the --hub-kubeconfig file)")
 	f.StringVar(&opts.Identity, "identity", "", "this agent's name in the Lease (default: host name and a random suffix; a pod's name is a good choice)")
 	f.DurationVar(&opts.LeaseDuration, "lease-duration", 0, fmt.Sprintf("how long the Lease lasts without renewal: after it the hub deems the cluster Unknown (default %s)", agent.DefaultLeaseDuration))
 	f.DurationVar(&opts.RenewDeadline, "renew-deadline", 0, fmt.Sprintf("how long the acting agent keeps trying to renew before it stops acting (default %s)", agent.DefaultRenewDeadline))
@@ -97,4 +109,21 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
+}
+
+// tokenStore is where the agent keeps the hub tokens it renews: the member
+// Secret secret ("NAMESPACE/NAME") names, or else the kubeconfig file.
+func tokenStore(file, secret string, memberCfg *rest.Config) (agent.TokenStore, error) {
+	if secret == "" {
+		return agent.FileTokenStore{Path: file}, nil
+	}
+	ns, name, ok := strings.Cut(secret, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("--hub-kubeconfig-secret %q: want NAMESPACE/NAME, e.g. shepherd-agent/shepherd-agent-hub", secret)
+	}
+	member, err := kubernetes.NewForConfig(memberCfg)
+	if err != nil {
+		return nil, err
+	}
+	return agent.SecretTokenStore{Member: member, Namespace: ns, Name: name}, nil
 }
