@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -338,14 +339,84 @@ spec:
   placement:
     clusterAffinity:
       clusterNames: [member1, pull1]
+---
+apiVersion: policy.shepherd.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata:
+  name: restart-cluster-wide
+spec:
+  resourceSelectors:
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: ClusterRole
+    name: restart-reader
+  placement:
+    clusterAffinity:
+      clusterNames: [member1, pull1]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: restart-reader
+rules:
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get]
+---
+apiVersion: policy.shepherd.io/v1alpha1
+kind: OverridePolicy
+metadata:
+  name: restart
+  namespace: default
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: restart}
+  overrideRules:
+  - overriders:
+      plaintext:
+      - {path: /data/overridden, operator: add, value: "yes"}
+---
+apiVersion: policy.shepherd.io/v1alpha1
+kind: ClusterOverridePolicy
+metadata:
+  name: restart-label
+spec:
+  resourceSelectors:
+  - {apiVersion: v1, kind: ConfigMap, name: restart}
+  overrideRules:
+  - overriders:
+      labelsOverrider:
+      - operator: add
+        value: {restart.example.com/overridden: "yes"}
+---
+apiVersion: config.shepherd.io/v1alpha1
+kind: HealthInterpreter
+metadata:
+  name: restart-configmap-health
+spec:
+  target: {apiVersion: v1, kind: ConfigMap}
+  health:
+    expression: '"Healthy"'
+---
+apiVersion: config.shepherd.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: restart-widgets
+spec:
+  target: {apiVersion: example.com/v1, kind: Widget}
+  customizations:
+    observesGeneration: true
 `
 
 // TestUpRestartsWithTheSameDataDir runs `shepherd up` with a Push member
-// and a Pull member and propagates a ConfigMap to both. Then it stops the
-// fleet as Ctrl-C does, and after that as kill -9 does, each time running
-// `shepherd up` again with the same --data-dir: the fleet must come back
-// with its Clusters Ready and the ConfigMap still in both members, and
-// propagate a change to it.
+// and a Pull member, with a policy of every kind (propagation and override
+// policies, namespaced and cluster-wide, a health interpreter and an
+// interpreter customization) propagating a ConfigMap and a ClusterRole to
+// both. Then it stops the fleet as Ctrl-C does, and after that ten times as
+// kill -9 does, each time running `shepherd up` again with the same
+// --data-dir: every time the fleet must come back with its Clusters Ready
+// and the ConfigMap still in both members, and propagate a change to it.
+// Every other kill comes right after a change to the ConfigMap, which must
+// arrive after the restart.
 //
 // The hub's stored webhook configuration names the port of the process
 // that wrote it, with failurePolicy Fail: a fleet that joined its members
@@ -377,16 +448,32 @@ func TestUpRestartsWithTheSameDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitConfigMap(t, memberClients, "first")
+	awaitEveryPolicy(t, memberClients)
 
 	for _, tc := range []struct {
 		name string
 		sig  os.Signal
 		// clean: up exits without an error.
 		clean bool
+		// inFlight: the ConfigMap is changed right before the signal,
+		// so the change may be anywhere in the pipeline when up dies.
+		inFlight bool
 	}{
 		{name: "after Ctrl-C", sig: os.Interrupt, clean: true},
-		{name: "after kill -9", sig: syscall.SIGKILL},
+		{name: "after kill -9 (1)", sig: syscall.SIGKILL},
+		{name: "after kill -9 (2)", sig: syscall.SIGKILL, inFlight: true},
+		{name: "after kill -9 (3)", sig: syscall.SIGKILL},
+		{name: "after kill -9 (4)", sig: syscall.SIGKILL, inFlight: true},
+		{name: "after kill -9 (5)", sig: syscall.SIGKILL},
+		{name: "after kill -9 (6)", sig: syscall.SIGKILL, inFlight: true},
+		{name: "after kill -9 (7)", sig: syscall.SIGKILL},
+		{name: "after kill -9 (8)", sig: syscall.SIGKILL, inFlight: true},
+		{name: "after kill -9 (9)", sig: syscall.SIGKILL},
+		{name: "after kill -9 (10)", sig: syscall.SIGKILL, inFlight: true},
 	} {
+		if tc.inFlight {
+			setStarted(t, hub, "in flight "+tc.name)
+		}
 		stopped := time.Now()
 		err := up.stop(t, tc.sig)
 		if tc.clean && err != nil {
@@ -412,19 +499,13 @@ func TestUpRestartsWithTheSameDataDir(t *testing.T) {
 			}
 			return nil
 		})
-		// The controllers and the Pull member's agent work again.
-		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			got := &corev1.ConfigMap{}
-			if err := hub.Get(ctx, client.ObjectKeyFromObject(cm), got); err != nil {
-				return err
-			}
-			got.Data["started"] = tc.name
-			return hub.Update(ctx, got)
-		})
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+		if tc.inFlight {
+			awaitConfigMap(t, memberClients, "in flight "+tc.name)
 		}
+		// The controllers and the Pull member's agent work again.
+		setStarted(t, hub, tc.name)
 		awaitConfigMap(t, memberClients, tc.name)
+		awaitEveryPolicy(t, memberClients)
 		t.Logf("TIMING %s: up again, Clusters Ready and the change propagated in %s", tc.name, time.Since(stopped).Round(time.Millisecond))
 	}
 }
@@ -453,6 +534,44 @@ func restartFleetClients(t *testing.T, dir string, members []string) (client.Cli
 
 // awaitConfigMap waits until every member has ConfigMap default/restart
 // with started=want.
+// setStarted sets the key "started" of the hub's ConfigMap restart.
+func setStarted(t *testing.T, hub client.Client, value string) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		got := &corev1.ConfigMap{}
+		if err := hub.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "restart"}, got); err != nil {
+			return err
+		}
+		got.Data["started"] = value
+		return hub.Update(t.Context(), got)
+	})
+	if err != nil {
+		t.Fatalf("setting started=%s: %v", value, err)
+	}
+}
+
+// awaitEveryPolicy waits for what the policies of restartFleetPolicy do
+// in every member: both overrides on the ConfigMap, and the ClusterRole the
+// ClusterPropagationPolicy propagates.
+func awaitEveryPolicy(t *testing.T, members map[string]client.Client) {
+	t.Helper()
+	testenv.Eventually(t, upProcessTimeout, "every policy's effect in every member", func() error {
+		for name, c := range members {
+			got := &corev1.ConfigMap{}
+			if err := c.Get(t.Context(), client.ObjectKey{Namespace: "default", Name: "restart"}, got); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if got.Data["overridden"] != "yes" || got.Labels["restart.example.com/overridden"] != "yes" {
+				return fmt.Errorf("%s: the overrides are missing: data %v, labels %v", name, got.Data, got.Labels)
+			}
+			if err := c.Get(t.Context(), client.ObjectKey{Name: "restart-reader"}, &rbacv1.ClusterRole{}); err != nil {
+				return fmt.Errorf("%s: ClusterRole restart-reader: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
+
 func awaitConfigMap(t *testing.T, members map[string]client.Client, want string) {
 	t.Helper()
 	testenv.Eventually(t, upProcessTimeout, "ConfigMap restart with started="+want+" in every member", func() error {
