@@ -340,3 +340,66 @@ func TestConfigMapDriftIsSeenAtOnce(t *testing.T) {
 		t.Fatalf("the member's edit was not left as it is under IfNotDrifted: %v %v", err, got.Data)
 	}
 }
+
+// driftRevertDelay is the fleet's --drift-revert-delay: short, so the test
+// below waits for it, and long enough to tell "put back at once" from "put
+// back after the delay".
+const driftRevertDelay = 5 * time.Second
+
+// TestConfigMapDriftIsPutBackUnderAlways: under whenToApply Always a
+// ConfigMap edited in a member is reported at once, left as edited for the
+// drift revert delay, then put back by an apply (Drifted=False, reason
+// Overwritten), with no change on the hub.
+func TestConfigMapDriftIsPutBackUnderAlways(t *testing.T) {
+	const ns = "e2e-drift-putback"
+	createNamespace(t, ns)
+	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "", "member1"))
+	cm := &corev1.ConfigMap{}
+	eventually(t, "settings applied in member1", func() error {
+		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
+			return err
+		}
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
+		if err != nil || c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Applied %+v (%v)", c, err)
+		}
+		return nil
+	})
+	cm.Data["owner"] = "edited-in-member1"
+	if err := memberCl["member1"].Update(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	var reported metav1.Time
+	testenv.Eventually(t, 15*time.Second, "Drifted=True, reason DriftDetected", func() error {
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionDrifted)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != workv1alpha1.ReasonDriftDetected {
+			return fmt.Errorf("Drifted %+v", c)
+		}
+		reported = c.LastTransitionTime
+		return nil
+	})
+	testenv.Eventually(t, driftRevertDelay+30*time.Second, "the edit put back (Drifted=False, Overwritten)", func() error {
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionDrifted)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != workv1alpha1.ReasonDriftOverwritten {
+			return fmt.Errorf("Drifted %+v", c)
+		}
+		got := &corev1.ConfigMap{}
+		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, got); err != nil {
+			return err
+		}
+		if got.Data["owner"] != "hub" {
+			return fmt.Errorf("member data %v", got.Data)
+		}
+		// Condition times have a resolution of a second.
+		if d := c.LastTransitionTime.Sub(reported.Time); d < driftRevertDelay-time.Second {
+			t.Errorf("put back %s after the report, before the %s delay", d, driftRevertDelay)
+		}
+		return nil
+	})
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -62,7 +63,8 @@ func run(m *testing.M) int {
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
 		Fleet:       spec,
 		KwokStages:  [][]byte{unready},
-		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes()}},
+		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes(),
+			Execution: execution.Options{DriftRevertDelay: driftRevertDelay}}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -19,9 +19,9 @@ const (
 	// ReasonDriftHeld (Drifted=True): applyStrategy.whenToApply is
 	// IfNotDrifted, so the drifted objects are left as they are.
 	ReasonDriftHeld = "DriftHeld"
-	// ReasonDriftDetected (Drifted=True): whenToApply is Always; the next
-	// apply (a change of the Work, or the periodic one) puts the fields
-	// back.
+	// ReasonDriftDetected (Drifted=True): whenToApply is Always; an apply
+	// puts the fields back after the drift revert delay (or sooner, when
+	// the Work changes).
 	ReasonDriftDetected = "DriftDetected"
 	// ReasonDriftOverwritten (Drifted=False): an apply put the fields back.
 	ReasonDriftOverwritten = "Overwritten"

@@ -14,6 +14,8 @@ func TestControllerManagerRefusesBadDurations(t *testing.T) {
 		{"--orphan-sweep-period=0s", "--orphan-sweep-period 0s must be positive"},
 		{"--orphan-sweep-period=-1m", "--orphan-sweep-period -1m0s must be positive"},
 		{"--unschedulable-threshold=0s", "--unschedulable-threshold 0s must be positive"},
+		{"--drift-revert-delay=0s", "--drift-revert-delay 0s must be positive"},
+		{"--drift-revert-delay=-5s", "--drift-revert-delay -5s must be positive"},
 	} {
 		cmd := NewControllerManagerCommand()
 		cmd.SetArgs([]string{tc.flag})
@@ -22,5 +24,17 @@ func TestControllerManagerRefusesBadDurations(t *testing.T) {
 		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: want an error with %q, got %v", tc.flag, tc.want, err)
 		}
+	}
+}
+
+// TestAgentRefusesBadDriftRevertDelay: the agent checks the delay before it
+// reads any kubeconfig.
+func TestAgentRefusesBadDriftRevertDelay(t *testing.T) {
+	cmd := NewAgentCommand()
+	cmd.SetArgs([]string{"--cluster=edge-1", "--drift-revert-delay=0s"})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--drift-revert-delay 0s must be positive") {
+		t.Errorf("want an error naming --drift-revert-delay, got %v", err)
 	}
 }

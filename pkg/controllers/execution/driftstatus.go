@@ -52,17 +52,38 @@ func (s *stamps) get(key string) (applyStamp, bool) {
 func (r *Reconciler) applyDue(work *workv1alpha1.Work) bool {
 	st, ok := r.stamps.get(workKey(work))
 	applied := meta.FindStatusCondition(work.Status.Conditions, workv1alpha1.WorkConditionApplied)
+	if wait, pending := revertIn(work.Status.Conditions, r.Options.DriftRevertDelay, time.Now()); pending && wait == 0 {
+		return true
+	}
 	return !ok || st.generation != work.Generation || time.Since(st.at) >= r.Options.ResyncPeriod ||
 		applied == nil || applied.Status != metav1.ConditionTrue || applied.ObservedGeneration != work.Generation
 }
 
-// untilDue is how long until the Work's periodic apply.
-func (r *Reconciler) untilDue(work *workv1alpha1.Work) time.Duration {
-	st, ok := r.stamps.get(workKey(work))
-	if !ok {
-		return time.Second
+// untilDue is how long until the Work's next full apply: the periodic
+// one, or sooner the put-back of a drift (revertIn) its conditions show.
+func (r *Reconciler) untilDue(work *workv1alpha1.Work, conditions []metav1.Condition) time.Duration {
+	due := time.Second
+	if st, ok := r.stamps.get(workKey(work)); ok {
+		due = max(time.Second, r.Options.ResyncPeriod-time.Since(st.at))
 	}
-	return max(time.Second, r.Options.ResyncPeriod-time.Since(st.at))
+	if wait, pending := revertIn(conditions, r.Options.DriftRevertDelay, time.Now()); pending {
+		due = min(due, max(time.Second, wait))
+	}
+	return due
+}
+
+// revertIn says whether conditions show a drift that an apply puts back
+// (Drifted=True, reason DriftDetected: whenToApply is Always), and how long
+// until that apply is due: delay after the drift was first reported. The
+// time is read from the condition, so a restart keeps the schedule. Not
+// fighting the edit at once leaves the member time to settle; the fields a
+// member controller owns are declared as retained and never drift.
+func revertIn(conditions []metav1.Condition, delay time.Duration, now time.Time) (time.Duration, bool) {
+	c := meta.FindStatusCondition(conditions, workv1alpha1.WorkConditionDrifted)
+	if c == nil || c.Status != metav1.ConditionTrue || c.Reason != workv1alpha1.ReasonDriftDetected {
+		return 0, false
+	}
+	return max(0, delay-now.Sub(c.LastTransitionTime.Time)), true
 }
 
 // lostOverwrites holds, by workKey, the drifts an apply put back whose

@@ -3,6 +3,7 @@ package execution
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,5 +97,37 @@ func TestEditedSince(t *testing.T) {
 		if got := editedSince([]workv1alpha1.ManifestStatus{tc.before}, []workv1alpha1.ManifestStatus{tc.now}); got != tc.want {
 			t.Errorf("%s: editedSince = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRevertIn: only a drift reported under whenToApply Always is put
+// back, the delay after it was first reported.
+func TestRevertIn(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cond := func(status metav1.ConditionStatus, reason string, ago time.Duration) []metav1.Condition {
+		return []metav1.Condition{{Type: workv1alpha1.WorkConditionDrifted, Status: status, Reason: reason, LastTransitionTime: metav1.NewTime(now.Add(-ago))}}
+	}
+	const delay = 30 * time.Second
+	for _, tc := range []struct {
+		name       string
+		conditions []metav1.Condition
+		wantWait   time.Duration
+		wantRevert bool
+	}{
+		{name: "no drift", conditions: nil},
+		{name: "just reported", conditions: cond(metav1.ConditionTrue, workv1alpha1.ReasonDriftDetected, 0), wantWait: delay, wantRevert: true},
+		{name: "reported 10 s ago", conditions: cond(metav1.ConditionTrue, workv1alpha1.ReasonDriftDetected, 10*time.Second), wantWait: 20 * time.Second, wantRevert: true},
+		{name: "due", conditions: cond(metav1.ConditionTrue, workv1alpha1.ReasonDriftDetected, delay), wantWait: 0, wantRevert: true},
+		{name: "overdue (after a restart)", conditions: cond(metav1.ConditionTrue, workv1alpha1.ReasonDriftDetected, time.Hour), wantWait: 0, wantRevert: true},
+		{name: "held under IfNotDrifted", conditions: cond(metav1.ConditionTrue, workv1alpha1.ReasonDriftHeld, time.Hour)},
+		{name: "put back already", conditions: cond(metav1.ConditionFalse, workv1alpha1.ReasonDriftOverwritten, time.Hour)},
+		{name: "resolved", conditions: cond(metav1.ConditionFalse, workv1alpha1.ReasonDriftResolved, time.Hour)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wait, revert := revertIn(tc.conditions, delay, now)
+			if wait != tc.wantWait || revert != tc.wantRevert {
+				t.Errorf("revertIn = %s, %v; want %s, %v", wait, revert, tc.wantWait, tc.wantRevert)
+			}
+		})
 	}
 }

@@ -31,6 +31,7 @@ const (
 	DefaultUnreachableBackoff = 10 * time.Second
 	DefaultRetryBaseDelay     = time.Second
 	DefaultRetryMaxDelay      = 5 * time.Minute
+	DefaultDriftRevertDelay   = 30 * time.Second
 	// busyRequeue is when a Work over its member's in-flight cap is tried
 	// again.
 	busyRequeue = 200 * time.Millisecond
@@ -51,6 +52,9 @@ type Options struct {
 	// ResyncPeriod re-applies every Work this often (default 10 min), which
 	// restores member objects someone changed or deleted.
 	ResyncPeriod time.Duration
+	// DriftRevertDelay is how long a drift under whenToApply Always is
+	// reported before an apply puts Shepherd's fields back (default 30 s).
+	DriftRevertDelay time.Duration
 	// UnreachableBackoff is how long a member that failed to answer is not
 	// contacted again by other Works (default 10 s).
 	UnreachableBackoff time.Duration
@@ -68,6 +72,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ResyncPeriod <= 0 {
 		o.ResyncPeriod = DefaultResyncPeriod
+	}
+	if o.DriftRevertDelay <= 0 {
+		o.DriftRevertDelay = DefaultDriftRevertDelay
 	}
 	if o.UnreachableBackoff <= 0 {
 		o.UnreachableBackoff = DefaultUnreachableBackoff

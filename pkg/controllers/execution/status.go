@@ -163,7 +163,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	switch {
 	case !full:
-		return reconcile.Result{RequeueAfter: r.untilDue(work)}, nil
+		return reconcile.Result{RequeueAfter: r.untilDue(work, status.Conditions)}, nil
 	case retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
 	case conflicts > 0 || refusedNS > 0 || len(refusedRBAC) > 0:
