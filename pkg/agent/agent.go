@@ -51,6 +51,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -106,6 +107,7 @@ type Options struct {
 	Execution     execution.Options
 	WorkStatus    workstatus.Options
 	ClusterStatus clusterstatus.Options
+	Orphans       orphans.Options
 }
 
 func (o Options) withDefaults() Options {
@@ -213,7 +215,7 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		PullCluster:   opts.Cluster,
 		RetryMaxDelay: opts.RetryMaxDelay,
 	}
-	cfg := controllermanager.Config{Execution: opts.Execution, WorkStatus: opts.WorkStatus, ClusterStatus: opts.ClusterStatus}
+	cfg := controllermanager.Config{Execution: opts.Execution, WorkStatus: opts.WorkStatus, ClusterStatus: opts.ClusterStatus, Orphans: opts.Orphans}
 	if _, err := controllermanager.SetupControllers(d, cfg, controllermanager.AgentControllers(), sel); err != nil {
 		return nil, fmt.Errorf("setting up the agent: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
+	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
@@ -29,13 +30,20 @@ const (
 	noExecuteGrace  = 10 * time.Second
 	leaseDuration   = 6 * time.Second
 	renewDeadline   = 4 * time.Second
+	// orphanSweepPeriod: the sweep removes an orphan on its second
+	// sighting, two periods at most, well within convergeBound.
+	orphanSweepPeriod = 20 * time.Second
 )
 
 var (
 	pushMembers = []string{"member1", "member2"}
 	pullMembers = []string{"pull1"}
 	// agentOpts time the Pull agents: a stopped agent shows within seconds.
-	agentOpts = fleetenv.FastAgent()
+	agentOpts = func() agent.Options {
+		o := fleetenv.FastAgent()
+		o.Orphans.Period = orphanSweepPeriod
+		return o
+	}()
 )
 
 // chaosFleet is a local fleet whose every fault point is reachable: the
@@ -169,7 +177,8 @@ func (cf *chaosFleet) startLocked(t testing.TB, name string) {
 		"--leader-elect-lease-duration", leaseDuration.String(), "--leader-elect-renew-deadline", renewDeadline.String(), "--leader-elect-retry-period", "1s",
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--cluster-probe-interval", "1s", "--cluster-taint-grace-period", noScheduleGrace.String(),
-		"--cluster-no-execute-grace-period", noExecuteGrace.String(), "--unschedulable-threshold", "30s")
+		"--cluster-no-execute-grace-period", noExecuteGrace.String(), "--unschedulable-threshold", "30s",
+		"--orphan-sweep-period", orphanSweepPeriod.String())
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
 		f.Close()

@@ -15,6 +15,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/membership"
@@ -76,6 +77,9 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 			if opts.Execution.DriftRevertDelay <= 0 {
 				return fmt.Errorf("--drift-revert-delay %s must be positive", opts.Execution.DriftRevertDelay)
 			}
+			if opts.Orphans.Period <= 0 {
+				return fmt.Errorf("--orphan-sweep-period %s must be positive", opts.Orphans.Period)
+			}
 			if hub.Kubeconfig == "" {
 				return fmt.Errorf("--hub-kubeconfig is required: the kubeconfig `shepherd register %s` wrote", opts.Cluster)
 			}
@@ -109,6 +113,7 @@ credentials of another cluster, a cluster that is not registered or not Pull).`,
 	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed; not negative (from 5ms, doubling; the execution controller backs off from 1s to 5m)")
 	f.DurationVar(&opts.ClusterStatus.ProbeInterval, "probe-interval", 0, "how often the member's status is collected (default 10s)")
 	f.DurationVar(&opts.Execution.DriftRevertDelay, "drift-revert-delay", execution.DefaultDriftRevertDelay, "how long a member edit of a field Shepherd applies is reported (Drifted=True) before the agent puts the field back, under applyStrategy.whenToApply Always")
+	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often the member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
 	f.StringSliceVar(&opts.Controllers, "controllers", []string{"*"}, controllersUsage(controllermanager.AgentControllers()))
 	f.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint ("0" turns it off)`)
 	f.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz ("0" turns them off)`)

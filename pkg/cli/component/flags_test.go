@@ -27,14 +27,19 @@ func TestControllerManagerRefusesBadDurations(t *testing.T) {
 	}
 }
 
-// TestAgentRefusesBadDriftRevertDelay: the agent checks the delay before it
-// reads any kubeconfig.
-func TestAgentRefusesBadDriftRevertDelay(t *testing.T) {
-	cmd := NewAgentCommand()
-	cmd.SetArgs([]string{"--cluster=edge-1", "--drift-revert-delay=0s"})
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--drift-revert-delay 0s must be positive") {
-		t.Errorf("want an error naming --drift-revert-delay, got %v", err)
+// TestAgentRefusesBadDurations: the agent checks its durations before it
+// reads any kubeconfig, each refusal naming its flag.
+func TestAgentRefusesBadDurations(t *testing.T) {
+	for _, tc := range []struct{ flag, want string }{
+		{"--drift-revert-delay=0s", "--drift-revert-delay 0s must be positive"},
+		{"--orphan-sweep-period=-1m", "--orphan-sweep-period -1m0s must be positive"},
+	} {
+		cmd := NewAgentCommand()
+		cmd.SetArgs([]string{"--cluster=edge-1", tc.flag})
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want an error with %q, got %v", tc.flag, tc.want, err)
+		}
 	}
 }
