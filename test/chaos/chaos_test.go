@@ -247,6 +247,18 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		p.Set(l)
 		undo = func() { p.Set(fleetenv.LinkUp) }
 		h.log("%s %s (link %s)", f.Kind, f.Target, l)
+	case restartAgent:
+		cf.stopAgent(t, f.Target)
+		cf.startAgent(t, f.Target)
+		h.log("%s %s", f.Kind, f.Target)
+	case deleteWork, deleteBinding, deleteMemberObject:
+		gone, err := cf.deleteByHand(ctx, f)
+		if err != nil {
+			h.log("%s %s: nothing deleted: %v", f.Kind, f.Target, err)
+			return
+		}
+		undo = func() { h.log("%s: %s", f.Kind, cf.cameBack(ctx, f, gone)) }
+		h.log("%s: deleted %s", f.Kind, gone)
 	case cutHub:
 		cf.hubProxy.Set(fleetenv.LinkCut)
 		undo = func() { cf.hubProxy.Set(fleetenv.LinkUp) }

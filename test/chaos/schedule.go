@@ -41,6 +41,19 @@ const (
 	// again on the same data and port: every client's watches and
 	// requests fail, the writers' among them, and the stored objects stay.
 	restartHub faultKind = "restart-hub"
+	// restartAgent stops a Pull member's agent and starts it again at
+	// once: whatever it was applying is cut off halfway.
+	restartAgent faultKind = "restart-agent"
+	// deleteWork deletes one of a cluster's Works by hand on the hub: its
+	// copy goes from the member, and the binding controller writes the
+	// Work again.
+	deleteWork faultKind = "delete-work"
+	// deleteBinding deletes a binding by hand on the hub: the detector
+	// writes it again, and the scheduler places it anew.
+	deleteBinding faultKind = "delete-binding"
+	// deleteMemberObject deletes an object Shepherd applied, by hand in
+	// the member: Shepherd puts it back.
+	deleteMemberObject faultKind = "delete-member-object"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -97,7 +110,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(10); k {
+		switch k := r.IntN(14); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -122,6 +135,21 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			f = fault{Kind: restartHub, Target: "hub", For: secs(time.Second, 6*time.Second)}
 		case 9:
 			f = fault{Kind: freezeLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
+		case 10:
+			if len(t.Pull) == 0 {
+				continue
+			}
+			// For is how long the fault holds its target, not the
+			// agent's downtime (none).
+			f = fault{Kind: restartAgent, Target: t.Pull[r.IntN(len(t.Pull))], For: time.Second}
+		case 11:
+			all := append(append([]string{}, t.Push...), t.Pull...)
+			f = fault{Kind: deleteWork, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
+		case 12:
+			f = fault{Kind: deleteBinding, Target: "bindings", For: secs(time.Second, 5*time.Second)}
+		case 13:
+			all := append(append([]string{}, t.Push...), t.Pull...)
+			f = fault{Kind: deleteMemberObject, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

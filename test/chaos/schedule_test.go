@@ -58,7 +58,8 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 			seen[f.Kind] = true
 		}
 	}
-	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader} {
+	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader,
+		restartAgent, deleteWork, deleteBinding, deleteMemberObject} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}
