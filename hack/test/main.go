@@ -11,11 +11,15 @@
 //
 //	go run ./hack/test                 # go test ./...
 //	go run ./hack/test -short ./pkg/... # any go test arguments
+//
+// At the end it prints the slowest packages and the time taken against
+// CI's budget (Budget).
 package main
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -32,8 +36,12 @@ func main() {
 		args = []string{"./..."}
 	}
 	cmd := exec.Command("go", append([]string{"test"}, args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
+	times := newTimings()
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.MultiWriter(os.Stdout, times), os.Stderr
+	started := time.Now()
+	err := cmd.Run()
+	fmt.Print(summary(times.close(), time.Since(started), 15))
+	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			os.Exit(exit.ExitCode())
