@@ -9,8 +9,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
-func init() { Register(aggregated{}) }
-
 // aggregated keeps replicas on as few clusters as possible: selection
 // already chose the fewest clusters the constraints allow, and Assign, as
 // Karmada does, takes the clusters that hold the most one after another

@@ -5,8 +5,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
-func init() { Register(duplicated{}) }
-
 // duplicated runs the whole workload on every selected cluster (also the
 // placement of kinds without replicas, with 0 per target). Capacity was the
 // filters' business, so there is nothing to divide or check, and Steady and

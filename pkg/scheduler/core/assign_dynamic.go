@@ -7,8 +7,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
-func init() { Register(dynamicWeight{}) }
-
 // dynamicWeight divides replicas in proportion to how many fit on each
 // cluster, by Karmada's method (Webster, see Webster), which never gives a
 // cluster more than the weight it divides by when the weights hold the

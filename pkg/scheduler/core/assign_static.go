@@ -7,8 +7,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
-func init() { Register(staticWeight{}) }
-
 // staticWeight divides replicas by each cluster's StaticWeight, or equally
 // when no selected cluster has a weight (no weightPreference, or no rule of
 // the list matches: the design then uses every cluster with equal weight).

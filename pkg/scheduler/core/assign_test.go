@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,19 +129,39 @@ func TestPickNSteady(t *testing.T) {
 	}
 }
 
-// Register refuses duplicates, and Schedule checks what a strategy (which
-// may be a plugin) returns.
-func TestRegistry(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Errorf("registering a name twice did not panic")
+// The strategy table: every name once, in a fixed order, each found by
+// Lookup, and a caller changing what Strategies returned changes nothing.
+func TestStrategyTable(t *testing.T) {
+	want := []string{placement.StrategyDuplicated, placement.StrategyStaticWeight, placement.StrategyDynamicWeight, placement.StrategyAggregated}
+	var got []string
+	for _, s := range Strategies() {
+		got = append(got, s.Name())
+		if found, ok := Lookup(s.Name()); !ok || found != s {
+			t.Errorf("Lookup(%q) = %v, %v; want the table's entry", s.Name(), found, ok)
 		}
-	}()
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("strategies %v, want %v in that order", got, want)
+	}
 	if _, ok := Lookup("nope"); ok {
 		t.Errorf("Lookup of an unknown name succeeded")
 	}
+	s := Strategies()
+	s[0] = nil
+	if Strategies()[0] == nil {
+		t.Errorf("changing the slice Strategies returned changed the table")
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = Lookup(placement.StrategyAggregated) }); n != 0 {
+		t.Errorf("Lookup allocates %v times; Schedule calls it once per workload", n)
+	}
+}
+
+// Schedule checks what a strategy returns. The plan is built as newPlan
+// builds one (dropped included), so a check that comes after the
+// explanations of the clusters left out is reached too.
+func TestFinishChecksTargets(t *testing.T) {
 	p := &plan{cands: []Candidate{c("a", 1, 1), c("b", 1, 1)}, req: req(2, dynamicRS), shape: Shape{Divided: true, Capacity: true},
-		caps: []int64{1, 1}, clusterMax: noMax}
+		caps: []int64{1, 1}, dropped: make([]uint8, 2), clusterMin: 1, clusterMax: noMax}
 	for _, tc := range []struct {
 		out  []workv1alpha1.TargetCluster
 		want string
@@ -156,5 +177,4 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("output %v: got %v, want %q", tc.out, err, tc.want)
 		}
 	}
-	Register(duplicated{})
 }

@@ -17,7 +17,7 @@
 //     not fit in the clusters or in the largest maxGroups groups.
 //  2. Select: choose the clusters (search.go).
 //  3. Assign: the strategy divides the replicas (strategy.go and one
-//     assign_*.go file per strategy, registered at init).
+//     assign_*.go file per strategy, listed in strategyTable).
 //  4. Finish: give every selected cluster of a spread Divided placement a
 //     replica, check the strategy's output (sum, capacity, spread on the
 //     clusters that actually receive replicas), and explain every candidate

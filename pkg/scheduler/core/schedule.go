@@ -27,7 +27,7 @@ func scheduleOne(cands []Candidate, req Request) (Result, error) {
 	name := placement.StrategyName(req.Placement, req.Replicas)
 	strategy, ok := Lookup(name)
 	if !ok {
-		return Result{}, fmt.Errorf("core: no strategy %q registered", name)
+		return Result{}, fmt.Errorf("core: no strategy %q in the table", name)
 	}
 	p, err := newPlan(cands, req, name, shapeOf(strategy))
 	if err != nil {

@@ -1,9 +1,6 @@
 package core
 
 import (
-	"fmt"
-	"sync"
-
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -39,30 +36,30 @@ type Shaped interface {
 	Shape() Shape
 }
 
-// The registry is written by init functions only and read by Schedule, so
-// strategies can live one per file and register in any order.
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Strategy{}
-)
-
-// Register adds a strategy. It panics on a duplicate name: two strategies
-// answering to one name is a programming error that must not pass silently.
-func Register(s Strategy) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[s.Name()]; dup {
-		panic(fmt.Sprintf("core: strategy %q registered twice", s.Name()))
-	}
-	registry[s.Name()] = s
+// strategyTable is every strategy, in the order Strategies lists them: an
+// explicit table rather than registration from init functions, so what
+// exists is read in one place, and a fixed-size array, so Lookup (once per
+// Schedule) allocates nothing.
+func strategyTable() [4]Strategy {
+	return [...]Strategy{duplicated{}, staticWeight{}, dynamicWeight{}, aggregated{}}
 }
 
-// Lookup returns the strategy registered under name.
+// Strategies returns the strategies, Duplicated first, then the divided
+// ones from the plainest to the most constrained. The slice is the
+// caller's: changing it changes nothing here.
+func Strategies() []Strategy {
+	t := strategyTable()
+	return t[:]
+}
+
+// Lookup returns the strategy named name (see placement.StrategyName).
 func Lookup(name string) (Strategy, bool) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	s, ok := registry[name]
-	return s, ok
+	for _, s := range strategyTable() {
+		if s.Name() == name {
+			return s, true
+		}
+	}
+	return nil, false
 }
 
 // shapeOf returns s's Shape, the zero Shape when it declares none.
