@@ -199,7 +199,7 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return nil, err
 	}
-	sel := controllermanager.AllControllers
+	sel := controllermanager.AllControllers()
 	if opts.Controllers != nil {
 		if sel, err = controllermanager.ParseSelection(opts.Controllers, controllermanager.Names(controllermanager.AgentControllers())); err != nil {
 			return nil, err

@@ -104,7 +104,7 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err := controllerdeps.CheckRetryMaxDelay(opts.RetryMaxDelay); err != nil {
 		return nil, err
 	}
-	sel := AllControllers
+	sel := AllControllers()
 	if opts.Controllers != nil {
 		var err error
 		if sel, err = ParseSelection(opts.Controllers, Names(HubControllers())); err != nil {

@@ -50,56 +50,60 @@ type Controller struct {
 	Setup func(d controllerdeps.Deps, c Config, enabled func(name string) bool) error
 }
 
-// Registry lists every controller in the order a template travels:
+// registry lists every controller in the order a template travels:
 // detector, scheduler, binding, status, execution, then failover. The
 // controller manager starts the enabled ones in this order; the agent
-// starts the enabled ones marked Agent.
-var Registry = []Controller{
-	{Name: detector.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return detector.Setup(d, c.Detector)
-	}},
-	{Name: scheduling.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return scheduling.Setup(d, c.Scheduling)
-	}},
-	{Name: binding.ControllerName, Setup: func(d controllerdeps.Deps, c Config, enabled func(string) bool) error {
-		return binding.Setup(d, bindingOptions(c, enabled))
-	}},
-	{Name: policystatus.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-		return policystatus.Setup(d)
-	}},
-	{Name: dependencies.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-		return dependencies.Setup(d)
-	}},
-	{Name: reschedule.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return reschedule.Setup(d, c.Reschedule)
-	}},
-	{Name: clustercleanup.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-		return clustercleanup.Setup(d)
-	}},
-	{Name: clusterstatus.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return clusterstatus.Setup(d, c.ClusterStatus)
-	}},
-	{Name: execution.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return execution.Setup(d, c.Execution)
-	}},
-	{Name: workstatus.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return workstatus.Setup(d, c.WorkStatus)
-	}},
-	{Name: custom.HealthControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-		return custom.SetupHealthInterpreters(d)
-	}},
-	{Name: custom.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-		return custom.SetupCustomizations(d)
-	}},
-	{Name: orphans.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return orphans.Setup(d, c.Orphans)
-	}},
-	{Name: failover.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return failover.Setup(d, c.Failover)
-	}},
-	{Name: descheduler.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
-		return descheduler.Setup(d, c.Descheduler)
-	}},
+// starts the enabled ones marked Agent. A function, not a variable: every
+// caller gets a table of its own, so no caller (a test, an embedder) can
+// change which controllers another one starts.
+func registry() []Controller {
+	return []Controller{
+		{Name: detector.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return detector.Setup(d, c.Detector)
+		}},
+		{Name: scheduling.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return scheduling.Setup(d, c.Scheduling)
+		}},
+		{Name: binding.ControllerName, Setup: func(d controllerdeps.Deps, c Config, enabled func(string) bool) error {
+			return binding.Setup(d, bindingOptions(c, enabled))
+		}},
+		{Name: policystatus.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return policystatus.Setup(d)
+		}},
+		{Name: dependencies.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return dependencies.Setup(d)
+		}},
+		{Name: reschedule.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return reschedule.Setup(d, c.Reschedule)
+		}},
+		{Name: clustercleanup.ControllerName, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return clustercleanup.Setup(d)
+		}},
+		{Name: clusterstatus.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return clusterstatus.Setup(d, c.ClusterStatus)
+		}},
+		{Name: execution.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return execution.Setup(d, c.Execution)
+		}},
+		{Name: workstatus.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return workstatus.Setup(d, c.WorkStatus)
+		}},
+		{Name: custom.HealthControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return custom.SetupHealthInterpreters(d)
+		}},
+		{Name: custom.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return custom.SetupCustomizations(d)
+		}},
+		{Name: orphans.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return orphans.Setup(d, c.Orphans)
+		}},
+		{Name: failover.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return failover.Setup(d, c.Failover)
+		}},
+		{Name: descheduler.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return descheduler.Setup(d, c.Descheduler)
+		}},
+	}
 }
 
 // bindingOptions are the binding controller's options: with the execution
@@ -112,19 +116,14 @@ func bindingOptions(c Config, enabled func(string) bool) binding.Options {
 	return o
 }
 
-// HubControllers are the controller manager's controllers, in start
-// order.
-func HubControllers() []Controller { return slices.Clone(Registry) }
+// HubControllers are the controller manager's controllers (every entry
+// of the registry), in start order; the slice is the caller's.
+func HubControllers() []Controller { return registry() }
 
-// AgentControllers are the agent's controllers, in start order.
+// AgentControllers are the agent's controllers, in start order; the slice
+// is the caller's.
 func AgentControllers() []Controller {
-	var out []Controller
-	for _, c := range Registry {
-		if c.Agent {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(registry(), func(c Controller) bool { return !c.Agent })
 }
 
 // Names are the controllers' names, in order.
@@ -193,8 +192,9 @@ func (s Selection) Enabled(name string) bool {
 	return s.all
 }
 
-// AllControllers runs every controller.
-var AllControllers = Selection{all: true}
+// AllControllers runs every controller. A function for the same reason as
+// the registry: a Selection variable could be reassigned by any importer.
+func AllControllers() Selection { return Selection{all: true} }
 
 // SetupControllers adds the controllers of cs that sel enables to
 // d.Manager, in order, all sharing d. It returns the names it set up.

@@ -100,7 +100,7 @@ func TestSetupControllers(t *testing.T) {
 
 	calls = nil
 	cs[1] = entry("scheduler", true)
-	started, err = SetupControllers(d, Config{}, cs, AllControllers)
+	started, err = SetupControllers(d, Config{}, cs, AllControllers())
 	if err == nil || !strings.Contains(err.Error(), "setting up the scheduler controller: boom") {
 		t.Fatalf("error %v, want the scheduler's failure", err)
 	}
@@ -126,6 +126,30 @@ func TestRegistry(t *testing.T) {
 	want := []string{"cluster-status", "execution", "work-status", "health-interpreter", "interpreter-customization", "orphans"}
 	if got := Names(AgentControllers()); !slices.Equal(got, want) {
 		t.Fatalf("agent controllers %v, want %v", got, want)
+	}
+}
+
+// TestRegistryCannotBeChangedByCallers: each call returns a table of its
+// own, so a caller editing what it got changes nothing for the next one.
+func TestRegistryCannotBeChangedByCallers(t *testing.T) {
+	hub, agent := HubControllers(), AgentControllers()
+	wantHub, wantAgent := Names(hub), Names(agent)
+	hub[0].Name, hub[0].Setup = "changed", nil
+	agent[0].Agent = false
+	_ = append(hub[:1], Controller{Name: "added"})
+	if got := Names(HubControllers()); !slices.Equal(got, wantHub) {
+		t.Fatalf("hub controllers %v after a caller's edit, want %v", got, wantHub)
+	}
+	if got := Names(AgentControllers()); !slices.Equal(got, wantAgent) {
+		t.Fatalf("agent controllers %v after a caller's edit, want %v", got, wantAgent)
+	}
+	for _, c := range HubControllers() {
+		if c.Setup == nil {
+			t.Fatalf("controller %s has no Setup after a caller's edit", c.Name)
+		}
+	}
+	if !AllControllers().Enabled("anything") {
+		t.Fatal("AllControllers does not enable every controller")
 	}
 }
 

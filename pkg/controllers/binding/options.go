@@ -62,16 +62,9 @@ func (o Options) withDefaults() Options {
 // events.
 const ControllerName = "binding"
 
-// Setup adds the binding controllers of both binding kinds
-// ("binding-<kind>").
-func Setup(d controllerdeps.Deps, opts Options) error {
-	d = d.WithDefaults()
-	if err := newReconciler(d, bindingutil.ResourceBindings(), opts).setup(d); err != nil {
-		return err
-	}
-	return newReconciler(d, bindingutil.ClusterResourceBindings(), opts).setup(d)
-}
-
+// newReconciler builds the reconciler of one binding kind; opts are
+// already defaulted (Setup applies withDefaults once: applying it twice
+// would turn a negative CoalesceWindow, "none", into the default).
 func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], opts Options) *Reconciler[T] {
 	return &Reconciler[T]{
 		in:        d.Interpreter,
@@ -83,7 +76,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		kind:      kind,
 		recorder:  d.Recorder(ControllerName),
 		conflicts: bindingutil.NewConflicts(),
-		opts:      opts.withDefaults(),
+		opts:      opts,
 
 		failedRenders: &renderFailures{},
 	}

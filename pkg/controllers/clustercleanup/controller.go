@@ -8,16 +8,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -32,18 +29,6 @@ const (
 
 // recheck bounds the wait for Works whose deletion events were missed.
 const recheck = 10 * time.Second
-
-// Setup adds the cluster cleanup controller to mgr.
-func Setup(d controllerdeps.Deps) error {
-	mgr := d.Manager
-	r := &Reconciler{client: mgr.GetClient(), recorder: d.Recorder(ControllerName)}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&clusterv1alpha1.Cluster{}).
-		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(clusterOfWork)).
-		WithOptions(d.ControllerOptions(0)).
-		Complete(r)
-}
 
 // Reconciler adds the cleanup finalizer to Clusters and, when one is being
 // deleted, removes its Works before letting it go.

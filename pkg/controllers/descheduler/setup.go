@@ -15,6 +15,7 @@ import (
 // ("descheduler-resourcebinding", "descheduler-clusterresourcebinding"),
 // sharing one rate limiter.
 func Setup(d controllerdeps.Deps, opts Options) error {
+	d = d.WithDefaults()
 	opts = opts.withDefaults()
 	limiter := opts.limiter()
 	if err := setupKind(d, bindingutil.ResourceBindings(), opts, limiter); err != nil {
