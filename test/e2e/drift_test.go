@@ -403,3 +403,31 @@ func TestConfigMapDriftIsPutBackUnderAlways(t *testing.T) {
 		return nil
 	})
 }
+
+// TestDeletedCopyIsPutBack: a copy deleted by hand in a member is put back
+// within seconds (the work status controller sees the deletion and the
+// execution controller writes it again), not at the periodic apply.
+func TestDeletedCopyIsPutBack(t *testing.T) {
+	const ns = "e2e-deleted-copy"
+	createNamespace(t, ns)
+	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "", "member1"))
+	cm := &corev1.ConfigMap{}
+	eventually(t, "settings applied in member1", func() error {
+		return inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm)
+	})
+	if err := memberCl["member1"].Delete(context.Background(), cm, client.Preconditions{UID: &cm.UID}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	testenv.Eventually(t, 15*time.Second, "the copy put back within 15 s (the periodic apply comes after 10 minutes)", func() error {
+		got := &corev1.ConfigMap{}
+		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, got); err != nil {
+			return err
+		}
+		if got.UID == cm.UID {
+			return fmt.Errorf("still the deleted copy")
+		}
+		return nil
+	})
+	t.Logf("the copy was put back %s after its deletion", time.Since(deleted).Round(100*time.Millisecond))
+}

@@ -235,12 +235,20 @@ func (r *Reconciler) reportDrift(work *workv1alpha1.Work, c *metav1.Condition, c
 	r.Recorder.Eventf(work, nil, typ, reason, "DetectDrift", "%s", truncate(c.Message, maxEventNote))
 }
 
+// observedGone says the work status controller found no member object for
+// ms: an object has a generation or, without one, a resourceVersion
+// recorded.
+func observedGone(ms workv1alpha1.ManifestStatus) bool {
+	return ms.Generation == 0 && ms.ResourceVersion == ""
+}
+
 // memberEdited passes a Work status update in which a member object's
 // generation, as the work status controller observed it, moved past the
 // one Shepherd's last apply left (manifestStatuses[].appliedGeneration):
 // someone else changed its spec, so it is looked at for drift at once
-// rather than at the next periodic apply. Kinds without a generation
-// (ConfigMaps) are compared at the periodic apply only.
+// rather than at the next periodic apply; likewise a kind without a
+// generation whose resourceVersion moved, and an object deleted in the
+// member (see editedSince).
 func memberEdited() predicate.Predicate {
 	return predicate.Funcs{
 		CreateFunc:  func(event.CreateEvent) bool { return false },
@@ -258,11 +266,16 @@ func memberEdited() predicate.Predicate {
 // else that before did not: a member generation past its applied one, or,
 // for a kind without a generation, an observed resourceVersion that is
 // not the one Shepherd's own last apply left (and not the one observed
-// before).
+// before), or an object Shepherd applied that was there and is gone (a
+// deletion in the member, which the next pass puts back).
 func editedSince(before, now []workv1alpha1.ManifestStatus) bool {
 	for _, ms := range now {
 		p := previous(before, ms.Identifier)
 		switch {
+		case observedGone(ms) && (ms.AppliedGeneration != 0 || ms.AppliedResourceVersion != ""):
+			if p != nil && !observedGone(*p) {
+				return true
+			}
 		case ms.AppliedGeneration != 0 && ms.Generation > ms.AppliedGeneration:
 			if p == nil || p.Generation != ms.Generation {
 				return true

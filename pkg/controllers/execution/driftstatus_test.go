@@ -93,6 +93,11 @@ func TestEditedSince(t *testing.T) {
 		{"the same edit seen again", rv("11", "10"), rv("11", "10"), false},
 		{"Shepherd's own apply of a ConfigMap", rv("10", "10"), rv("12", "12"), false},
 		{"written before Works recorded resourceVersions", rv("10", ""), rv("11", ""), false},
+		{"a Deployment deleted in the member", gen(2, 2), gen(0, 2), true},
+		{"a ConfigMap deleted in the member", rv("10", "10"), rv("", "10"), true},
+		{"the deletion seen again", rv("", "10"), rv("", "10"), false},
+		{"never applied, not there", workv1alpha1.ManifestStatus{Identifier: cm}, workv1alpha1.ManifestStatus{Identifier: cm}, false},
+		{"gone before Shepherd recorded its apply", rv("10", ""), rv("", ""), false},
 	} {
 		if got := editedSince([]workv1alpha1.ManifestStatus{tc.before}, []workv1alpha1.ManifestStatus{tc.now}); got != tc.want {
 			t.Errorf("%s: editedSince = %v, want %v", tc.name, got, tc.want)
