@@ -52,7 +52,13 @@ func stderrLogger() logr.Logger {
 }
 
 // Start starts a hub with Shepherd's CRDs in dataDir. Call Stop when done.
+// Under -short it refuses (see ErrShort): the unit tier starts no API
+// server, and a test that forgot Heavy(t) must fail there rather than
+// start a hub unnoticed.
 func Start(dataDir string) (*Hub, error) {
+	if short() {
+		return nil, ErrShort
+	}
 	crds, err := crd.CRDs()
 	if err != nil {
 		return nil, err

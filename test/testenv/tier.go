@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -13,12 +15,23 @@ import (
 //
 //   - a test that needs an API server says so first, with Heavy(t), or
 //     through a helper that calls it (Shared.Hub, membershiptest.StartHub
-//     and StartMember);
+//     and StartMember); Start itself refuses under -short (ErrShort), so
+//     a test that forgets fails in the unit tier instead of starting a hub;
 //   - a package's TestMain never starts one eagerly: a package shares its
 //     hub through a Shared, started by the first test that asks for it, so
 //     the package's pure tests never wait for a hub, under -short or not.
 //     Suites under test/ whose every test needs a whole fleet (e2e, pull,
 //     browser, capacity, install) return from TestMain under -short.
+
+// ErrShort is Start's refusal under -short.
+var ErrShort = errors.New("testenv.Start under -short: the unit tier starts no API server; call testenv.Heavy(t) first so the test is skipped there")
+
+// short reports whether this is a test binary run with -short. Outside a
+// test binary, or before its flags are parsed (testing.Short panics
+// then), it is not.
+func short() bool {
+	return testing.Testing() && flag.Parsed() && testing.Short()
+}
 
 // Heavy skips the test under -short: it starts an API server.
 func Heavy(t testing.TB) {

@@ -17,7 +17,8 @@ var forbidden = []string{
 	"go.etcd.io/etcd/server/",
 	"sigs.k8s.io/kwok/",
 	"k8s.io/apiserver/pkg/server",
-	"github.com/shepherd-io/shepherd/internal/dev/controlplane",
+	"github.com/shepherd-io/shepherd/internal/dev/",
+	"github.com/shepherd-io/shepherd/internal/bench/",
 }
 
 // TestComponentBinariesAreLean reads the binaries' dependency graphs with
@@ -95,5 +96,13 @@ func TestForbiddenDeps(t *testing.T) {
 	}
 	if bad, _ := forbiddenDeps("fmt\nexample.com/cmd fmt\n"); len(bad) != 0 {
 		t.Fatalf("a clean graph reported %v", bad)
+	}
+	// Every package under internal/dev and internal/bench is refused, not
+	// only the embedded control plane.
+	for _, p := range []string{"internal/dev/localfleet", "internal/dev/simmember", "internal/bench/hubbench", "internal/bench/fleetbench"} {
+		p = "github.com/shepherd-io/shepherd/" + p
+		if bad, _ := forbiddenDeps(p + "\nexample.com/cmd " + p + "\n"); len(bad) != 1 || bad[0] != p {
+			t.Errorf("%s not refused: %v", p, bad)
+		}
 	}
 }
