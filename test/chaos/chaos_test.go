@@ -247,6 +247,14 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		p.Set(l)
 		undo = func() { p.Set(fleetenv.LinkUp) }
 		h.log("%s %s (link %s)", f.Kind, f.Target, l)
+	case restartMember:
+		h.log("%s %s: stopping its API server and etcd", f.Kind, f.Target)
+		begin := time.Now()
+		if err := cf.env.Fleet.Member(f.Target).RestartControlPlane(f.For); err != nil {
+			t.Errorf("%s %s: %v", f.Kind, f.Target, err)
+		}
+		h.log("%s %s: serves again after %s (down %s)", f.Kind, f.Target, time.Since(begin).Round(100*time.Millisecond), f.For)
+		return
 	case restartAgent:
 		cf.stopAgent(t, f.Target)
 		cf.startAgent(t, f.Target)

@@ -54,6 +54,10 @@ const (
 	// deleteMemberObject deletes an object Shepherd applied, by hand in
 	// the member: Shepherd puts it back.
 	deleteMemberObject faultKind = "delete-member-object"
+	// restartMember stops a member's API server and etcd and starts them
+	// again on the same data and port, while its own controllers, kwok
+	// and Shepherd keep running against it.
+	restartMember faultKind = "restart-member"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -110,7 +114,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(14); k {
+		switch k := r.IntN(15); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -150,6 +154,11 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 		case 13:
 			all := append(append([]string{}, t.Push...), t.Pull...)
 			f = fault{Kind: deleteMemberObject, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
+		case 14:
+			// For is how long the member stays down, its start not
+			// counted.
+			all := append(append([]string{}, t.Push...), t.Pull...)
+			f = fault{Kind: restartMember, Target: all[r.IntN(len(all))], For: secs(time.Second, 6*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

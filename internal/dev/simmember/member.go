@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -41,8 +43,17 @@ type Member struct {
 	name           string
 	log            logr.Logger
 	upstreamLog    logr.Logger
-	cp             *controlplane.ControlPlane
 	kubeconfigPath string
+
+	// cpMu guards cp, cpOpts and restarting: RestartControlPlane replaces
+	// the control plane while the components keep running.
+	cpMu       sync.Mutex
+	cp         *controlplane.ControlPlane
+	cpOpts     controlplane.Options
+	cpCtx      context.Context
+	restarting bool
+	// cpLost is closed when a control plane exits that no restart stopped.
+	cpLost chan struct{}
 
 	cancel context.CancelCauseFunc
 	done   chan struct{}
@@ -74,11 +85,12 @@ func Start(ctx context.Context, opts Options) (*Member, error) {
 	// after them. Until then, ctx aborts its start.
 	cpCtx, abortCP := context.WithCancel(context.WithoutCancel(ctx))
 	stopAbort := context.AfterFunc(ctx, abortCP)
-	cp, err := controlplane.Start(cpCtx, controlplane.Options{
+	cpOpts := controlplane.Options{
 		DataDir:      opts.DataDir,
 		Logger:       log.WithName("controlplane"),
 		StartTimeout: opts.StartTimeout,
-	})
+	}
+	cp, err := controlplane.Start(cpCtx, cpOpts)
 	stopAbort()
 	if err != nil {
 		return nil, fmt.Errorf("starting control plane of member %s: %w", opts.Name, err)
@@ -89,6 +101,9 @@ func Start(ctx context.Context, opts Options) (*Member, error) {
 		log:            log,
 		upstreamLog:    log.V(upstreamDemotion),
 		cp:             cp,
+		cpOpts:         cpOpts,
+		cpCtx:          cpCtx,
+		cpLost:         make(chan struct{}),
 		kubeconfigPath: opts.KubeconfigPath,
 		cancel:         cancel,
 		done:           make(chan struct{}),
@@ -117,7 +132,8 @@ func Start(ctx context.Context, opts Options) (*Member, error) {
 // start brings up everything on top of the control plane. Components run
 // on group until ctx ends.
 func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup) error {
-	if err := writeKubeconfig(m.kubeconfigPath, m.name, m.cp.RestConfig()); err != nil {
+	m.watchControlPlane(m.controlPlane())
+	if err := writeKubeconfig(m.kubeconfigPath, m.name, m.controlPlane().RestConfig()); err != nil {
 		return err
 	}
 	client := m.client("shepherd-member")
@@ -184,8 +200,8 @@ func (m *Member) supervise(ctx context.Context, group *sync.WaitGroup) {
 	var failure error
 	select {
 	case <-ctx.Done():
-	case <-m.cp.Done():
-		failure = fmt.Errorf("control plane exited: %w", m.cp.Wait())
+	case <-m.cpLost:
+		failure = fmt.Errorf("control plane exited: %w", m.controlPlane().Wait())
 		m.cancel(failure)
 	}
 	begin := time.Now()
@@ -201,7 +217,7 @@ func (m *Member) supervise(ctx context.Context, group *sync.WaitGroup) {
 			"timeout", componentStopTimeout)
 	}
 	componentsStopped := time.Since(begin)
-	if err := m.cp.Stop(); err != nil && failure == nil {
+	if err := m.controlPlane().Stop(); err != nil && failure == nil {
 		failure = fmt.Errorf("stopping control plane: %w", err)
 	}
 	m.log.Info("member stopped", "elapsed", time.Since(begin).Round(time.Millisecond),
@@ -214,7 +230,7 @@ func (m *Member) supervise(ctx context.Context, group *sync.WaitGroup) {
 // component, so that the member's apiserver logs and audit tell the
 // components apart.
 func (m *Member) clientConfig(component string) *rest.Config {
-	cfg := m.cp.RestConfig()
+	cfg := m.controlPlane().RestConfig()
 	return rest.AddUserAgent(cfg, "shepherd-member/"+component)
 }
 
@@ -240,14 +256,83 @@ func (m *Member) Name() string { return m.name }
 
 // RestConfig returns a copy of the member's admin client config (client
 // certificate in group system:masters). Callers may modify the copy.
-func (m *Member) RestConfig() *rest.Config { return m.cp.RestConfig() }
+func (m *Member) RestConfig() *rest.Config { return m.controlPlane().RestConfig() }
 
 // KubeconfigPath is where the member's kubeconfig was written, with
 // cluster, user and context named after the member.
 func (m *Member) KubeconfigPath() string { return m.kubeconfigPath }
 
 // URL is the member apiserver's https URL.
-func (m *Member) URL() string { return m.cp.URL() }
+func (m *Member) URL() string { return m.controlPlane().URL() }
+
+// controlPlane is the running control plane (the one RestartControlPlane
+// started last).
+func (m *Member) controlPlane() *controlplane.ControlPlane {
+	m.cpMu.Lock()
+	defer m.cpMu.Unlock()
+	return m.cp
+}
+
+// watchControlPlane closes cpLost when cp exits while no restart stopped
+// it: supervise then stops the member.
+func (m *Member) watchControlPlane(cp *controlplane.ControlPlane) {
+	go func() {
+		<-cp.Done()
+		m.cpMu.Lock()
+		defer m.cpMu.Unlock()
+		if m.cp == cp && !m.restarting {
+			select {
+			case <-m.cpLost:
+			default:
+				close(m.cpLost)
+			}
+		}
+	}()
+}
+
+// RestartControlPlane stops the member's API server and etcd, leaves them
+// down for down, and starts them again on the same data directory and
+// port, as a restart of a member's control plane does: every stored object
+// stays, every request and watch open meanwhile fails, and every client
+// (the member's own controllers, kwok, Shepherd) finds it again at the
+// same address with the same certificates.
+func (m *Member) RestartControlPlane(down time.Duration) error {
+	m.cpMu.Lock()
+	if m.restarting {
+		m.cpMu.Unlock()
+		return errors.New("the member's control plane is already restarting")
+	}
+	m.restarting = true
+	old, opts := m.cp, m.cpOpts
+	m.cpMu.Unlock()
+	defer func() {
+		m.cpMu.Lock()
+		m.restarting = false
+		m.cpMu.Unlock()
+	}()
+	u, err := url.Parse(old.URL())
+	if err != nil {
+		return err
+	}
+	if opts.APIServerPort, err = strconv.Atoi(u.Port()); err != nil {
+		return fmt.Errorf("the port in %s: %w", old.URL(), err)
+	}
+	if err := old.Stop(); err != nil {
+		return fmt.Errorf("stopping member %s's control plane: %w", m.name, err)
+	}
+	time.Sleep(down)
+	cp, err := controlplane.Start(m.cpCtx, opts)
+	if err != nil {
+		err = fmt.Errorf("starting member %s's control plane again: %w", m.name, err)
+		m.cancel(err)
+		return err
+	}
+	m.cpMu.Lock()
+	m.cp, m.cpOpts = cp, opts
+	m.cpMu.Unlock()
+	m.watchControlPlane(cp)
+	return nil
+}
 
 // Done is closed once everything the member ran has shut down.
 func (m *Member) Done() <-chan struct{} { return m.done }

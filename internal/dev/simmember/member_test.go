@@ -219,6 +219,40 @@ func TestMembers(t *testing.T) {
 		t.Logf("TIMING %s restarted, deployment available and scaled to 4 in %s", old.Name(), time.Since(begin).Round(time.Millisecond))
 	})
 
+	t.Run("a control plane restart under running components", func(t *testing.T) {
+		m := members[2]
+		c := clientFor(t, m)
+		createNamespace(t, c, "cp-restart")
+		createDeployment(t, c, "cp-restart", "api", 2)
+		waitDeploymentAvailable(t, c, "cp-restart", "api", 2)
+		url := m.URL()
+		begin := time.Now()
+		if err := m.RestartControlPlane(500 * time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		if m.URL() != url {
+			t.Errorf("the member moved from %s to %s", url, m.URL())
+		}
+		select {
+		case <-m.Done():
+			t.Fatalf("the member stopped with its control plane: %v", m.Wait())
+		default:
+		}
+		// The member's controllers, scheduler and kwok act again: a scale
+		// up becomes available pods.
+		c = clientFor(t, m)
+		scale, err := c.AppsV1().Deployments("cp-restart").GetScale(ctx, "api", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale.Spec.Replicas = 3
+		if _, err := c.AppsV1().Deployments("cp-restart").UpdateScale(ctx, "api", scale, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitDeploymentAvailable(t, c, "cp-restart", "api", 3)
+		t.Logf("TIMING %s's control plane restarted and a scale-up available in %s", m.Name(), time.Since(begin).Round(time.Millisecond))
+	})
+
 	begin = time.Now()
 	cancel()
 	for _, m := range members {
