@@ -37,13 +37,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -53,6 +49,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/managerconfig"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/pkg/version"
@@ -115,8 +112,6 @@ func (o Options) withDefaults() Options {
 	o.RenewDeadline = cmp.Or(o.RenewDeadline, DefaultRenewDeadline)
 	o.RetryPeriod = cmp.Or(o.RetryPeriod, DefaultRetryPeriod)
 	o.RestartDelay = cmp.Or(o.RestartDelay, DefaultRestartDelay)
-	o.MetricsBindAddress = cmp.Or(o.MetricsBindAddress, "0")
-	o.HealthProbeBindAddress = cmp.Or(o.HealthProbeBindAddress, "0")
 	return o
 }
 
@@ -157,7 +152,7 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	if err != nil {
 		return nil, err
 	}
-	mgr, err := ctrl.NewManager(hubCfg, ctrl.Options{
+	mgr, err := managerconfig.New(hubCfg, managerconfig.Options{
 		Scheme: scheme.Scheme,
 		// The agent sees its own execution namespace and its own Cluster:
 		// what its credentials allow, and nothing a Pull cluster does not
@@ -168,36 +163,24 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 				&clusterv1alpha1.Cluster{}: {Field: fields.OneTermEqualSelector("metadata.name", opts.Cluster)},
 			},
 		},
-		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
-			c, err := client.NewWithWatch(cfg, o)
-			if err != nil {
-				return nil, err
-			}
-			return fence.Client(c), nil
-		},
+		NewClient: fence.NewClient,
 		// Controller names repeat across the agents of `shepherd up` and
 		// the hub's manager in one process, and across restarts.
-		Controller:                          config.Controller{SkipNameValidation: ptr.To(true)},
-		LeaderElection:                      true,
-		LeaderElectionResourceLockInterface: fence,
-		LeaderElectionID:                    clusterv1alpha1.AgentLeaseName,
-		LeaderElectionNamespace:             ns,
-		LeaderElectionReleaseOnCancel:       true,
-		LeaseDuration:                       &opts.LeaseDuration,
-		RenewDeadline:                       &opts.RenewDeadline,
-		RetryPeriod:                         &opts.RetryPeriod,
-		GracefulShutdownTimeout:             positive(opts.GracefulShutdownTimeout),
-		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:              opts.HealthProbeBindAddress,
+		SkipNameValidation: true,
+		LeaderElection: &managerconfig.LeaderElection{
+			Namespace:     ns,
+			ID:            clusterv1alpha1.AgentLeaseName,
+			Lock:          fence,
+			LeaseDuration: opts.LeaseDuration,
+			RenewDeadline: opts.RenewDeadline,
+			RetryPeriod:   opts.RetryPeriod,
+		},
+		GracefulShutdownTimeout: opts.GracefulShutdownTimeout,
+		MetricsBindAddress:      opts.MetricsBindAddress,
+		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the agent: %w", err)
-	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return nil, err
 	}
 	sel := controllermanager.AllControllers()
 	if opts.Controllers != nil {
@@ -290,11 +273,4 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 		case <-time.After(opts.RestartDelay):
 		}
 	}
-}
-
-func positive(d time.Duration) *time.Duration {
-	if d <= 0 {
-		return nil
-	}
-	return &d
 }

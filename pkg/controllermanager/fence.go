@@ -80,6 +80,17 @@ func (f *Fence) Check() error {
 	return nil
 }
 
+// NewClient is a manager's client constructor (client.NewClientFunc)
+// whose clients are wrapped by Client: the controller manager's and the
+// agent's managers both build theirs this way.
+func (f *Fence) NewClient(cfg *rest.Config, o client.Options) (client.Client, error) {
+	c, err := client.NewWithWatch(cfg, o)
+	if err != nil {
+		return nil, err
+	}
+	return f.Client(c), nil
+}
+
 // Client wraps c so that every write to the hub passes Check first.
 func (f *Fence) Client(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
@@ -146,9 +157,6 @@ func (f *Fence) Client(c client.WithWatch) client.WithWatch {
 	})
 }
 
-// newLeaseLock builds the Lease lock controller-runtime would, with the
-// same identity scheme (host name and a random suffix) unless identity is
-// given.
 // NewLeaseFence returns a Fence around a Lease lock ns/name held as
 // identity (default: the host name and a random suffix), for a manager's
 // LeaderElectionResourceLockInterface and its writes' fence.
@@ -160,6 +168,9 @@ func NewLeaseFence(cfg *rest.Config, ns, name, identity string, renewDeadline ti
 	return NewFence(lock, renewDeadline), nil
 }
 
+// newLeaseLock builds the Lease lock controller-runtime would, with the
+// same identity scheme (host name and a random suffix) unless identity is
+// given.
 func newLeaseLock(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (resourcelock.Interface, error) {
 	if identity == "" {
 		host, err := os.Hostname()

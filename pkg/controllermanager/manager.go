@@ -18,18 +18,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
+	"github.com/shepherd-io/shepherd/pkg/managerconfig"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -48,7 +44,7 @@ const (
 // Options configure the manager and its controllers. Zero values take the
 // controllers' own defaults.
 type Options struct {
-	// MetricsBindAddress serves Prometheus metrics; "0" turns them off.
+	// MetricsBindAddress serves Prometheus metrics; "0" or "" turns them off.
 	MetricsBindAddress string
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" or "" turns them off.
 	HealthProbeBindAddress string
@@ -111,19 +107,8 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
-	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
-	}
-	if opts.LeaderElectionID == "" {
-		opts.LeaderElectionID = DefaultLeaderElectionID
-	}
-	if opts.MetricsBindAddress == "" {
-		opts.MetricsBindAddress = "0"
-	}
-	probeAddr := opts.HealthProbeBindAddress
-	if probeAddr == "" {
-		probeAddr = "0"
-	}
+	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
+	opts.LeaderElectionID = cmp.Or(opts.LeaderElectionID, DefaultLeaderElectionID)
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
 	if opts.QPS > 0 {
@@ -138,66 +123,16 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 			return nil, err
 		}
 	}
-	var shutdown *time.Duration
-	if opts.GracefulShutdownTimeout > 0 {
-		shutdown = &opts.GracefulShutdownTimeout
+	mo, fence, err := managerOptions(cfg, opts)
+	if err != nil {
+		return nil, err
 	}
-	// With leader election, every hub write of the controllers (and every
-	// member write of the execution controller) passes the fence.
-	var fence *Fence
-	var newClient client.NewClientFunc
-	if opts.LeaderElection {
-		renew := cmp.Or(opts.RenewDeadline, DefaultRenewDeadline)
-		lock, err := newLeaseLock(cfg, opts.Namespace, opts.LeaderElectionID, opts.LeaderElectionIdentity, renew)
-		if err != nil {
-			return nil, fmt.Errorf("creating the leader-election lock: %w", err)
-		}
-		fence = NewFence(lock, renew)
-		newClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
-			c, err := client.NewWithWatch(cfg, o)
-			if err != nil {
-				return nil, err
-			}
-			return fence.Client(c), nil
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		NewClient:                           newClient,
-		LeaderElectionResourceLockInterface: lockOf(fence),
-		GracefulShutdownTimeout:             shutdown,
-		Controller:                          config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
-		Scheme:                              scheme.Scheme,
-		Metrics:                             metricsserver.Options{BindAddress: opts.MetricsBindAddress},
-		HealthProbeBindAddress:              probeAddr,
-		LeaderElection:                      opts.LeaderElection,
-		LeaderElectionID:                    opts.LeaderElectionID,
-		LeaderElectionNamespace:             opts.Namespace,
-		LeaderElectionReleaseOnCancel:       true,
-		LeaseDuration:                       positive(opts.LeaseDuration),
-		RenewDeadline:                       positive(opts.RenewDeadline),
-		RetryPeriod:                         positive(opts.RetryPeriod),
-	})
+	mgr, err := managerconfig.New(cfg, mo)
 	if err != nil {
 		return nil, fmt.Errorf("creating the controller manager: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, err
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return nil, err
-	}
 	if opts.Webhook != nil {
-		w := *opts.Webhook
-		if w.Liveness.Namespace == "" {
-			w.Liveness.Namespace = opts.Namespace
-		}
-		if w.Liveness.Identity == "" {
-			w.Liveness.Identity = opts.LeaderElectionIdentity
-		}
-		if w.SecretsNamespace == "" {
-			w.SecretsNamespace = opts.ClusterSecretsNamespace
-		}
-		if err := addWebhook(mgr, cfg, w); err != nil {
+		if err := addWebhook(mgr, cfg, webhookOptions(opts)); err != nil {
 			return nil, err
 		}
 	}
@@ -218,6 +153,48 @@ func New(cfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	mgr.GetLogger().V(1).Info("controllers set up", "controllers", started)
 	return mgr, nil
+}
+
+// managerOptions are the controller manager's manager settings and, with
+// leader election, the fence every hub write of the controllers (and every
+// member write of the execution controller) passes; nil without.
+func managerOptions(cfg *rest.Config, opts Options) (managerconfig.Options, *Fence, error) {
+	mo := managerconfig.Options{
+		Scheme:                  scheme.Scheme,
+		MetricsBindAddress:      opts.MetricsBindAddress,
+		HealthProbeBindAddress:  opts.HealthProbeBindAddress,
+		SkipNameValidation:      opts.SkipNameValidation,
+		GracefulShutdownTimeout: opts.GracefulShutdownTimeout,
+	}
+	if !opts.LeaderElection {
+		return mo, nil, nil
+	}
+	renew := cmp.Or(opts.RenewDeadline, DefaultRenewDeadline)
+	fence, err := NewLeaseFence(cfg, opts.Namespace, opts.LeaderElectionID, opts.LeaderElectionIdentity, renew)
+	if err != nil {
+		return mo, nil, fmt.Errorf("creating the leader-election lock: %w", err)
+	}
+	mo.NewClient = fence.NewClient
+	mo.LeaderElection = &managerconfig.LeaderElection{
+		Namespace:     opts.Namespace,
+		ID:            opts.LeaderElectionID,
+		Lock:          fence,
+		LeaseDuration: opts.LeaseDuration,
+		RenewDeadline: opts.RenewDeadline,
+		RetryPeriod:   opts.RetryPeriod,
+	}
+	return mo, fence, nil
+}
+
+// webhookOptions are opts.Webhook with what it leaves unset taken from
+// the manager's options: the CA Leases beside the leader Lease, named by
+// this replica, and the members' Secrets namespace.
+func webhookOptions(opts Options) admission.WebhookOptions {
+	w := *opts.Webhook
+	w.Liveness.Namespace = cmp.Or(w.Liveness.Namespace, opts.Namespace)
+	w.Liveness.Identity = cmp.Or(w.Liveness.Identity, opts.LeaderElectionIdentity)
+	w.SecretsNamespace = cmp.Or(w.SecretsNamespace, opts.ClusterSecretsNamespace)
+	return w
 }
 
 // webhookRunnable serves the validating webhook for as long as the
@@ -262,22 +239,6 @@ func addWebhook(mgr ctrl.Manager, cfg *rest.Config, o admission.WebhookOptions) 
 		return err
 	}
 	return mgr.AddReadyzCheck("webhook", w.check)
-}
-
-// lockOf is the fence's lock, nil without leader election.
-func lockOf(f *Fence) resourcelock.Interface {
-	if f == nil {
-		return nil
-	}
-	return f
-}
-
-// positive is d, or nil (the library's default) when d is not positive.
-func positive(d time.Duration) *time.Duration {
-	if d <= 0 {
-		return nil
-	}
-	return &d
 }
 
 // ensureNamespace creates the leader-election namespace if it is missing.

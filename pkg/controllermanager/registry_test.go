@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
@@ -180,5 +181,35 @@ func TestBindingOptions(t *testing.T) {
 func TestNewRefusesANegativeRetryCap(t *testing.T) {
 	if _, err := New(&rest.Config{Host: "https://127.0.0.1:1"}, Options{RetryMaxDelay: -time.Minute}); err == nil || !strings.Contains(err.Error(), "--retry-max-delay") {
 		t.Fatalf("want an error naming --retry-max-delay, got %v", err)
+	}
+}
+
+// TestManagerOptions: without leader election there is no fence and the
+// manager elects nobody; with it, the manager elects through the fence,
+// builds its clients behind it, and keeps the Lease timing it was given.
+func TestManagerOptions(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	mo, fence, err := managerOptions(cfg, Options{MetricsBindAddress: ":8080", SkipNameValidation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fence != nil || mo.LeaderElection != nil || mo.NewClient != nil {
+		t.Fatalf("leader election set up without being asked for: fence %v, %+v", fence, mo)
+	}
+	if mo.MetricsBindAddress != ":8080" || !mo.SkipNameValidation || mo.Scheme == nil {
+		t.Fatalf("settings not passed on: %+v", mo)
+	}
+	mo, fence, err = managerOptions(cfg, Options{LeaderElection: true, Namespace: "ns", LeaderElectionID: "id", LeaseDuration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := mo.LeaderElection
+	switch {
+	case fence == nil || le == nil || mo.NewClient == nil:
+		t.Fatalf("fence %v, leader election %+v, NewClient set %v", fence, le, mo.NewClient != nil)
+	case le.Lock != resourcelock.Interface(fence):
+		t.Fatal("the manager does not elect through the fence")
+	case le.Namespace != "ns" || le.ID != "id" || le.LeaseDuration != time.Minute || le.RenewDeadline != 0:
+		t.Fatalf("lease %+v", le)
 	}
 }

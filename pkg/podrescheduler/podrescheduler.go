@@ -27,14 +27,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/shepherd-io/shepherd/pkg/managerconfig"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
 )
@@ -99,28 +95,25 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 			return nil, err
 		}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mo := managerconfig.Options{
 		Scheme: clientgoscheme.Scheme,
 		Logger: log,
 		// Only pods and their workloads are cached; managed fields are
 		// the bulk of a pod and never read.
-		Cache:   cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics: metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		MetricsBindAddress:     opts.MetricsBindAddress,
+		HealthProbeBindAddress: opts.HealthProbeBindAddress,
 		// One rescheduler per member runs in `shepherd up`: the same
 		// controller name in several managers of one process is intended.
-		Controller:                    config.Controller{SkipNameValidation: ptr.To(true)},
-		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
-		LeaderElection:                opts.LeaderElection,
-		LeaderElectionID:              opts.LeaderElectionID,
-		LeaderElectionNamespace:       opts.Namespace,
-		LeaderElectionReleaseOnCancel: true,
-		GracefulShutdownTimeout:       ptr.To(shutdownTimeout),
-	})
+		SkipNameValidation:      true,
+		GracefulShutdownTimeout: shutdownTimeout,
+	}
+	if opts.LeaderElection {
+		mo.LeaderElection = &managerconfig.LeaderElection{Namespace: opts.Namespace, ID: opts.LeaderElectionID}
+	}
+	mgr, err := managerconfig.New(cfg, mo)
 	if err != nil {
 		return nil, fmt.Errorf("pod rescheduler: creating manager: %w", err)
-	}
-	if err := errors.Join(mgr.AddHealthzCheck("healthz", healthz.Ping), mgr.AddReadyzCheck("readyz", healthz.Ping)); err != nil {
-		return nil, err
 	}
 	if err := controller.Setup(mgr, opts.Controller); err != nil {
 		return nil, fmt.Errorf("pod rescheduler: setting up the controller: %w", err)
@@ -157,12 +150,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LeaderElectionID == "" {
 		o.LeaderElectionID = DefaultLeaderElectionID
-	}
-	if o.MetricsBindAddress == "" {
-		o.MetricsBindAddress = "0"
-	}
-	if o.HealthProbeBindAddress == "" {
-		o.HealthProbeBindAddress = "0"
 	}
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.Discard()

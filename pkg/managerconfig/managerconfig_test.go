@@ -1,0 +1,78 @@
+package managerconfig
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// TestManagerOptionsDefaults: the zero settings turn the endpoints off,
+// validate controller names, leave shutdown and leader election alone.
+func TestManagerOptionsDefaults(t *testing.T) {
+	got := Options{Scheme: scheme.Scheme}.ManagerOptions()
+	if got.Metrics.BindAddress != "0" || got.HealthProbeBindAddress != "0" {
+		t.Errorf("metrics %q, probes %q; want both \"0\" (off)", got.Metrics.BindAddress, got.HealthProbeBindAddress)
+	}
+	if got.Controller.SkipNameValidation == nil || *got.Controller.SkipNameValidation {
+		t.Errorf("SkipNameValidation %v, want false", got.Controller.SkipNameValidation)
+	}
+	if got.GracefulShutdownTimeout != nil {
+		t.Errorf("GracefulShutdownTimeout %v, want nil (controller-runtime's)", *got.GracefulShutdownTimeout)
+	}
+	if got.LeaderElection || got.LeaderElectionResourceLockInterface != nil || got.LeaseDuration != nil {
+		t.Errorf("leader election set without being asked for: %+v", got)
+	}
+	if got.Scheme != scheme.Scheme {
+		t.Error("the scheme was not passed on")
+	}
+}
+
+// TestManagerOptionsSettings: what a caller sets reaches
+// controller-runtime, the Lease is released on a clean stop, and
+// durations that are not positive take the library's defaults.
+func TestManagerOptionsSettings(t *testing.T) {
+	lock := fakeLock{}
+	newClient := func(*rest.Config, client.Options) (client.Client, error) { return nil, nil }
+	got := Options{
+		Scheme:                  scheme.Scheme,
+		NewClient:               newClient,
+		MetricsBindAddress:      ":8080",
+		HealthProbeBindAddress:  ":8081",
+		SkipNameValidation:      true,
+		GracefulShutdownTimeout: 2 * time.Second,
+		LeaderElection: &LeaderElection{Namespace: "ns", ID: "lease", Lock: lock,
+			LeaseDuration: 40 * time.Second, RenewDeadline: 30 * time.Second, RetryPeriod: -1},
+	}.ManagerOptions()
+	switch {
+	case got.Metrics.BindAddress != ":8080" || got.HealthProbeBindAddress != ":8081":
+		t.Errorf("metrics %q, probes %q", got.Metrics.BindAddress, got.HealthProbeBindAddress)
+	case got.NewClient == nil:
+		t.Error("NewClient was not passed on")
+	case !*got.Controller.SkipNameValidation:
+		t.Error("SkipNameValidation was not passed on")
+	case got.GracefulShutdownTimeout == nil || *got.GracefulShutdownTimeout != 2*time.Second:
+		t.Errorf("GracefulShutdownTimeout %v", got.GracefulShutdownTimeout)
+	case !got.LeaderElection || !got.LeaderElectionReleaseOnCancel:
+		t.Errorf("leader election %v, release on cancel %v; want both", got.LeaderElection, got.LeaderElectionReleaseOnCancel)
+	case got.LeaderElectionNamespace != "ns" || got.LeaderElectionID != "lease" || got.LeaderElectionResourceLockInterface != lock:
+		t.Errorf("lease %s/%s, lock %v", got.LeaderElectionNamespace, got.LeaderElectionID, got.LeaderElectionResourceLockInterface)
+	case *got.LeaseDuration != 40*time.Second || *got.RenewDeadline != 30*time.Second || got.RetryPeriod != nil:
+		t.Errorf("lease duration %v, renew deadline %v, retry period %v", *got.LeaseDuration, *got.RenewDeadline, got.RetryPeriod)
+	}
+}
+
+// TestNewReachesNoServer: New builds the manager without reaching the API
+// server, so a process can build it before the hub answers.
+func TestNewReachesNoServer(t *testing.T) {
+	if _, err := New(&rest.Config{Host: "https://127.0.0.1:1"}, Options{Scheme: scheme.Scheme}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeLock is a resourcelock.Interface that is never used.
+type fakeLock struct{ resourcelock.Interface }
