@@ -167,6 +167,7 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 		_ = s.Stop()
 		return nil, fmt.Errorf("publishing the CA in ValidatingWebhookConfiguration %s: %w", o.ConfigurationName, err)
 	}
-	log.Info("HealthInterpreter webhook serving", "url", s.URL(HealthInterpreterWebhookPath), "configuration", o.ConfigurationName)
+	log.Info("the hub's validating webhooks serving", "healthInterpreters", s.URL(HealthInterpreterWebhookPath),
+		"customizations", s.URL(CustomizationWebhookPath), "credentials", s.URL(CredentialsWebhookPath), "configuration", o.ConfigurationName)
 	return s, nil
 }

@@ -197,8 +197,9 @@ func webhookOptions(opts Options) admission.WebhookOptions {
 	return w
 }
 
-// webhookRunnable serves the validating webhook for as long as the
-// manager runs.
+// webhookRunnable serves the hub's validating webhooks (HealthInterpreters,
+// ResourceInterpreterCustomizations, credentials Secrets) for as long as
+// the manager runs.
 type webhookRunnable struct {
 	client client.Client
 	opts   admission.WebhookOptions
@@ -223,7 +224,7 @@ func (w *webhookRunnable) Start(ctx context.Context) error {
 
 func (w *webhookRunnable) check(*http.Request) error {
 	if !w.ready.Load() {
-		return errors.New("the HealthInterpreter webhook is not serving yet")
+		return errors.New("the validating webhooks (HealthInterpreters, ResourceInterpreterCustomizations, credentials Secrets) are not serving yet")
 	}
 	return nil
 }

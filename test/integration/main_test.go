@@ -27,15 +27,15 @@ var suite = testenv.Shared{
 	Prefix: "shepherd-integration-",
 	Before: func(h *testenv.Hub) (func(), error) {
 		hub = h
-		// The HealthInterpreter webhook, as the controller manager serves
-		// it: part of the API that these tests check.
+		// The hub's validating webhooks, as the controller manager serves
+		// them: part of the API that these tests check.
 		c, err := client.New(h.Config, client.Options{Scheme: scheme.Scheme})
 		if err != nil {
 			return nil, err
 		}
 		webhook, err := admission.ServeWebhook(context.Background(), c, admission.WebhookOptions{URLConfiguration: true}, logr.Discard())
 		if err != nil {
-			return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
+			return nil, fmt.Errorf("starting the hub's validating webhooks: %w", err)
 		}
 		return func() { _ = webhook.Stop() }, nil
 	},

@@ -78,7 +78,8 @@ type Fleet struct {
 
 	// podReschedulers run each member's pod rescheduler and webhook.
 	podReschedulers []*podrescheduler.Rescheduler
-	// webhook validates HealthInterpreters for the hub.
+	// webhook serves the hub's validating webhooks (HealthInterpreters,
+	// ResourceInterpreterCustomizations, credentials Secrets).
 	webhook *webhookserver.Server
 	// controllersCfg is the controller manager's: its ServiceAccount's
 	// token.
@@ -350,7 +351,7 @@ func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*w
 	}
 	s, err := admission.ServeWebhook(ctx, c, admission.WebhookOptions{URLConfiguration: true}, log.WithName("webhook"))
 	if err != nil {
-		return nil, fmt.Errorf("starting the HealthInterpreter webhook: %w", err)
+		return nil, fmt.Errorf("starting the hub's validating webhooks: %w", err)
 	}
 	// The configuration holds all three webhooks: once the hub calls one
 	// at this address, it calls them all there.
@@ -365,7 +366,7 @@ func startWebhook(ctx context.Context, hubCfg *rest.Config, log logr.Logger) (*w
 	})
 	if err != nil {
 		_ = s.Stop()
-		return nil, fmt.Errorf("the hub does not call its HealthInterpreter webhook: %w", err)
+		return nil, fmt.Errorf("the hub does not call its validating webhooks: %w", err)
 	}
 	return s, nil
 }

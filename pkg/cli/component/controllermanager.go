@@ -49,9 +49,10 @@ Run two or more replicas with --leader-elect: one acts, the others wait.
 Prometheus metrics are served on --metrics-bind-address and /healthz and
 /readyz on --health-probe-bind-address.
 
-With --webhook-port, every replica also serves the validating webhook that
-refuses a HealthInterpreter whose CEL expression does not compile. It makes
-its own certificate and adds its CA to the ValidatingWebhookConfiguration
+With --webhook-port, every replica also serves the hub's validating
+webhooks: they refuse a HealthInterpreter or ResourceInterpreterCustomization
+whose CEL does not compile, and a member's credentials Secret whose
+kubeconfig is not self-contained. It makes its own certificate and adds its CA to the ValidatingWebhookConfiguration
 deployed from config/controllermanager/webhook.yaml (the Service there
 selects the controller manager's pods); with --webhook-url-configuration it
 writes the configuration itself, pointing at --webhook-bind-address, for a
@@ -145,10 +146,10 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often each member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")
-	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the HealthInterpreter validating webhook on this port (0: no webhook)")
-	f.StringVar(&webhook.BindAddress, "webhook-bind-address", "0.0.0.0", "IP the webhook listens on")
+	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the hub's validating webhooks (HealthInterpreters, ResourceInterpreterCustomizations, credentials Secrets) on this port (0: none)")
+	f.StringVar(&webhook.BindAddress, "webhook-bind-address", "0.0.0.0", "IP the webhooks listen on")
 	f.StringSliceVar(&webhook.DNSNames, "webhook-dns-name", nil, "DNS name of the webhook's certificate, e.g. the Service's NAME.NAMESPACE.svc (repeatable)")
-	f.StringVar(&webhook.ConfigurationName, "webhook-configuration", admission.DefaultWebhookConfigurationName, "ValidatingWebhookConfiguration to publish the webhook's CA in")
+	f.StringVar(&webhook.ConfigurationName, "webhook-configuration", admission.DefaultWebhookConfigurationName, "ValidatingWebhookConfiguration to publish the webhooks' CA in")
 	f.BoolVar(&webhook.URLConfiguration, "webhook-url-configuration", false, "write the whole webhook configuration with a url: pointing at --webhook-bind-address, instead of adding the CA to the deployed one")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
