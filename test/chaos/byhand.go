@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -110,4 +112,17 @@ func (cf *chaosFleet) cameBack(ctx context.Context, f fault, d deleted) string {
 		return fmt.Sprintf("%s still being deleted after %s", d, f.For)
 	}
 	return fmt.Sprintf("%s back after at most %s (created %s)", d, f.For, cur.GetCreationTimestamp().Format(metav1.RFC3339Micro))
+}
+
+// timeHubWrite times one write to the hub (an Event-free ConfigMap in the
+// default namespace, created and deleted), or says why it failed.
+func (cf *chaosFleet) timeHubWrite(ctx context.Context) string {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "chaos-probe-"}}
+	begin := time.Now()
+	if err := cf.env.Hub.Create(ctx, cm); err != nil {
+		return fmt.Sprintf("(failed after %s: %v)", time.Since(begin).Round(time.Millisecond), err)
+	}
+	took := time.Since(begin).Round(time.Millisecond)
+	_ = cf.env.Hub.Delete(ctx, cm)
+	return took.String()
 }

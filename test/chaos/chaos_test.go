@@ -247,6 +247,12 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		p.Set(l)
 		undo = func() { p.Set(fleetenv.LinkUp) }
 		h.log("%s %s (link %s)", f.Kind, f.Target, l)
+	case slowHubEtcd:
+		p := cf.hubEtcd()
+		p.Set(fleetenv.LinkSlow)
+		undo = func() { p.Set(fleetenv.LinkUp) }
+		// Real: a hub write is late while etcd is slow.
+		h.log("%s: a hub write took %s with etcd slowed", f.Kind, cf.timeHubWrite(ctx))
 	case restartMember:
 		h.log("%s %s: stopping its API server and etcd", f.Kind, f.Target)
 		begin := time.Now()

@@ -67,6 +67,9 @@ type chaosFleet struct {
 	restarts map[string]int
 	// stopped: the test is over; nothing starts again.
 	stopped bool
+	// etcdProxy is between the hub's API server and its etcd (routeEtcd):
+	// the slow-hub-etcd fault slows it.
+	etcdProxy *fleetenv.Proxy
 	// hubRestart serializes restart-hub faults: the schedule may draw a
 	// second while the first still restarts the hub (the fleet refuses
 	// that), so the second restarts it once the first is done.
@@ -102,7 +105,7 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 		m.Pull = contains(pullMembers, n)
 		spec.Members = append(spec.Members, m)
 	}
-	env, err := fleetenv.StartFleet("chaos", localfleet.Options{Fleet: spec, NoControllers: true, Agent: agentOpts})
+	env, err := fleetenv.StartFleet("chaos", localfleet.Options{Fleet: spec, NoControllers: true, Agent: agentOpts, HubEtcdVia: cf.routeEtcd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,6 +144,30 @@ func startChaosFleet(t *testing.T) *chaosFleet {
 		cf.startReplica(t, r)
 	}
 	return cf
+}
+
+// routeEtcd puts a proxy between the hub's API server and etcd, a new one
+// on every start of the hub (etcd's port changes).
+func (cf *chaosFleet) routeEtcd(addr string) (string, error) {
+	p, err := fleetenv.StartProxy(addr)
+	if err != nil {
+		return "", err
+	}
+	cf.mu.Lock()
+	old := cf.etcdProxy
+	cf.etcdProxy = p
+	cf.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return p.Addr(), nil
+}
+
+// hubEtcd is the proxy in front of the hub's etcd now.
+func (cf *chaosFleet) hubEtcd() *fleetenv.Proxy {
+	cf.mu.Lock()
+	defer cf.mu.Unlock()
+	return cf.etcdProxy
 }
 
 func contains(list []string, s string) bool {

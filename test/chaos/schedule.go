@@ -58,6 +58,9 @@ const (
 	// again on the same data and port, while its own controllers, kwok
 	// and Shepherd keep running against it.
 	restartMember faultKind = "restart-member"
+	// slowHubEtcd delays every exchange between the hub's API server and
+	// its etcd: every hub read and write is late.
+	slowHubEtcd faultKind = "slow-hub-etcd"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -114,7 +117,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(15); k {
+		switch k := r.IntN(16); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -159,6 +162,8 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			// counted.
 			all := append(append([]string{}, t.Push...), t.Pull...)
 			f = fault{Kind: restartMember, Target: all[r.IntN(len(all))], For: secs(time.Second, 6*time.Second)}
+		case 15:
+			f = fault{Kind: slowHubEtcd, Target: "hub", For: secs(3*time.Second, 12*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"sync"
@@ -112,7 +113,16 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		done:            make(chan struct{}),
 	}
 
-	apiErr, err := startAPIServer(runCtx, log, apiserverParams{listener: ln, advertise: net.ParseIP(opts.clientHost()), etcdURL: etcd.clientURL, pki: p, priorityAndFairness: opts.PriorityAndFairness, maxRequestsInFlight: opts.MaxRequestsInFlight})
+	etcdURL := etcd.clientURL
+	if opts.EtcdVia != nil {
+		if etcdURL, err = via(etcdURL, opts.EtcdVia); err != nil {
+			ln.Close()
+			cancel(err)
+			releaseAfter(etcd.stop(), lock)
+			return nil, err
+		}
+	}
+	apiErr, err := startAPIServer(runCtx, log, apiserverParams{listener: ln, advertise: net.ParseIP(opts.clientHost()), etcdURL: etcdURL, pki: p, priorityAndFairness: opts.PriorityAndFairness, maxRequestsInFlight: opts.MaxRequestsInFlight})
 	if err != nil {
 		ln.Close()
 		cancel(err)
@@ -275,4 +285,19 @@ func firstServiceIP() net.IP {
 	_, n, _ := net.ParseCIDR(serviceCIDR)
 	ip := n.IP.To4()
 	return net.IPv4(ip[0], ip[1], ip[2], ip[3]+1)
+}
+
+// via is etcd's client URL with its address replaced by what route returns
+// for it (Options.EtcdVia).
+func via(etcdURL string, route func(string) (string, error)) (string, error) {
+	u, err := url.Parse(etcdURL)
+	if err != nil {
+		return "", err
+	}
+	addr, err := route(u.Host)
+	if err != nil {
+		return "", fmt.Errorf("routing the API server to etcd at %s: %w", u.Host, err)
+	}
+	u.Host = addr
+	return u.String(), nil
 }

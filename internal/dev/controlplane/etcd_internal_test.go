@@ -64,3 +64,21 @@ func (s *countingSink) Info(int, string, ...any)       { s.infos++ }
 func (s *countingSink) Error(error, string, ...any)    { s.errors++ }
 func (s *countingSink) WithValues(...any) logr.LogSink { return s }
 func (s *countingSink) WithName(string) logr.LogSink   { return s }
+
+// TestEtcdVia: the API server's etcd URL keeps its scheme and path, with
+// the address the route gives; a route that fails names etcd's address.
+func TestEtcdVia(t *testing.T) {
+	got, err := via("http://127.0.0.1:2379", func(addr string) (string, error) {
+		if addr != "127.0.0.1:2379" {
+			t.Errorf("route given %q", addr)
+		}
+		return "127.0.0.1:40000", nil
+	})
+	if err != nil || got != "http://127.0.0.1:40000" {
+		t.Errorf("via = %q, %v", got, err)
+	}
+	_, err = via("http://127.0.0.1:2379", func(string) (string, error) { return "", errors.New("no proxy") })
+	if err == nil || err.Error() != "routing the API server to etcd at 127.0.0.1:2379: no proxy" {
+		t.Errorf("a failing route: %v", err)
+	}
+}

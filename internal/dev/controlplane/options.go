@@ -55,6 +55,11 @@ type Options struct {
 	EtcdClientPort int
 	EtcdPeerPort   int
 
+	// EtcdVia, when set, is given etcd's client address (host:port) on
+	// every start and returns the address the API server dials instead: a
+	// test puts a proxy in between to slow etcd down or cut it off.
+	EtcdVia func(etcdAddr string) (string, error)
+
 	// StartTimeout bounds the whole of Start (default 2m, which is generous
 	// for slow CI machines; a warm start takes a few seconds).
 	StartTimeout time.Duration

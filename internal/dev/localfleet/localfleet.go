@@ -52,6 +52,9 @@ type Options struct {
 	// serves at once (controlplane.Options.MaxRequestsInFlight; 0: the
 	// default 600).
 	HubMaxRequestsInFlight int
+	// HubEtcdVia routes the hub's API server to its etcd
+	// (controlplane.Options.EtcdVia), on every start of the hub.
+	HubEtcdVia func(etcdAddr string) (string, error)
 	// Controllers configure the controller manager. Without it (NoControllers)
 	// only the clusters run.
 	Controllers controllermanager.Options
@@ -162,7 +165,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	// whole process splits by part: `go tool pprof -tagfocus component=hub`.
 	f.hubOpts = controlplane.Options{
 		DataDir: opts.DataDir, CRDs: crds, Logger: log.WithName("hub"), APIServerPort: opts.HubPort,
-		PriorityAndFairness: true, MaxRequestsInFlight: opts.HubMaxRequestsInFlight,
+		PriorityAndFairness: true, MaxRequestsInFlight: opts.HubMaxRequestsInFlight, EtcdVia: opts.HubEtcdVia,
 	}
 	if err := f.startHub(); err != nil {
 		return fail(fmt.Errorf("starting the hub: %w", err))
