@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 )
@@ -86,7 +87,9 @@ func (o *benchOptions) run(ctx context.Context, out io.Writer) error {
 	if o.output != "text" && o.output != "json" {
 		return fmt.Errorf("--output %q is not supported: use text or json", o.output)
 	}
-	s, err := scenario.Load(o.file, time.Now())
+	// Offline: the scenario file is all there is, no hub whose
+	// customizations could teach other kinds.
+	s, err := scenario.Load(o.file, time.Now(), interpreter.Builtin())
 	if err != nil {
 		return err
 	}

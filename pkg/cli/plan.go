@@ -14,6 +14,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/rollout"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
@@ -127,7 +128,9 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	default:
 		return fmt.Errorf("--output %q is not supported: use table, json or yaml", o.output)
 	}
-	s, err := scenario.Load(o.file, time.Now())
+	// Offline: the scenario file is all there is, no hub whose
+	// customizations could teach other kinds.
+	s, err := scenario.Load(o.file, time.Now(), interpreter.Builtin())
 	if err != nil {
 		return err
 	}

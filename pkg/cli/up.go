@@ -16,7 +16,9 @@ import (
 
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 )
@@ -159,10 +161,15 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	defer stop()
 
 	started := time.Now()
+	// One interpreter for the controller manager and the dashboard: what
+	// a customization teaches the controllers, the dashboard's pages and
+	// what-if know too.
+	kinds := interpreter.New()
 	f, err := localfleet.Start(ctx, localfleet.Options{
 		DataDir:       dataDir,
 		Fleet:         fleet,
 		HubPort:       o.port,
+		Controllers:   controllermanager.Options{Interpreter: kinds},
 		NoControllers: o.noControllers,
 		Logger:        log,
 	})
@@ -181,7 +188,7 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 		fmt.Fprintf(out, "  kubectl --kubeconfig %s get nodes   # member %s%s\n", m.KubeconfigPath(), m.Name(), mode)
 	}
 	if o.dashboard != "" {
-		url, err := startUpDashboard(ctx, f, o.dashboard, log)
+		url, err := startUpDashboard(ctx, f, o.dashboard, kinds, log)
 		if err != nil {
 			return err
 		}
@@ -200,9 +207,9 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 
 // startUpDashboard serves the dashboard of the fleet's hub on listen, or on
 // a free port of the same host when listen's port is taken (a second fleet
-// on the same machine).
-func startUpDashboard(ctx context.Context, f *localfleet.Fleet, listen string, log logr.Logger) (string, error) {
-	cfg := dashboard.Config{Hub: f.Hub.RestConfig(), Listen: listen, Logger: log}
+// on the same machine); kinds is the controller manager's interpreter.
+func startUpDashboard(ctx context.Context, f *localfleet.Fleet, listen string, kinds interpreter.Interpreter, log logr.Logger) (string, error) {
+	cfg := dashboard.Config{Hub: f.Hub.RestConfig(), Listen: listen, Interpreter: kinds, Logger: log}
 	url, _, err := dashboard.Start(ctx, cfg)
 	if err == nil {
 		return url, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/dashboard/dashboardtest"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // BenchmarkRender renders each page of a 1,000-cluster, 10,000-workload
@@ -24,7 +25,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("floor-rows", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, bd := range snap.Bindings {
-				_ = dashboard.Row(bd)
+				_ = dashboard.Row(interpreter.Builtin(), bd)
 			}
 		}
 	})

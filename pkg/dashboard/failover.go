@@ -70,7 +70,7 @@ func BuildFailover(s *Snapshot) FailoverView {
 	for _, b := range s.Bindings {
 		v.Evictions = append(v.Evictions, evictionsOf(b)...)
 		v.Blocked = append(v.Blocked, blockedOf(s.Now, b)...)
-		if p := Row(b).Policy; p != "" {
+		if p := policyName(b.Obj.GetBindingSpec()); p != "" {
 			policies[p] = true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/dashboard/dashboardtest"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func target(name string, replicas int32) workv1alpha1.TargetCluster {
@@ -146,7 +147,7 @@ func TestRowHealthStrategyReady(t *testing.T) {
 		{"one without status", progressing, dashboard.HealthProgressing, "", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := dashboard.Row(tc.b)
+			r := dashboard.Row(interpreter.Builtin(), tc.b)
 			if r.Health != tc.health || r.Message != tc.msg || r.Ready != tc.ready {
 				t.Errorf("health %q msg %q ready %d, want %q %q %d", r.Health, r.Message, r.Ready, tc.health, tc.msg, tc.ready)
 			}
@@ -194,7 +195,7 @@ func TestRowCopyStates(t *testing.T) {
 		{"Deployment applied, health not judged yet", notJudged, []string{"Healthy", "Applied"}, true, dashboard.HealthProgressing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := dashboard.Row(tc.b)
+			r := dashboard.Row(interpreter.Builtin(), tc.b)
 			var states []string
 			for _, bar := range r.Targets {
 				states = append(states, bar.State)
@@ -245,7 +246,7 @@ func TestBuildWorkloadsFiltersAndPages(t *testing.T) {
 		{"unknown namespace", dashboard.Filter{Namespace: "nope"}, 1, 0, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := dashboard.BuildWorkloads(s, tc.f, tc.page)
+			v := dashboard.BuildWorkloads(interpreter.Builtin(), s, tc.f, tc.page)
 			if v.Matched != tc.matched || len(v.Rows) != tc.rows || v.Total != 250 {
 				t.Fatalf("matched %d rows %d total %d, want %d %d 250", v.Matched, len(v.Rows), v.Total, tc.matched, tc.rows)
 			}
@@ -283,7 +284,7 @@ func TestTimelineNewestFirst(t *testing.T) {
 			Status:     taskv1alpha1.RescheduleTaskStatus{Targets: []taskv1alpha1.TargetStatus{{Binding: "ns/web-deployment", Phase: taskv1alpha1.TargetSuccessful}, {Binding: "ns/other", Phase: taskv1alpha1.TargetFailed}}},
 		}},
 	}
-	v := dashboard.BuildWorkload(s, b)
+	v := dashboard.BuildWorkload(interpreter.Builtin(), s, b)
 	var got []string
 	for _, e := range v.Timeline {
 		got = append(got, e.Kind+" "+e.Reason)
@@ -387,7 +388,7 @@ func TestTimelineEventsFromTheirNamespace(t *testing.T) {
 			s := &dashboard.Snapshot{Now: dashboardtest.Epoch, Bindings: []dashboard.Binding{tc.b}, Works: append(slices.Clone(works), pullWork),
 				Clusters: []*clusterv1alpha1.Cluster{dashboardtest.Cluster("member1", "p", "r", "z"), pull}, Events: []*eventsv1.Event{tc.e}}
 			var shown []dashboard.TimelineEntry
-			for _, e := range dashboard.BuildWorkload(s, tc.b).Timeline {
+			for _, e := range dashboard.BuildWorkload(interpreter.Builtin(), s, tc.b).Timeline {
 				if e.Kind == "Event" {
 					shown = append(shown, e)
 				}
@@ -462,7 +463,7 @@ func TestBuildFailover(t *testing.T) {
 // explains every cluster.
 func TestExplainEveryCluster(t *testing.T) {
 	s := dashboardtest.Fleet(6, 1)
-	v, err := dashboard.Explain(context.Background(), s, s.Bindings[0])
+	v, err := dashboard.Explain(context.Background(), interpreter.Builtin(), s, s.Bindings[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +485,7 @@ func TestWorksOfALongName(t *testing.T) {
 	if v := s.Works[0].Labels[workv1alpha1.LabelBindingName]; v == b.Ref().Name {
 		t.Fatalf("the label holds the whole name %q: the test does not test a hashed label", v)
 	}
-	if got := dashboard.BuildWorkload(s, b).Works; len(got) != 2 {
+	if got := dashboard.BuildWorkload(interpreter.Builtin(), s, b).Works; len(got) != 2 {
 		t.Fatalf("Works of a %d-character workload: %+v, want member1 and member2", len(name), got)
 	}
 }

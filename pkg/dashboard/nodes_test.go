@@ -14,6 +14,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/dashboard/dashboardtest"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 var ng = dashboardtest.NodeGroup
@@ -154,7 +155,7 @@ func TestExplainNodeRoom(t *testing.T) {
 			map[string]string{"frag": "6 replicas fit node by node"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := dashboard.Explain(context.Background(), nodeFleet(), tc.b)
+			v, err := dashboard.Explain(context.Background(), interpreter.Builtin(), nodeFleet(), tc.b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +217,7 @@ func TestRecordedDecisionNodeRoom(t *testing.T) {
 			b := workload(8, "1", &policyv1alpha1.Placement{})
 			b.Obj.GetBindingStatus().SchedulingDecisions = []workv1alpha1.ClusterDecision{{ClusterName: "frag", Reason: tc.reason}}
 			s.Bindings = []dashboard.Binding{b}
-			d := dashboard.BuildWorkload(s, b).Decisions[0]
+			d := dashboard.BuildWorkload(interpreter.Builtin(), s, b).Decisions[0]
 			if (d.NodeRoom != nil) != tc.marked {
 				t.Fatalf("marked %t, want %t", d.NodeRoom != nil, tc.marked)
 			}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/shepherd-io/shepherd/pkg/actions"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 //go:embed assets
@@ -38,7 +39,12 @@ type Options struct {
 	// WhatIfTimeout is how long a what-if may take before it is answered
 	// 504 (DefaultWhatIfTimeout when zero).
 	WhatIfTimeout time.Duration
-	Logger        logr.Logger
+	// Interpreter is what the dashboard knows of kinds: a copy's ready
+	// replicas on the pages, a template's replicas and requests in a
+	// what-if. Nil: a new one, as the controller manager makes (the
+	// built-in kinds until something teaches it more).
+	Interpreter interpreter.Interpreter
+	Logger      logr.Logger
 }
 
 // DefaultWhatIfTimeout is how long a what-if may take: well within a
@@ -61,6 +67,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.WhatIfTimeout <= 0 {
 		opts.WhatIfTimeout = DefaultWhatIfTimeout
+	}
+	if opts.Interpreter == nil {
+		opts.Interpreter = interpreter.New()
 	}
 	p, err := loadPages()
 	if err != nil {
@@ -232,7 +241,7 @@ func (s *Server) workloads(r *http.Request, snap *Snapshot) view {
 	q := r.URL.Query()
 	f := Filter{Namespace: q.Get("namespace"), Policy: q.Get("policy"), Cluster: q.Get("cluster"), Health: q.Get("health"), Query: q.Get("q")}
 	page, _ := strconv.Atoi(q.Get("page"))
-	return view{page: "workloads", title: "Workloads", data: BuildWorkloads(snap, f, page)}
+	return view{page: "workloads", title: "Workloads", data: BuildWorkloads(s.opts.Interpreter, snap, f, page)}
 }
 
 func (s *Server) workload(r *http.Request, snap *Snapshot) view {
@@ -242,9 +251,9 @@ func (s *Server) workload(r *http.Request, snap *Snapshot) view {
 		return view{page: "error", title: "No such workload", status: http.StatusNotFound,
 			err: fmt.Sprintf("%s %s does not exist (any more): see the workloads page", ref.Kind(), ref)}
 	}
-	v := BuildWorkload(snap, b)
+	v := BuildWorkload(s.opts.Interpreter, snap, b)
 	if r.URL.Query().Get("explain") == "all" {
-		pv, err := Explain(r.Context(), snap, b)
+		pv, err := Explain(r.Context(), s.opts.Interpreter, snap, b)
 		if err != nil {
 			return view{page: "workload", title: v.Row.Name, data: v, status: http.StatusInternalServerError, err: "explaining every cluster failed: " + err.Error()}
 		}
@@ -304,7 +313,7 @@ func (s *Server) whatIf(r *http.Request, snap *Snapshot, id identity) view {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.WhatIfTimeout)
 	defer cancel()
-	pv, err := WhatIf(ctx, c, snap, policy)
+	pv, err := WhatIf(ctx, s.opts.Interpreter, c, snap, policy)
 	if err != nil && timedOut(ctx, err) {
 		return view{page: "whatif", title: "What-if", data: data, status: http.StatusGatewayTimeout,
 			err: fmt.Sprintf("the what-if did not finish within %s (%v): plan a policy that selects fewer templates, by name or labelSelector, or fewer kinds and namespaces, or split it and plan each part", s.opts.WhatIfTimeout, err)}

@@ -14,11 +14,13 @@ import (
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/dashboard/dashboardtest"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // serve starts a dashboard over a static snapshot. Its hub address is not
@@ -93,6 +95,34 @@ func TestPagesRender(t *testing.T) {
 	}
 	if code, body := get(t, c, ts.URL+"/workloads/ns/team-00/nope"); code != http.StatusNotFound || !strings.Contains(body, "does not exist") {
 		t.Errorf("missing workload: %d", code)
+	}
+}
+
+// readyFromInterpreter says every copy has 4321 ready replicas: a
+// dashboard given it shows what no status in the fixture says (a multiple
+// of 4321, one per copy).
+type readyFromInterpreter struct{ interpreter.Interpreter }
+
+func (readyFromInterpreter) ReadyReplicas(schema.GroupKind, *runtime.RawExtension) (int32, bool) {
+	return 4321, true
+}
+
+// TestPagesReadThroughTheServersInterpreter: the pages read the copies'
+// ready replicas with the interpreter the server holds (Options), not
+// with a rule or an interpreter of their own, so that a kind taught to
+// it reads the same on every page.
+func TestPagesReadThroughTheServersInterpreter(t *testing.T) {
+	snap := dashboardtest.Fleet(12, 30)
+	ts, c := serve(t, dashboard.Options{Source: &dashboardtest.Source{Snap: snap}, Interpreter: readyFromInterpreter{interpreter.New()}})
+	copies := len(snap.Bindings[0].Obj.GetBindingStatus().AggregatedStatus)
+	if snap.Bindings[0].Obj.GetName() != "app-00000-deployment" || copies == 0 {
+		t.Fatalf("the fixture's first binding is %s with %d copies", snap.Bindings[0].Obj.GetName(), copies)
+	}
+	want := fmt.Sprintf("%d / ", 4321*copies)
+	for _, path := range []string{"/workloads?q=app-00000", "/workloads/ns/team-00/app-00000-deployment"} {
+		if code, body := get(t, c, ts.URL+path); code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("%s (status %d) does not show the interpreter's ready replicas, %q", path, code, want)
+		}
 	}
 }
 

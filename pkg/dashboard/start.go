@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // Config starts a dashboard against a hub.
@@ -21,7 +23,11 @@ type Config struct {
 	ReadOnly bool
 	// CertFile and KeyFile serve HTTPS; both or neither.
 	CertFile, KeyFile string
-	Logger            logr.Logger
+	// Interpreter is Options.Interpreter: the process's, when the
+	// dashboard runs beside the controllers (`shepherd up`), so that it
+	// knows the kinds customizations teach them.
+	Interpreter interpreter.Interpreter
+	Logger      logr.Logger
 }
 
 // ValidateListen checks a listen address: HOST:PORT, the port a number
@@ -68,7 +74,8 @@ func Start(ctx context.Context, c Config) (url string, done <-chan error, err er
 	if err != nil {
 		return fail(err)
 	}
-	srv, err := New(Options{Hub: c.Hub, Source: src, ReadOnly: c.ReadOnly, RequireToken: !IsLoopback(c.Listen), Logger: c.Logger})
+	srv, err := New(Options{Hub: c.Hub, Source: src, ReadOnly: c.ReadOnly, RequireToken: !IsLoopback(c.Listen),
+		Interpreter: c.Interpreter, Logger: c.Logger})
 	if err != nil {
 		return fail(err)
 	}

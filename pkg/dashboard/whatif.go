@@ -19,6 +19,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -117,8 +118,9 @@ func selectors(obj client.Object) []policyv1alpha1.ResourceSelector {
 // list per kind and namespace however many selectors name them, and every
 // placement is computed against the fleet as it is (earlier placements do
 // not use up room). It stops when ctx ends, and refuses to place more than
-// maxPlanned templates.
-func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Object) (PlanView, error) {
+// maxPlanned templates. kinds reads the templates' replicas and requests,
+// as the detector does.
+func WhatIf(ctx context.Context, kinds interpreter.Interpreter, c client.Client, s *Snapshot, policy client.Object) (PlanView, error) {
 	docs, err := clusterDocs(s)
 	if err != nil {
 		return PlanView{}, err
@@ -172,13 +174,13 @@ func WhatIf(ctx context.Context, c client.Client, s *Snapshot, policy client.Obj
 			docs = append(docs, b)
 		}
 	}
-	return plan(ctx, s, docs)
+	return plan(ctx, kinds, s, docs)
 }
 
 // Explain places binding b again on the fleet of s and explains every
 // cluster, as `shepherd plan --explain` would with the binding as it
 // stands (its previous targets and eviction history).
-func Explain(ctx context.Context, s *Snapshot, b Binding) (PlanView, error) {
+func Explain(ctx context.Context, kinds interpreter.Interpreter, s *Snapshot, b Binding) (PlanView, error) {
 	docs, err := clusterDocs(s)
 	if err != nil {
 		return PlanView{}, err
@@ -187,7 +189,7 @@ func Explain(ctx context.Context, s *Snapshot, b Binding) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
-	return plan(ctx, s, append(docs, raw))
+	return plan(ctx, kinds, s, append(docs, raw))
 }
 
 func clusterDocs(s *Snapshot) ([][]byte, error) {
@@ -215,8 +217,8 @@ func withKind(obj client.Object) ([]byte, error) {
 	return json.Marshal(o)
 }
 
-func plan(ctx context.Context, s *Snapshot, docs [][]byte) (PlanView, error) {
-	sc, err := scenario.Parse(bytes.NewReader(bytes.Join(docs, []byte("\n"))), time.Now())
+func plan(ctx context.Context, kinds interpreter.Interpreter, s *Snapshot, docs [][]byte) (PlanView, error) {
+	sc, err := scenario.Parse(bytes.NewReader(bytes.Join(docs, []byte("\n"))), time.Now(), kinds)
 	if err != nil {
 		return PlanView{}, err
 	}

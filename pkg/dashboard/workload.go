@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -64,10 +65,11 @@ type TimelineEntry struct {
 	Warning bool
 }
 
-// BuildWorkload builds the page of binding b.
-func BuildWorkload(s *Snapshot, b Binding) WorkloadView {
+// BuildWorkload builds the page of binding b; kinds reads the copies'
+// ready replicas.
+func BuildWorkload(kinds interpreter.Interpreter, s *Snapshot, b Binding) WorkloadView {
 	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
-	v := WorkloadView{Row: Row(b), Fleet: BuildFleet(s, &b), Conditions: status.Conditions}
+	v := WorkloadView{Row: Row(kinds, b), Fleet: BuildFleet(s, &b), Conditions: status.Conditions}
 	replicas := map[string]int32{}
 	for _, t := range spec.Clusters {
 		replicas[t.Name] = t.Replicas

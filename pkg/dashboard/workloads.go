@@ -86,19 +86,12 @@ func StateClass(state string) string {
 	}
 }
 
-// Row builds a binding's row.
-func Row(b Binding) WorkloadRow {
-	kinds := interpreter.Builtin()
+// Row builds a binding's row; kinds reads the copies' ready replicas.
+func Row(kinds interpreter.Interpreter, b Binding) WorkloadRow {
 	spec, status := b.Obj.GetBindingSpec(), b.Obj.GetBindingStatus()
 	r := WorkloadRow{
 		Ref: b.Ref(), Kind: spec.Resource.Kind, Namespace: spec.Resource.Namespace, Name: spec.Resource.Name,
-		Strategy: placement.Describe(spec.Placement, spec.Replicas), Desired: spec.Replicas,
-	}
-	if p := spec.PolicyRef; p != nil {
-		r.Policy = p.Name
-		if p.Namespace != "" {
-			r.Policy = p.Namespace + "/" + p.Name
-		}
+		Strategy: placement.Describe(spec.Placement, spec.Replicas), Desired: spec.Replicas, Policy: policyName(spec),
 	}
 	r.Unclaimed = workv1alpha1.Unclaimed(status)
 	state := map[string]string{}
@@ -133,6 +126,19 @@ func Row(b Binding) WorkloadRow {
 	}
 	r.Health, r.Message = workloadHealth(status, spec.Replicas > 0, r.Targets)
 	return r
+}
+
+// policyName is namespace/name of the binding's PropagationPolicy, the
+// name of its ClusterPropagationPolicy, or empty when no policy governs it.
+func policyName(spec *workv1alpha1.BindingSpec) string {
+	p := spec.PolicyRef
+	switch {
+	case p == nil:
+		return ""
+	case p.Namespace != "":
+		return p.Namespace + "/" + p.Name
+	}
+	return p.Name
 }
 
 // workloadHealth is Unschedulable when the scheduler could not place the
@@ -227,13 +233,13 @@ type WorkloadsView struct {
 }
 
 // BuildWorkloads filters and pages the snapshot's workloads, sorted by
-// namespace, name and kind.
-func BuildWorkloads(s *Snapshot, f Filter, page int) WorkloadsView {
+// namespace, name and kind; kinds reads the copies' ready replicas.
+func BuildWorkloads(kinds interpreter.Interpreter, s *Snapshot, f Filter, page int) WorkloadsView {
 	v := WorkloadsView{Filter: f, Total: len(s.Bindings), Counts: map[string]int{}}
 	namespaces, policies := map[string]bool{}, map[string]bool{}
 	matched := make([]WorkloadRow, 0, len(s.Bindings))
 	for _, b := range s.Bindings {
-		r := Row(b)
+		r := Row(kinds, b)
 		if r.Namespace != "" {
 			namespaces[r.Namespace] = true
 		}

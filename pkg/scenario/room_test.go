@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -185,7 +186,7 @@ func BenchmarkRoomTake(b *testing.B) {
 			i, i%3, i%10, i%30, i%3, i%5, i%40))
 	}
 	s, err := Parse(strings.NewReader(`{"clusters": [`+strings.Join(clusters, ",")+`], "workloads": [
-		{"name": "w", "apiVersion": "apps/v1", "kind": "Deployment", "replicas": 6, "request": {"cpu": 500, "memory": 512}, "placement": {"replicaScheduling": "DynamicWeighted"}}]}`), now)
+		{"name": "w", "apiVersion": "apps/v1", "kind": "Deployment", "replicas": 6, "request": {"cpu": 500, "memory": 512}, "placement": {"replicaScheduling": "DynamicWeighted"}}]}`), now, interpreter.Builtin())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package scenario loads fleet scenarios: a fleet of clusters and the
-// workloads to place on it, for `shepherd plan`, `shepherd bench` and tests.
+// workloads to place on it, for `shepherd plan`, `shepherd bench`, the
+// dashboard's what-if and tests.
 //
 // Two formats are read, and may be mixed in one multi-document YAML file:
 //
@@ -8,18 +9,17 @@
 //     kind Scenario with the same fields;
 //   - Shepherd's own objects: Cluster (spec, labels, status.resourceSummary,
 //     status.apiEnablements, conditions), PropagationPolicy and
-//     ClusterPropagationPolicy, the resource templates they select
-//     (Deployment, StatefulSet, ReplicaSet: spec.replicas; Job:
-//     spec.parallelism; Pod: one replica; the per-replica request is the
-//     pod template's effective request; any other kind has no replicas),
-//     and ResourceBinding / ClusterResourceBinding, scheduled as they stand
+//     ClusterPropagationPolicy, the resource templates they select, and
+//     ResourceBinding / ClusterResourceBinding, scheduled as they stand
 //     (previous targets, eviction history, reschedule trigger).
 //
-// A template is placed by the policy that selects it the way the policy
-// controller picks: a PropagationPolicy of its namespace before a
-// ClusterPropagationPolicy, then a selector naming it before a label
-// selector before a kind-wide one, then the higher priority, then the
-// policy name. Templates no policy selects are listed in Unmatched.
+// A template becomes the workload the detector's binding would describe,
+// by the detector's own rules rather than a copy of them, so that a plan
+// foresees what the hub will do: the policy that places it is
+// policymatch.Match's choice (a template the hub never propagates, or no
+// policy selects, is listed in Unmatched), and its replicas and what one
+// replica requests are the interpreter's (Job completions capping the
+// parallelism, the pod overhead, what customizations teach).
 package scenario
 
 import (
@@ -34,6 +34,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -51,23 +52,26 @@ type Scenario struct {
 	rollouts map[*framework.Workload]*policyv1alpha1.RolloutStrategy
 }
 
-// Load reads a scenario file; now is the clock of every workload.
-func Load(path string, now time.Time) (*Scenario, error) {
+// Load reads a scenario file; now is the clock of every workload, and
+// kinds reads the templates' replicas (the process's interpreter; an
+// offline tool, with no hub to learn customizations from, the built-in
+// one).
+func Load(path string, now time.Time, kinds interpreter.Interpreter) (*Scenario, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := Parse(f, now)
+	s, err := Parse(f, now, kinds)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
 }
 
-// Parse reads a scenario from r.
-func Parse(r io.Reader, now time.Time) (*Scenario, error) {
-	b := &builder{now: now}
+// Parse reads a scenario from r, as Load does.
+func Parse(r io.Reader, now time.Time, kinds interpreter.Interpreter) (*Scenario, error) {
+	b := &builder{now: now, kinds: kinds}
 	dec := utilyaml.NewYAMLOrJSONDecoder(r, 64<<10)
 	for n := 1; ; n++ {
 		var raw json.RawMessage

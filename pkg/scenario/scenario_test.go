@@ -6,6 +6,7 @@ import (
 	"time"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -15,7 +16,7 @@ var now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func parse(t *testing.T, doc string) *Scenario {
 	t.Helper()
-	s, err := Parse(strings.NewReader(doc), now)
+	s, err := Parse(strings.NewReader(doc), now, interpreter.Builtin())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(strings.NewReader(tt.doc), now)
+			_, err := Parse(strings.NewReader(tt.doc), now, interpreter.Builtin())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}

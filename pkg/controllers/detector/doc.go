@@ -20,9 +20,11 @@
 // ClusterPropagationPolicy; among policies of a kind, a selector naming
 // the template beats a label selector, which beats a selector naming the
 // kind only; then the higher spec.priority wins, then the name sorting
-// first (see Match). Matching is re-evaluated whenever the template, a
-// policy that may select it or its binding changes, so the best policy
-// always governs.
+// first. That decision is package policymatch's (Govern, which adds
+// preemption), shared with the what-if of `shepherd plan` and the
+// dashboard so that they foresee it exactly. Matching is re-evaluated
+// whenever the template, a policy that may select it or its binding
+// changes, so the best policy always governs.
 //
 // # Bindings
 //

@@ -97,7 +97,7 @@ func (r *Reconciler) selectedTemplates(ctx context.Context, p policyv1alpha1.Pol
 		}
 		for j := range list.Items {
 			u := &list.Items[j]
-			t := &Template{GroupKind: gvk.GroupKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Labels: u.GetLabels()}
+			t := &resourceselector.Template{GroupKind: gvk.GroupKind(), Namespace: u.GetNamespace(), Name: u.GetName(), Labels: u.GetLabels()}
 			if resourceselector.SelectorStrength(sel, p.GetNamespace(), t) != resourceselector.NoMatch && !resourceselector.Excluded(t.GroupKind, t.Namespace, t.Name) {
 				keys[keyOf(u)] = true
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/policymatch"
 	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
@@ -164,8 +165,8 @@ func (r *Reconciler) template(ctx context.Context, key TemplateKey) (*unstructur
 }
 
 // match returns the policy governing tmpl, nil when none does, the policy
-// it took tmpl over from (see Govern; claimant is the policy the binding
-// names), and the policies tied with it (see Tied).
+// it took tmpl over from (see policymatch.Govern; claimant is the policy
+// the binding names), and the policies tied with it (policymatch.Tied).
 func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured, claimant *workv1alpha1.PolicyReference) (p, preempted policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject, err error) {
 	var pps []policyv1alpha1.PolicyObject
 	if ns := tmpl.GetNamespace(); ns != "" {
@@ -180,9 +181,9 @@ func (r *Reconciler) match(ctx context.Context, tmpl *unstructured.Unstructured,
 		return nil, nil, nil, err
 	}
 	cpps := asPolicies(bindingutil.Pointers(clist.Items))
-	t := &Template{GroupKind: tmpl.GroupVersionKind().GroupKind(), Namespace: tmpl.GetNamespace(), Name: tmpl.GetName(), Labels: tmpl.GetLabels()}
-	p, preempted = Govern(t, claimant, pps, cpps)
-	return p, preempted, Tied(t, p, pps, cpps), nil
+	t := resourceselector.TemplateOf(tmpl)
+	p, preempted = policymatch.Govern(t, claimant, pps, cpps)
+	return p, preempted, policymatch.Tied(t, p, pps, cpps), nil
 }
 
 // asPolicies converts policies of one kind to their interface.

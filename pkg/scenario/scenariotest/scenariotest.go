@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 )
 
@@ -50,10 +51,11 @@ func BenchFile(tb testing.TB, name string) string {
 	return path
 }
 
-// Load loads a fleet scenario, skipping when it is absent.
+// Load loads a fleet scenario, skipping when it is absent. Its templates
+// are read with the built-in kinds: tests have no hub to learn others from.
 func Load(tb testing.TB, name string) *scenario.Scenario {
 	tb.Helper()
-	s, err := scenario.Load(BenchFile(tb, name), Now)
+	s, err := scenario.Load(BenchFile(tb, name), Now, interpreter.Builtin())
 	if err != nil {
 		tb.Fatal(err)
 	}

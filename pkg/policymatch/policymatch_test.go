@@ -1,4 +1,4 @@
-package detector
+package policymatch
 
 import (
 	"slices"
@@ -86,11 +86,11 @@ func TestMatch(t *testing.T) {
 		{name: "PropagationPolicy beats a stronger ClusterPropagationPolicy", t: web,
 			pps:  []policyv1alpha1.PolicyObject{pp("ns", "weak", 0, sel("", nil))},
 			cpps: []policyv1alpha1.PolicyObject{cpp("strong", 1000, sel("web", nil))},
-			want: "weak", wantKind: KindPropagationPolicy},
+			want: "weak", wantKind: policyv1alpha1.KindPropagationPolicy},
 		{name: "ClusterPropagationPolicy when no PropagationPolicy matches", t: web,
 			pps:  []policyv1alpha1.PolicyObject{pp("ns", "db", 0, sel("db", nil))},
 			cpps: []policyv1alpha1.PolicyObject{cpp("all", 0, sel("", nil))},
-			want: "all", wantKind: KindClusterPropagationPolicy},
+			want: "all", wantKind: policyv1alpha1.KindClusterPropagationPolicy},
 		{name: "ClusterPropagationPolicy selector namespace", t: web, cpps: []policyv1alpha1.PolicyObject{cpp("x", 0, cppOtherNS)}},
 		{name: "ClusterPropagationPolicy namespace selector on a cluster-scoped template",
 			t:    &Template{GroupKind: deployment, Name: "web"},
@@ -109,12 +109,20 @@ func TestMatch(t *testing.T) {
 					t.Fatalf("matched none, want %s", tt.want)
 				case got.GetName() != tt.want:
 					t.Fatalf("matched %s, want %s", got.GetName(), tt.want)
-				case tt.wantKind != "" && policyKind(got) != tt.wantKind:
-					t.Fatalf("matched a %s, want a %s", policyKind(got), tt.wantKind)
+				case tt.wantKind != "" && kindOf(got) != tt.wantKind:
+					t.Fatalf("matched a %s, want a %s", kindOf(got), tt.wantKind)
 				}
 			}
 		})
 	}
+}
+
+// kindOf names p's kind, as spec.policyRef.kind does.
+func kindOf(p policyv1alpha1.PolicyObject) string {
+	if _, ok := p.(*policyv1alpha1.ClusterPropagationPolicy); ok {
+		return policyv1alpha1.KindClusterPropagationPolicy
+	}
+	return policyv1alpha1.KindPropagationPolicy
 }
 
 func reversed(ps []policyv1alpha1.PolicyObject) []policyv1alpha1.PolicyObject {
@@ -168,10 +176,10 @@ func always(p policyv1alpha1.PolicyObject) policyv1alpha1.PolicyObject {
 func TestGovern(t *testing.T) {
 	web := &Template{GroupKind: deployment, Namespace: "ns", Name: "web"}
 	ppRef := func(name string) *workv1alpha1.PolicyReference {
-		return &workv1alpha1.PolicyReference{Kind: KindPropagationPolicy, Namespace: "ns", Name: name}
+		return &workv1alpha1.PolicyReference{Kind: policyv1alpha1.KindPropagationPolicy, Namespace: "ns", Name: name}
 	}
 	cppRef := func(name string) *workv1alpha1.PolicyReference {
-		return &workv1alpha1.PolicyReference{Kind: KindClusterPropagationPolicy, Name: name}
+		return &workv1alpha1.PolicyReference{Kind: policyv1alpha1.KindClusterPropagationPolicy, Name: name}
 	}
 	deleting := pp("ns", "old", 0, sel("web", nil))
 	deleting.SetDeletionTimestamp(&metav1.Time{})

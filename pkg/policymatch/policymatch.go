@@ -1,4 +1,14 @@
-package detector
+// Package policymatch decides which propagation policy governs a
+// resource template: the detector's decision, which writes the binding,
+// and the what-if of `shepherd plan` and the dashboard (package scenario),
+// which must foresee that same decision. The one definition lives here,
+// below both, because a what-if is only worth asking when it answers as
+// the detector will: a copy of its own would drift from it unnoticed.
+//
+// How specifically one selector picks a template is package
+// resourceselector's, shared with the override engine; this package ranks
+// whole policies by it, with their kind, priority and preemption.
+package policymatch
 
 import (
 	"cmp"
@@ -9,8 +19,8 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 )
 
-// Template is what matching reads of a resource template; matching itself
-// is pkg/resourceselector's, shared with the override engine.
+// Template is what matching reads of a resource template
+// (resourceselector.TemplateOf builds one from an object).
 type Template = resourceselector.Template
 
 // policyStrength is the strength of p's strongest selector for t.
@@ -155,7 +165,7 @@ func find(ref *workv1alpha1.PolicyReference, policies, clusterPolicies []policyv
 		return nil
 	}
 	ps := policies
-	if ref.Kind == KindClusterPropagationPolicy {
+	if ref.Kind == policyv1alpha1.KindClusterPropagationPolicy {
 		ps = clusterPolicies
 	}
 	for _, p := range ps {
