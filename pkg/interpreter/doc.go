@@ -2,10 +2,10 @@
 // place: where a kind keeps its replicas and pod template, how a member
 // cluster's share of the replicas is written, what the hub allocated that
 // a member allocates itself, which status fields add up on the hub, how
-// many replicas are ready, whether its status reports observedGeneration,
-// how its health is judged, which objects it depends on, which fields
-// member controllers own, whose values are secret, and the short names
-// the CLI accepts.
+// many replicas a member runs and how many are ready, whether its status
+// reports observedGeneration, how its health is judged, which objects it
+// depends on, which fields member controllers own, whose values are
+// secret, and the short names the CLI accepts.
 //
 // The knowledge is one object, an Interpreter, built once per process
 // (New) and handed to every controller that needs it; nothing else holds
@@ -19,7 +19,7 @@
 //	interpreter.go  the Interpreter interface and its layers
 //	replicas.go     Replicas: replicas and what one replica needs
 //	revise.go       ReviseReplicas: a cluster's share written into the object
-//	prune.go        Prune, ReadyReplicas, DependencyKinds
+//	prune.go        Prune, ReadyReplicas, StatusReplicas, DependencyKinds
 //	aggregate.go    AggregateStatus: member statuses summed for the hub
 //	generation.go   ObservesGeneration
 //	sensitive.go    Sensitive: kinds whose diffs show hashes, not values

@@ -35,6 +35,9 @@ type Interpreter interface {
 	// ReadyReplicas reads, from a member copy's raw status, how many of
 	// its replicas are ready.
 	ReadyReplicas(gk schema.GroupKind, status *runtime.RawExtension) (int32, bool)
+	// StatusReplicas reads, from a member copy's raw status, how many
+	// replicas the member runs for it.
+	StatusReplicas(gk schema.GroupKind, status *runtime.RawExtension) (int32, bool)
 	// Health judges a member's copy: Healthy, Unhealthy or Unknown.
 	Health(obj *unstructured.Unstructured) HealthResult
 	// Dependencies lists the objects a template needs beside it.
@@ -94,8 +97,11 @@ func New() *Layered {
 var builtinOnly Interpreter = New()
 
 // Builtin returns an interpreter of the built-in kinds only, which never
-// changes: for components that are not given the process's interpreter
-// (a controller in a unit test, the dashboard's picture of a binding).
+// changes: for offline tools that read a file, not a hub, so that there
+// is nothing to teach them (`shepherd plan`, `shepherd bench`), and for
+// tests. A component that serves a hub is given the process's interpreter
+// instead, or it would misread the kinds customizations teach;
+// TestBuiltinCallers lists the callers allowed.
 func Builtin() Interpreter { return builtinOnly }
 
 // SetCustom makes c the customization of gvk's kind, over its built-in

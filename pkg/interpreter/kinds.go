@@ -42,6 +42,9 @@ type kind struct {
 	// ready is the status field counting ready replicas, when not
 	// readyReplicas.
 	ready string
+	// statusReplicas is the status field counting the replicas a member
+	// runs, when not replicas.
+	statusReplicas string
 	// sensitive: the kind's values are secret (see Sensitive).
 	sensitive bool
 }

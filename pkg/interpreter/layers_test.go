@@ -169,6 +169,34 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// StatusReplicas reads status.replicas, of a built-in kind and of a kind
+// only a customization teaches alike; a Job, whose status counts active
+// pods, reports none.
+func TestStatusReplicas(t *testing.T) {
+	l := New()
+	l.SetCustom(widgetGVK, &Custom{ReplicasPath: []string{"spec", "size"}})
+	raw := func(s string) *runtime.RawExtension { return &runtime.RawExtension{Raw: []byte(s)} }
+	for _, tc := range []struct {
+		name   string
+		gk     schema.GroupKind
+		status *runtime.RawExtension
+		want   int32
+		ok     bool
+	}{
+		{"a Deployment", deploymentGVK.GroupKind(), raw(`{"replicas":3,"readyReplicas":1}`), 3, true},
+		{"a customized kind", widgetGVK.GroupKind(), raw(`{"replicas":2}`), 2, true},
+		{"a Job", schema.GroupKind{Group: "batch", Kind: "Job"}, raw(`{"active":2}`), 0, false},
+		{"no status", deploymentGVK.GroupKind(), nil, 0, false},
+		{"not an integer", deploymentGVK.GroupKind(), raw(`{"replicas":2.5}`), 0, false},
+		{"null", deploymentGVK.GroupKind(), raw(`{"replicas":null}`), 0, false},
+		{"not JSON", deploymentGVK.GroupKind(), raw(`not json`), 0, false},
+	} {
+		if n, ok := l.StatusReplicas(tc.gk, tc.status); n != tc.want || ok != tc.ok {
+			t.Errorf("%s: StatusReplicas = %d %v, want %d %v", tc.name, n, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 // Prune removes what the hub allocated, and only that.
 func TestPrune(t *testing.T) {
 	for _, tc := range []struct {

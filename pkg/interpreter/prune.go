@@ -48,19 +48,41 @@ func pruneService(m *unstructured.Unstructured) {
 // workload kinds Kubernetes ships and by the convention CRDs follow,
 // status.readyReplicas. ok is false for a status that does not carry it.
 func (l *Layered) ReadyReplicas(gk schema.GroupKind, raw *runtime.RawExtension) (int32, bool) {
-	if raw == nil || len(raw.Raw) == 0 {
-		return 0, false
-	}
 	field := "readyReplicas"
 	if k := l.lookup(gk); k != nil && k.ready != "" {
 		field = k.ready
 	}
-	var st map[string]any
+	return statusCounter(raw, field)
+}
+
+// StatusReplicas reads, from a member copy's raw status, how many replicas
+// the member runs for it: status.replicas, as for the workload kinds
+// Kubernetes ships and by the convention CRDs with a scale subresource
+// follow. ok is false for a status that does not carry it (a Job counts
+// active pods instead, which fall to zero once it completes, so it
+// reports none here).
+func (l *Layered) StatusReplicas(gk schema.GroupKind, raw *runtime.RawExtension) (int32, bool) {
+	field := "replicas"
+	if k := l.lookup(gk); k != nil && k.statusReplicas != "" {
+		field = k.statusReplicas
+	}
+	return statusCounter(raw, field)
+}
+
+// statusCounter reads the integer field directly under a raw status. The
+// other fields are left undecoded: the scheduler reads every binding's
+// statuses on each of their updates.
+func statusCounter(raw *runtime.RawExtension, field string) (int32, bool) {
+	if raw == nil || len(raw.Raw) == 0 {
+		return 0, false
+	}
+	var st map[string]json.RawMessage
 	if json.Unmarshal(raw.Raw, &st) != nil {
 		return 0, false
 	}
-	n, ok := st[field].(float64)
-	if !ok || n != float64(int32(n)) {
+	v, found := st[field]
+	var n float64
+	if !found || string(v) == "null" || json.Unmarshal(v, &n) != nil || n != float64(int32(n)) {
 		return 0, false
 	}
 	return int32(n), true

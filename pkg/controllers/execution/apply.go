@@ -22,7 +22,6 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // serverFields are metadata fields that belong to the hub's copy of an
@@ -218,12 +217,12 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		}
 		owner := ownerOf(live)
 		desired := obj.DeepCopy()
-		if err := r.kinds().Retain(desired, live); err != nil {
+		if err := r.interpreter.Retain(desired, live); err != nil {
 			return manifestResult{}, err
 		}
 		facts.exists, facts.owned, facts.owner = true, owner == key, owner
 		var drift *workv1alpha1.ManifestDrift
-		text := textFor(r.kinds(), live.GroupVersionKind().GroupKind(), string(live.GetUID()))
+		text := textFor(r.interpreter, live.GroupVersionKind().GroupKind(), string(live.GetUID()))
 		if facts.owned && !facts.strategy.ReportsDiff() {
 			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
 			facts.drifted = drift != nil
@@ -474,14 +473,6 @@ func jsonPointerEscape(s string) string {
 // ordinal and version may change without the object changing.
 func sameObject(a, b workv1alpha1.ResourceIdentifier) bool {
 	return a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
-}
-
-// kinds is the interpreter the controller was given, or the built-in one.
-func (r *Reconciler) kinds() interpreter.Interpreter {
-	if r.interpreter != nil {
-		return r.interpreter
-	}
-	return interpreter.Builtin()
 }
 
 // checkFence asks the fence (a leader that may have lost its lease writes

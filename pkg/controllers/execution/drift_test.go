@@ -212,8 +212,6 @@ func TestSecretDiffsShowNoValues(t *testing.T) {
 	credential := schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Credential"}
 	customized := interpreter.New()
 	customized.SetCustom(credential, &interpreter.Custom{Sensitive: true})
-	// The controller's own interpreter, as apply reads it.
-	marked := (&Reconciler{interpreter: customized}).kinds()
 	data := func(password string) map[string]any {
 		return map[string]any{"data": map[string]any{"password": password, "user": "YWRtaW4="}}
 	}
@@ -225,9 +223,9 @@ func TestSecretDiffsShowNoValues(t *testing.T) {
 	}{
 		{"a Secret", interpreter.Builtin(), secret, true},
 		{"a ConfigMap", interpreter.Builtin(), schema.GroupKind{Kind: "ConfigMap"}, false},
-		{"a kind a customization marks sensitive", marked, credential.GroupKind(), true},
+		{"a kind a customization marks sensitive", customized, credential.GroupKind(), true},
 		{"the same kind, not customized", interpreter.Builtin(), credential.GroupKind(), false},
-		{"a Secret, with another kind customized", marked, secret, true},
+		{"a Secret, with another kind customized", customized, secret, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fields := diffFields(data("eA=="), data("UzNjcjN0"), textFor(tc.kinds, tc.gk, "member-uid-1"))

@@ -29,6 +29,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -145,7 +146,7 @@ func hubWith(get func(client.ObjectKey) error, works ...client.Object) *Reconcil
 		}})
 	}
 	c := b.Build()
-	return &Reconciler{Client: c, hubNamespaces: c}
+	return &Reconciler{Client: c, hubNamespaces: c, interpreter: interpreter.New()}
 }
 
 func work(name string, resolution policyv1alpha1.ConflictResolution, objs ...*unstructured.Unstructured) *workv1alpha1.Work {

@@ -70,7 +70,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 			res, err = r.applyManifest(ctx, clients, work, mf, previous(work.Status.ManifestStatuses, mf.id), full)
 			results[i] = res
 			obj := res.obj
-			if err == nil && obj != nil && r.interpreter != nil {
+			if err == nil && obj != nil {
 				// The member's answer is the object's current state: its
 				// status goes into the Work with the Applied condition,
 				// in one write, rather than in a second one by the work

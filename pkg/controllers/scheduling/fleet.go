@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -35,9 +36,10 @@ type Fleet struct {
 }
 
 // NewFleet returns a Fleet listing clusters with reader (the manager's
-// cached client).
-func NewFleet(reader client.Reader) *Fleet {
-	f := &Fleet{reader: reader, ledger: newLedger()}
+// cached client); kinds (the process's interpreter) reads the replicas the
+// members report, for the replicas in flight.
+func NewFleet(reader client.Reader, kinds interpreter.Interpreter) *Fleet {
+	f := &Fleet{reader: reader, ledger: newLedger(kinds)}
 	f.gen.Store(1) // so that the zero snapGen is stale
 	return f
 }

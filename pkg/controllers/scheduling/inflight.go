@@ -2,11 +2,11 @@ package scheduling
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -15,6 +15,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -29,12 +30,14 @@ import (
 // restarted controller manager recomputes it: for every binding and every
 // active target, the replicas assigned there less those the summary
 // already counts. The summary counts the replicas the member reported for
-// the workload (the copy's status.replicas) once the Cluster's status was
-// written after the hub saw that report (the binding's
-// aggregatedStatus[].statusTime before the Cluster's lastProbeTime).
+// the workload (the copy's status replicas, as the process's interpreter
+// reads them: StatusReplicas, status.replicas for Kubernetes' workloads and
+// by convention) once the Cluster's status was written after the hub saw
+// that report (the binding's aggregatedStatus[].statusTime before the
+// Cluster's lastProbeTime).
 // Until then all of them are in flight: a report the summary may not
 // include yet is not trusted, so room is never counted twice as free. A
-// kind that reports no status.replicas counts as included once such a
+// kind that reports no status replicas counts as included once such a
 // later summary exists at all.
 //
 // The scheduler's own decisions are assumed at once, before they are
@@ -47,9 +50,9 @@ type ledgerEntry struct {
 	cluster  string
 	replicas int64
 	request  framework.Resources
-	// reported is the member's status.replicas for the copy, -1 when its
-	// status has none; reportedAt is when the hub saw the status change
-	// (zero: never).
+	// reported is the replicas the member's status reports for the copy,
+	// -1 when its status has none; reportedAt is when the hub saw the
+	// status change (zero: never).
 	reported   int64
 	reportedAt time.Time
 }
@@ -69,7 +72,8 @@ func (e *ledgerEntry) inFlight(probedAt time.Time) int64 {
 
 // entriesOf lists what b has assigned: one entry per active target with
 // replicas, for workloads that request resources (others take no room).
-func entriesOf(b workv1alpha1.BindingObject) []ledgerEntry {
+// kinds reads the replicas each copy's status reports.
+func entriesOf(kinds interpreter.Interpreter, b workv1alpha1.BindingObject) []ledgerEntry {
 	spec := b.GetBindingSpec()
 	if spec.ReplicaRequirements == nil {
 		return nil
@@ -79,6 +83,7 @@ func entriesOf(b workv1alpha1.BindingObject) []ledgerEntry {
 		return nil
 	}
 	items := b.GetBindingStatus().AggregatedStatus
+	gk := schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind).GroupKind()
 	var out []ledgerEntry
 	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
 		if t.Replicas <= 0 {
@@ -90,31 +95,22 @@ func entriesOf(b workv1alpha1.BindingObject) []ledgerEntry {
 			if it.StatusTime != nil {
 				e.reportedAt = it.StatusTime.Time
 			}
-			e.reported = statusReplicas(it)
+			if n, ok := kinds.StatusReplicas(gk, it.Status); ok {
+				e.reported = int64(n)
+			}
 		}
 		out = append(out, e)
 	}
 	return out
 }
 
-// statusReplicas reads status.replicas from a copy's reported status, -1
-// when there is none.
-func statusReplicas(it *workv1alpha1.AggregatedStatusItem) int64 {
-	if it.Status == nil || len(it.Status.Raw) == 0 {
-		return -1
-	}
-	var s struct {
-		Replicas *int64 `json:"replicas"`
-	}
-	if json.Unmarshal(it.Status.Raw, &s) != nil || s.Replicas == nil {
-		return -1
-	}
-	return *s.Replicas
-}
-
 // ledger holds every binding's entries, keyed by binding
 // ("<kind>/<namespace>/<name>").
 type ledger struct {
+	// kinds reads the replicas the members report (the process's
+	// interpreter, so that a customized kind is read as taught).
+	kinds interpreter.Interpreter
+
 	// cycle is held by a scheduling cycle from reading the snapshot to
 	// assuming its decision, so that no two cycles take the same room.
 	cycle sync.Mutex
@@ -132,7 +128,9 @@ type ledgerRecord struct {
 	entries         []ledgerEntry
 }
 
-func newLedger() *ledger { return &ledger{entries: map[string]ledgerRecord{}} }
+func newLedger(kinds interpreter.Interpreter) *ledger {
+	return &ledger{kinds: kinds, entries: map[string]ledgerRecord{}}
+}
 
 // currentVersion changes whenever the ledger does.
 func (l *ledger) currentVersion() uint64 {
@@ -158,7 +156,7 @@ func (l *ledger) observe(key string, b workv1alpha1.BindingObject) {
 	if cur, ok := l.entries[key]; ok && cur.assumed && !newerThan(b.GetResourceVersion(), cur.resourceVersion) {
 		return
 	}
-	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(b)})
+	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(l.kinds, b)})
 }
 
 // assume records the targets a cycle decided for b (with b's request and
@@ -169,7 +167,7 @@ func (l *ledger) assume(key string, b workv1alpha1.BindingObject, targets []work
 	withTargets := &workv1alpha1.ResourceBinding{Spec: spec, Status: *b.GetBindingStatus()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), assumed: true, entries: entriesOf(withTargets)})
+	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), assumed: true, entries: entriesOf(l.kinds, withTargets)})
 }
 
 // written records the version a cycle's write produced: events of older
@@ -187,7 +185,7 @@ func (l *ledger) written(key, resourceVersion string) {
 func (l *ledger) release(key string, b workv1alpha1.BindingObject) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(b)})
+	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), entries: entriesOf(l.kinds, b)})
 }
 
 // forget drops a deleted binding.

@@ -1,15 +1,19 @@
 package scheduling
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -61,7 +65,7 @@ func TestEntriesOf(t *testing.T) {
 		{Name: "d", Replicas: 4, State: workv1alpha1.TargetUnscheduled}},
 		workv1alpha1.AggregatedStatusItem{ClusterName: "a", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(`{"replicas":2,"readyReplicas":1}`)}},
 		workv1alpha1.AggregatedStatusItem{ClusterName: "b", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(`{"active":2}`)}})
-	got := entriesOf(b)
+	got := entriesOf(interpreter.New(), b)
 	want := []ledgerEntry{
 		{cluster: "a", replicas: 3, request: framework.Resources{MilliCPU: 1000}, reported: 2, reportedAt: tFlight},
 		{cluster: "b", replicas: 2, request: framework.Resources{MilliCPU: 1000}, reported: -1, reportedAt: tFlight},
@@ -69,8 +73,73 @@ func TestEntriesOf(t *testing.T) {
 	if !sameEntries(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
-	if e := entriesOf(testBinding("5", nil, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}})); len(e) != 0 {
+	if e := entriesOf(interpreter.New(), testBinding("5", nil, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}})); len(e) != 0 {
 		t.Errorf("a workload requesting nothing takes no room: %+v", e)
+	}
+}
+
+// instancesInterpreter reads a Widget's status replicas from
+// status.instances, as an interpreter taught so would.
+type instancesInterpreter struct{ interpreter.Interpreter }
+
+func (instancesInterpreter) StatusReplicas(gk schema.GroupKind, raw *runtime.RawExtension) (int32, bool) {
+	var st struct {
+		Instances *int32 `json:"instances"`
+	}
+	if gk.Kind != "Widget" || raw == nil || json.Unmarshal(raw.Raw, &st) != nil || st.Instances == nil {
+		return 0, false
+	}
+	return *st.Instances, true
+}
+
+// TestEntriesOfCustomizedKind: the replicas a member reports for a copy of
+// a kind a customization teaches are read through the interpreter the
+// scheduler is given, the process's, not by a rule of the ledger's own.
+func TestEntriesOfCustomizedKind(t *testing.T) {
+	widget := schema.GroupVersionKind{Group: "example.io", Version: "v1", Kind: "Widget"}
+	customized := interpreter.New()
+	customized.SetCustom(widget, &interpreter.Custom{
+		Replicas:     func(*unstructured.Unstructured) (int64, error) { return 3, nil },
+		ReplicasPath: []string{"spec", "size"},
+	})
+	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	at := metav1.NewTime(tFlight)
+	// The cluster's summary is later than the report: what was reported
+	// is counted there, the rest of the 3 replicas is in flight (all of
+	// them counted when the status reports none).
+	for _, tc := range []struct {
+		name               string
+		kinds              interpreter.Interpreter
+		status             string
+		reported, inFlight int64
+	}{
+		{"status.replicas, by convention", customized, `{"replicas":2}`, 2, 1},
+		{"no status.replicas", customized, `{"instances":2}`, -1, 0},
+		{"the interpreter's own field", instancesInterpreter{customized}, `{"replicas":1,"instances":2}`, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testBinding("5", cpu, []workv1alpha1.TargetCluster{{Name: "a", Replicas: 3}},
+				workv1alpha1.AggregatedStatusItem{ClusterName: "a", StatusTime: &at, Status: &runtime.RawExtension{Raw: []byte(tc.status)}})
+			b.Spec.Resource = workv1alpha1.ObjectReference{APIVersion: widget.GroupVersion().String(), Kind: widget.Kind, Namespace: "ns", Name: "web"}
+			got := entriesOf(tc.kinds, b)
+			if len(got) != 1 || got[0].reported != tc.reported {
+				t.Fatalf("entries %+v, want one reporting %d", got, tc.reported)
+			}
+			l := newLedger(tc.kinds)
+			l.observe("k", b)
+			snap, err := framework.NewSnapshot([]framework.ClusterInfo{{Name: "a", ProbedAt: tFlight.Add(time.Second)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, _ := l.reservations(snap)
+			var n int64
+			for _, r := range rs["a"] {
+				n += r.Replicas
+			}
+			if n != tc.inFlight {
+				t.Errorf("in flight %d, want %d", n, tc.inFlight)
+			}
+		})
 	}
 }
 
@@ -94,7 +163,7 @@ func TestLedger(t *testing.T) {
 		}
 		return out
 	}
-	l := newLedger()
+	l := newLedger(interpreter.New())
 	old := testBinding("10", cpu, nil)
 	l.observe("k", old)
 	if got := inFlight(l); len(got) != 0 {

@@ -67,7 +67,7 @@ const ControllerName = "scheduler"
 // ("scheduler-<kind>"), sharing one fleet snapshot.
 func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
-	fleet := NewFleet(d.Client())
+	fleet := NewFleet(d.Client(), d.Interpreter)
 	if err := newReconciler(d, bindingutil.ResourceBindings(), fleet, opts).setup(d); err != nil {
 		return err
 	}
