@@ -108,7 +108,7 @@ func FuzzSchedule(f *testing.F) {
 	sched := NewDefault()
 	filters := []framework.FilterPlugin{}
 	for _, mk := range []framework.Factory{apienablement.New, clusteraffinity.New, tainttoleration.New, spreadconstraint.New} {
-		p, _ := mk()
+		p, _ := mk(nil)
 		filters = append(filters, p.(framework.FilterPlugin))
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 uint64) {

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -269,8 +270,8 @@ type noOdd struct{}
 
 var errOdd = framework.NewStatus(framework.Unschedulable, "odd one out")
 
-func newNoOdd() (framework.Plugin, error) { return noOdd{}, nil }
-func (noOdd) Name() string                { return noOddName }
+func newNoOdd(json.RawMessage) (framework.Plugin, error) { return noOdd{}, nil }
+func (noOdd) Name() string                               { return noOddName }
 func (noOdd) Filter(_ context.Context, _ *framework.CycleState, _ *framework.Workload, ci *framework.ClusterInfo) *framework.Status {
 	if ci.Name == "odd" {
 		return errOdd

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
@@ -22,8 +24,8 @@ type Framework struct {
 	pool       sync.Pool
 }
 
-// New instantiates the profile's plugins from the registry. A plugin named
-// in both lists is instantiated once.
+// New instantiates the profile's plugins from the registry, each with its
+// args from the profile. A plugin named in both lists is instantiated once.
 func New(reg Registry, p Profile) (*Framework, error) {
 	f := &Framework{profile: p}
 	f.pool.New = func() any { return &buffers{state: &CycleState{}} }
@@ -36,7 +38,7 @@ func New(reg Registry, p Profile) (*Framework, error) {
 		if !ok {
 			return nil, fmt.Errorf("profile %q: plugin %q is not registered", p.Name, name)
 		}
-		pl, err := factory()
+		pl, err := factory(p.Args[name])
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: building plugin %q: %w", p.Name, name, err)
 		}
@@ -84,6 +86,13 @@ func New(reg Registry, p Profile) (*Framework, error) {
 		f.scoreNames = append(f.scoreNames, wp.Name)
 		f.preScores = append(f.preScores, pre)
 		f.weights = append(f.weights, wp.Weight)
+	}
+	// Args for a plugin the profile does not run would be ignored: a
+	// mistake the user should hear about (sorted, so the error is stable).
+	for _, name := range slices.Sorted(maps.Keys(p.Args)) {
+		if _, ok := built[name]; !ok {
+			return nil, fmt.Errorf("profile %q: args for plugin %q, which the profile does not run", p.Name, name)
+		}
 	}
 	return f, nil
 }

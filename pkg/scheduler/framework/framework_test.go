@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -234,7 +235,7 @@ func run(t *testing.T, snap *framework.Snapshot, plugins ...*fakePlugin) (*frame
 	reg := framework.Registry{}
 	prof := framework.Profile{Name: "test"}
 	for _, p := range plugins {
-		reg[p.name] = func() (framework.Plugin, error) { return p, nil }
+		reg[p.name] = func(json.RawMessage) (framework.Plugin, error) { return p, nil }
 		if p.filter != nil {
 			prof.Filters = append(prof.Filters, p.name)
 		}

@@ -1,6 +1,10 @@
 package framework
 
-import "slices"
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+)
 
 // WeightedPlugin is a score plugin and how much its 0..100 score counts.
 type WeightedPlugin struct {
@@ -18,6 +22,21 @@ type Profile struct {
 	Filters []string
 	// Scores in the order they are reported.
 	Scores []WeightedPlugin
+	// Args are the plugins' arguments by plugin name (a plugin missing
+	// here gets its defaults). Only looked up by name, never iterated, so
+	// the map cannot make the profile's behaviour depend on its order.
+	Args map[string]json.RawMessage
+}
+
+// WithArgs returns a copy of the profile giving the named plugin args.
+func (p Profile) WithArgs(name string, args json.RawMessage) Profile {
+	m := maps.Clone(p.Args)
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	m[name] = args
+	p.Args = m
+	return p
 }
 
 // Disable returns a copy of the profile without the named plugins.

@@ -1,10 +1,17 @@
 package framework
 
-import "fmt"
+import (
+	"encoding/json"
+	"fmt"
+)
 
-// Factory builds a plugin. Plugins are built once per Framework and shared
-// by all its cycles, so they must keep per-workload data in the CycleState.
-type Factory func() (Plugin, error)
+// Factory builds a plugin from its arguments: JSON, nil when the profile
+// gives none, which must mean the plugin's defaults. A plugin with
+// tunables decodes them with DecodeArgs into its own Args type; one with
+// none checks them with NoArgs, so a misplaced field is refused rather than
+// ignored. Plugins are built once per Framework and shared by all its
+// cycles, so they must keep per-workload data in the CycleState.
+type Factory func(args json.RawMessage) (Plugin, error)
 
 // Registry maps plugin names to factories. The in-tree plugins are
 // registered by package scheduler; out-of-tree plugins are merged in.

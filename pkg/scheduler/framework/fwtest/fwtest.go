@@ -5,6 +5,7 @@ package fwtest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -35,7 +36,7 @@ func Filter(t testing.TB, p framework.FilterPlugin, snap *framework.Snapshot, w 
 func FilterTerm(t testing.TB, p framework.FilterPlugin, snap *framework.Snapshot, w *framework.Workload, term framework.AffinityTerm) map[string]*framework.Status {
 	t.Helper()
 	out := filterByCluster(t, p, snap, w, term)
-	fw, err := framework.New(framework.Registry{p.Name(): func() (framework.Plugin, error) { return p, nil }},
+	fw, err := framework.New(framework.Registry{p.Name(): func(json.RawMessage) (framework.Plugin, error) { return p, nil }},
 		framework.Profile{Name: "fwtest", Filters: []string{p.Name()}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package apienablement
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -23,8 +24,13 @@ var (
 	_ framework.FilterPlugin    = (*APIEnablement)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &APIEnablement{}, nil }
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &APIEnablement{}, nil
+}
 
 // Name returns the plugin name.
 func (*APIEnablement) Name() string { return Name }

@@ -38,7 +38,7 @@ func TestFilter(t *testing.T) {
 			want: map[string]string{},
 		},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{APIVersion: tt.apiVersion, Kind: tt.kind}
@@ -61,7 +61,7 @@ func TestHeldClustersAreSpared(t *testing.T) {
 	)
 	w := &framework.Workload{APIVersion: "apps/v1", Kind: "Deployment",
 		Previous: []workv1alpha1.TargetCluster{{Name: "held", Replicas: 1, State: workv1alpha1.TargetBound}}}
-	p, _ := New()
+	p, _ := New(nil)
 	got := fwtest.Filter(t, p.(framework.FilterPlugin), snap, w)
 	if st := got["held"]; st.Message() != "" {
 		t.Errorf("held cluster rejected: %q", st.Message())

@@ -6,6 +6,7 @@ package capacity
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
@@ -22,8 +23,14 @@ var (
 	_ framework.ScoreExtensions = (*Capacity)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &Capacity{}, nil }
+// New builds the plugin. It has nothing to tune (its score weight is the
+// profile's), so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &Capacity{}, nil
+}
 
 // Name returns the plugin name.
 func (*Capacity) Name() string { return Name }

@@ -24,7 +24,7 @@ func TestScore(t *testing.T) {
 		{"nothing fits anywhere", framework.Resources{MilliCPU: 100000}, map[string]int64{"a": 0, "b": 0, "c": 0, "d": 0}},
 		{"no request: skipped", framework.Resources{}, nil},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, skipped := fwtest.Score(t, p.(framework.ScorePlugin), snap, &framework.Workload{Replicas: 1, Request: tt.req})

@@ -12,6 +12,7 @@ package clusteraffinity
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -30,8 +31,13 @@ var (
 	_ framework.FilterPlugin    = (*ClusterAffinity)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &ClusterAffinity{}, nil }
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &ClusterAffinity{}, nil
+}
 
 // Name returns the plugin name.
 func (*ClusterAffinity) Name() string { return Name }

@@ -57,7 +57,7 @@ func TestFilter(t *testing.T) {
 			FieldSelector: field("provider", corev1.NodeSelectorOpIn, "aws"),
 		}, []string{"a"}},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	snap := fleet(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestFilter(t *testing.T) {
 
 func TestReasons(t *testing.T) {
 	snap := fleet(t)
-	p, _ := New()
+	p, _ := New(nil)
 	aff := &policyv1alpha1.ClusterAffinity{
 		ClusterNames:  []string{"a", "b", "c"},
 		Exclude:       []string{"b"},
@@ -96,7 +96,7 @@ func TestReasons(t *testing.T) {
 
 func TestFallbackTermInForce(t *testing.T) {
 	snap := fleet(t)
-	p, _ := New()
+	p, _ := New(nil)
 	w := &framework.Workload{Placement: &policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
 		{AffinityName: "first", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}}},
 		{AffinityName: "second", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b", "d"}}},
@@ -109,7 +109,7 @@ func TestFallbackTermInForce(t *testing.T) {
 
 func TestBadOperator(t *testing.T) {
 	snap := fleet(t)
-	p, _ := New()
+	p, _ := New(nil)
 	aff := &policyv1alpha1.ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "env", Operator: "Gt", Values: []string{"1"}}}}}
 	w := &framework.Workload{}
 	state := framework.NewCycleState(snap, w, framework.AffinityTerm{Affinity: aff})

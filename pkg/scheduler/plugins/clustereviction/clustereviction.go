@@ -15,6 +15,7 @@ package clustereviction
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -35,8 +36,16 @@ var (
 	_ framework.FilterPlugin    = (*ClusterEviction)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &ClusterEviction{}, nil }
+// New builds the plugin. It takes no args: the block window is the
+// policy's (blockPredecessorSeconds and its default), which the failover
+// controller and the dashboard read too, so a plugin setting of it would
+// make them disagree on when a cluster is blocked.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &ClusterEviction{}, nil
+}
 
 // Name returns the plugin name.
 func (*ClusterEviction) Name() string { return Name }

@@ -65,7 +65,7 @@ func TestFilter(t *testing.T) {
 			want:    map[string]string{"a": "workload is being evicted from the cluster (ApplicationFailure)"},
 		},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{Now: now, GracefulEvictionTasks: tt.tasks, EvictionHistory: tt.history, Failover: tt.failover}

@@ -11,6 +11,7 @@ package locality
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -27,8 +28,14 @@ var (
 	_ framework.ScorePlugin    = (*Locality)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &Locality{}, nil }
+// New builds the plugin. It has nothing to tune (its score weight is the
+// profile's), so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &Locality{}, nil
+}
 
 // Name returns the plugin name.
 func (*Locality) Name() string { return Name }

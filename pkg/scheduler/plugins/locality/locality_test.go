@@ -26,7 +26,7 @@ func TestScore(t *testing.T) {
 		{"only unknown clusters held: skipped", []workv1alpha1.TargetCluster{{Name: "gone"}}, core.Steady, nil},
 		{"fresh: skipped", []workv1alpha1.TargetCluster{{Name: "a"}}, core.Fresh, nil},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, skipped := fwtest.Score(t, p.(framework.ScorePlugin), snap, &framework.Workload{Previous: tt.previous, Mode: tt.mode})

@@ -11,6 +11,7 @@ package preferredaffinity
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -30,8 +31,14 @@ var (
 	_ framework.ScoreExtensions = (*PreferredAffinity)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &PreferredAffinity{}, nil }
+// New builds the plugin. It has nothing to tune (its score weight is the
+// profile's), so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &PreferredAffinity{}, nil
+}
 
 // Name returns the plugin name.
 func (*PreferredAffinity) Name() string { return Name }

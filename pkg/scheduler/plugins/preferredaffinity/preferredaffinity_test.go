@@ -35,7 +35,7 @@ func TestScore(t *testing.T) {
 		{"mixed signs", []policyv1alpha1.WeightedClusterAffinityTerm{pref(20, gold), pref(-20, us)}, map[string]int64{"a": 100, "b": 50, "c": 0, "d": 50}},
 		{"nobody matches", []policyv1alpha1.WeightedClusterAffinityTerm{pref(5, policyv1alpha1.ClusterAffinity{ClusterNames: []string{"zz"}})}, map[string]int64{"a": 0, "b": 0, "c": 0, "d": 0}},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{Placement: &policyv1alpha1.Placement{PreferredClusterAffinities: tt.terms}}

@@ -23,6 +23,7 @@ package resourcefit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -45,8 +46,13 @@ var (
 	_ framework.FilterPlugin    = (*ResourceFit)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &ResourceFit{}, nil }
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &ResourceFit{}, nil
+}
 
 // Name returns the plugin name.
 func (*ResourceFit) Name() string { return Name }

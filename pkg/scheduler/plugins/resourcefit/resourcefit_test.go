@@ -74,7 +74,7 @@ func TestFilter(t *testing.T) {
 			"fragmented": "insufficient room on any one node for all replicas",
 		}},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{Replicas: tt.replicas, Request: tt.req, Placement: tt.placement, Previous: tt.previous}

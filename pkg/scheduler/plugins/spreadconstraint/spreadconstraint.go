@@ -11,6 +11,7 @@ package spreadconstraint
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -31,8 +32,13 @@ var (
 	_ framework.FilterPlugin    = (*SpreadConstraint)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &SpreadConstraint{}, nil }
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &SpreadConstraint{}, nil
+}
 
 // Name returns the plugin name.
 func (*SpreadConstraint) Name() string { return Name }

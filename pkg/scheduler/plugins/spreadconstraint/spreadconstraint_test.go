@@ -40,7 +40,7 @@ func TestFilter(t *testing.T) {
 			"no-zone": `cluster has no label "rack" to spread by`, "bare": `cluster has no label "rack" to spread by`}},
 		{"static weights ignore spread", []policyv1alpha1.SpreadConstraint{by("zone")}, static, map[string]string{}},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{Placement: &policyv1alpha1.Placement{SpreadConstraints: tt.constraints, ReplicaScheduling: tt.strategy}}

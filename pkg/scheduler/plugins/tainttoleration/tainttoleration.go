@@ -7,6 +7,7 @@ package tainttoleration
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -27,8 +28,13 @@ var (
 	_ framework.FilterPlugin    = (*TaintToleration)(nil)
 )
 
-// New builds the plugin.
-func New() (framework.Plugin, error) { return &TaintToleration{}, nil }
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &TaintToleration{}, nil
+}
 
 // Name returns the plugin name.
 func (*TaintToleration) Name() string { return Name }

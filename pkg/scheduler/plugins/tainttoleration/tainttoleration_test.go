@@ -48,7 +48,7 @@ func TestFilter(t *testing.T) {
 			{Key: "cluster.shepherd.io/not-ready", Operator: corev1.TolerationOpExists},
 		}, map[string]string{}},
 	}
-	p, _ := New()
+	p, _ := New(nil)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &framework.Workload{Placement: &policyv1alpha1.Placement{ClusterTolerations: tt.tolerations}}
@@ -79,7 +79,7 @@ func TestHeldClustersAreSpared(t *testing.T) {
 		{Name: "held-noexecute", Replicas: 2, State: workv1alpha1.TargetBound},
 		{Name: "leaving", Replicas: 2, State: workv1alpha1.TargetUnscheduled},
 	}}
-	p, _ := New()
+	p, _ := New(nil)
 	got := fwtest.Filter(t, p.(framework.FilterPlugin), snap, w)
 	want := map[string]string{"leaving": "untolerated taint {maintenance=true:NoSchedule}", "new": "untolerated taint {maintenance=true:NoSchedule}"}
 	for name, st := range got {
