@@ -48,6 +48,9 @@ func NewDefault() *Scheduler {
 	return s
 }
 
+// Profile returns the profile the scheduler runs.
+func (s *Scheduler) Profile() framework.Profile { return s.fw.Profile() }
+
 // Schedule places w on snap.
 //
 // With fallback affinity terms, a Steady cycle starts from the term in force

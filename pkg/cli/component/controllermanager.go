@@ -19,9 +19,11 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
+	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/profile"
 	"github.com/shepherd-io/shepherd/pkg/version"
 )
 
@@ -33,6 +35,8 @@ func NewControllerManagerCommand() *cobra.Command {
 		opts    controllermanager.Options
 		webhook admission.WebhookOptions
 		verbose int
+		// schedulerConfig is the --scheduler-config file, if any.
+		schedulerConfig string
 	)
 	cmd := &cobra.Command{
 		Use:   "controller-manager",
@@ -102,6 +106,9 @@ hub that reaches this process directly.`,
 				}
 				opts.Webhook = &webhook
 			}
+			if err := loadSchedulerConfig(schedulerConfig, &opts.Scheduling); err != nil {
+				return err
+			}
 			cfg, err := hub.RestConfig()
 			if err != nil {
 				return err
@@ -138,6 +145,7 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.ClusterStatus.NoExecuteGracePeriod, "cluster-no-execute-grace-period", 0, "how long a member stays NotReady or unreachable before it is tainted NoExecute and its workloads fail over, unless their policy tolerates the taint (default 5m; negative: never)")
 	f.DurationVar(&opts.RetryMaxDelay, "retry-max-delay", controllerdeps.DefaultRetryMaxDelay, "the longest a controller waits before retrying an object whose reconcile failed; not negative (from 5ms, doubling; the scheduler and the execution controller back off from 1s to 5m)")
 	f.IntVar(&opts.Scheduling.Workers, "scheduler-workers", 0, "bindings scheduled in parallel (default 16)")
+	f.StringVar(&schedulerConfig, "scheduler-config", "", "SchedulerConfiguration file (config.shepherd.io/v1alpha1): the scheduler's profile, its name (the schedulerName served), plugins, weights and plugin args; checked before anything starts (default: the built-in profile; see docs/scheduling.md)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerWorkload, "max-replicas-per-workload", scheduler.DefaultMaxReplicasPerWorkload, "a workload with more replicas is Unschedulable (negative: no limit)")
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerCluster, "max-replicas-per-cluster", scheduler.DefaultMaxReplicasPerCluster, "a placement sending one cluster more replicas is Unschedulable (negative: no limit)")
 	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 32)")
@@ -153,6 +161,22 @@ hub that reaches this process directly.`,
 	f.BoolVar(&webhook.URLConfiguration, "webhook-url-configuration", false, "write the whole webhook configuration with a url: pointing at --webhook-bind-address, instead of adding the CA to the deployed one")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
+}
+
+// loadSchedulerConfig reads and checks the --scheduler-config file (none:
+// the default profile) into the scheduling options. It runs before
+// anything starts, so a bad file stops the command with the field at
+// fault rather than a scheduler that fails later.
+func loadSchedulerConfig(path string, o *scheduling.Options) error {
+	if path == "" {
+		return nil
+	}
+	p, err := profile.LoadFile(path, nil)
+	if err != nil {
+		return fmt.Errorf("--scheduler-config %w", err)
+	}
+	o.Profile = &p
+	return nil
 }
 
 // controllersUsage is the help of --controllers, naming the controllers.

@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
 // Options configure the scheduling controllers.
@@ -24,11 +26,16 @@ type Options struct {
 	// Workers is how many bindings of each kind are scheduled in parallel
 	// (default 16). The queue never hands one binding to two workers.
 	Workers int
-	// Scheduler runs the cycles (default scheduler.NewDefault()).
+	// Scheduler runs the cycles (default: a scheduler running Profile).
 	Scheduler *scheduler.Scheduler
+	// Profile is the profile the default scheduler runs (default
+	// scheduler.DefaultProfile(); the controller manager's
+	// --scheduler-config sets it). Unused when Scheduler is given.
+	Profile *framework.Profile
 	// SchedulerName is the spec.schedulerName this scheduler serves
-	// (default scheduler.DefaultProfileName); bindings naming another
-	// scheduler are left alone. An empty schedulerName is served too.
+	// (default the Profile's name, else scheduler.DefaultProfileName);
+	// bindings naming another scheduler are left alone. An empty
+	// schedulerName is served too.
 	SchedulerName string
 	// RetryBaseDelay and RetryMaxDelay bound the exponential back-off of
 	// unschedulable bindings (default 1 s and 5 min).
@@ -47,6 +54,9 @@ func (o Options) withDefaults() Options {
 	if o.Scheduler == nil {
 		o.Scheduler = scheduler.NewDefault()
 		o.Scheduler.Limits = withDefaultLimits(o.Limits)
+	}
+	if o.SchedulerName == "" && o.Profile != nil {
+		o.SchedulerName = o.Profile.Name
 	}
 	if o.SchedulerName == "" {
 		o.SchedulerName = scheduler.DefaultProfileName
@@ -67,11 +77,32 @@ const ControllerName = "scheduler"
 // ("scheduler-<kind>"), sharing one fleet snapshot.
 func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
+	opts, err := opts.withProfile()
+	if err != nil {
+		return err
+	}
 	fleet := NewFleet(d.Client(), d.Interpreter)
 	if err := newReconciler(d, bindingutil.ResourceBindings(), fleet, opts).setup(d); err != nil {
 		return err
 	}
 	return newReconciler(d, bindingutil.ClusterResourceBindings(), fleet, opts).setup(d)
+}
+
+// withProfile builds the scheduler running opts.Profile, unless a
+// Scheduler is given. It is built here, once, because it can fail (a
+// profile that did not come through pkg/scheduler/profile is unchecked)
+// and because both binding kinds share it.
+func (o Options) withProfile() (Options, error) {
+	if o.Scheduler != nil || o.Profile == nil {
+		return o, nil
+	}
+	s, err := scheduler.New(*o.Profile, nil)
+	if err != nil {
+		return o, fmt.Errorf("scheduler profile: %w", err)
+	}
+	s.Limits = withDefaultLimits(o.Limits)
+	o.Scheduler = s
+	return o, nil
 }
 
 func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bindingutil.Kind[T], fleet *Fleet, opts Options) *Reconciler[T] {
