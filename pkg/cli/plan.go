@@ -19,6 +19,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scenario"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/profile"
 )
 
 type planOptions struct {
@@ -28,6 +29,8 @@ type planOptions struct {
 	workload string
 	inOrder  bool
 	waves    bool
+	// schedulerConfig is the --scheduler-config file, if any.
+	schedulerConfig string
 }
 
 func newPlanCommand() *cobra.Command {
@@ -83,6 +86,7 @@ workload on a hub.`,
 	cmd.Flags().BoolVar(&o.explain, "explain", false, "explain every cluster's fate for each workload")
 	cmd.Flags().StringVar(&o.workload, "workload", "", "only this workload (NAMESPACE/NAME, or NAME)")
 	cmd.Flags().BoolVar(&o.waves, "waves", false, "show the waves a change of each placed workload would go out in (its policy's spec.rollout)")
+	cmd.Flags().StringVar(&o.schedulerConfig, "scheduler-config", "", "SchedulerConfiguration file, as the controller manager's --scheduler-config: plan with its profile (default: the built-in one)")
 	cmd.Flags().BoolVar(&o.inOrder, "in-order", false, "place the workloads one after another, each on the room the earlier ones left (default: each on the fleet as given)")
 	_ = cmd.MarkFlagRequired("filename")
 	return cmd
@@ -128,6 +132,10 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	default:
 		return fmt.Errorf("--output %q is not supported: use table, json or yaml", o.output)
 	}
+	sched, err := newScheduler(o.schedulerConfig)
+	if err != nil {
+		return err
+	}
 	// Offline: the scenario file is all there is, no hub whose
 	// customizations could teach other kinds.
 	s, err := scenario.Load(o.file, time.Now(), interpreter.Builtin())
@@ -137,7 +145,6 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	for _, u := range s.Unmatched {
 		fmt.Fprintf(errOut, "warning: no policy selects %s; it is not scheduled\n", u)
 	}
-	sched := scheduler.NewDefault()
 	report := planReport{Scenario: s.Name, Clusters: s.Snapshot.Len(), InOrder: o.inOrder, Workloads: []workloadPlan{}, Unmatched: s.Unmatched}
 	var room *scenario.Room
 	if o.inOrder {
@@ -235,6 +242,29 @@ func (o *planOptions) selects(w *framework.Workload) bool {
 
 // planWorkload schedules w and also returns its targets (none when it is
 // unschedulable).
+// newScheduler builds the scheduler of the --scheduler-config file, or the
+// default one without a file, checking the file before any work is done.
+func newScheduler(configFile string) (*scheduler.Scheduler, error) {
+	p, err := schedulerProfile(configFile)
+	if err != nil || p == nil {
+		return scheduler.NewDefault(), err
+	}
+	return scheduler.New(*p, nil)
+}
+
+// schedulerProfile reads and checks a --scheduler-config file (nil
+// without one), for the commands that run a scheduler.
+func schedulerProfile(configFile string) (*framework.Profile, error) {
+	if configFile == "" {
+		return nil, nil
+	}
+	p, err := profile.LoadFile(configFile, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--scheduler-config %w", err)
+	}
+	return &p, nil
+}
+
 func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framework.Snapshot, w *framework.Workload, explain bool) (workloadPlan, []workv1alpha1.TargetCluster, error) {
 	p := workloadPlan{Namespace: w.Namespace, Name: w.Name, Kind: w.Kind, Replicas: w.Replicas, Targets: []planTarget{}}
 	res, err := sched.Schedule(ctx, snap, w)

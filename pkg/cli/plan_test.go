@@ -337,3 +337,59 @@ func TestPlanWaves(t *testing.T) {
 		t.Errorf("a bad stage selector: got %v", err)
 	}
 }
+
+// badSchedulerConfig writes a SchedulerConfiguration with a weight of 0.
+func badSchedulerConfig(t *testing.T) string {
+	t.Helper()
+	return writeSchedulerConfig(t, "profiles:\n- plugins: {score: {enabled: [{name: Capacity, weight: 0}]}}\n")
+}
+
+func writeSchedulerConfig(t *testing.T, profiles string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "scheduler.yaml")
+	doc := "apiVersion: config.shepherd.io/v1alpha1\nkind: SchedulerConfiguration\n" + profiles
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPlanSchedulerConfig: plan runs the profile of --scheduler-config (a
+// score plugin disabled there scores no cluster) and refuses a bad file,
+// naming the field, before reading the scenario.
+func TestPlanSchedulerConfig(t *testing.T) {
+	file := scenariotest.BenchFile(t, scenariotest.Fleet20)
+	args := []string{"-f", file, "-o", "json", "--explain", "--workload", "team-01/app-000002"}
+	scored := func(out string) map[string]bool {
+		var report planReport
+		if err := json.Unmarshal([]byte(out), &report); err != nil || len(report.Workloads) != 1 {
+			t.Fatalf("plan -o json: %v: %s", err, out)
+		}
+		plugins := map[string]bool{}
+		for _, e := range report.Workloads[0].Explanations {
+			for _, s := range e.Scores {
+				plugins[s.Plugin] = true
+			}
+		}
+		return plugins
+	}
+	out, err := execute(t, newPlanCommand(), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scored(out)["Capacity"] {
+		t.Fatalf("the default profile should score Capacity here: %s", out)
+	}
+	noCapacity := writeSchedulerConfig(t, "profiles:\n- plugins: {score: {disabled: [{name: Capacity}]}}\n")
+	out, err = execute(t, newPlanCommand(), append(args, "--scheduler-config", noCapacity)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scored(out)["Capacity"] {
+		t.Errorf("Capacity is disabled but scored: %s", out)
+	}
+	_, err = execute(t, newPlanCommand(), "-f", filepath.Join(t.TempDir(), "missing.json"), "--scheduler-config", badSchedulerConfig(t))
+	if err == nil || !strings.Contains(err.Error(), "--scheduler-config ") || !strings.Contains(err.Error(), "profiles[0].plugins.score.enabled[0].weight: must be between 1 and") {
+		t.Errorf("bad file: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
@@ -35,6 +36,8 @@ type upOptions struct {
 	noControllers bool
 	dashboard     string
 	verbose       int
+	// schedulerConfig is the --scheduler-config file, if any.
+	schedulerConfig string
 }
 
 func defaultDataDir() string { return kubeconfig.DataDir() }
@@ -111,6 +114,7 @@ A fleet file sets each member's topology and capacity:
 	cmd.Flags().IntVar(&o.members, "members", 3, "number of simulated member clusters, named member1..memberN (ignored with --fleet)")
 	cmd.Flags().IntVar(&o.pullMembers, "pull-members", 0, "number of Pull members besides them, named pull1..pullN, each registered like `shepherd register` and served by an agent in this process (ignored with --fleet: set pull: true there)")
 	cmd.Flags().StringVar(&o.fleetFile, "fleet", "", "YAML file describing the members: names, provider/region/zone, labels, nodes and their capacity")
+	cmd.Flags().StringVar(&o.schedulerConfig, "scheduler-config", "", "SchedulerConfiguration file for the scheduler, as the controller manager's --scheduler-config (default: the built-in profile; the dashboard's what-if keeps the built-in one)")
 	cmd.Flags().BoolVar(&o.noControllers, "no-controllers", false, "run the clusters only, without Shepherd's controllers (to run `shepherd controller-manager` yourself)")
 	cmd.Flags().StringVar(&o.dashboard, "dashboard-listen", defaultDashboardListen, "address of the web dashboard (see `shepherd dashboard`); a busy port falls back to a free one; empty turns the dashboard off")
 	cmd.Flags().IntVarP(&o.verbose, "verbose", "v", 0, "log verbosity (0: the banner, URLs and Shepherd's errors only; 1: Shepherd's progress and the components' errors; 2: the components' own logs)")
@@ -143,6 +147,10 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 	if err != nil {
 		return err
 	}
+	prof, err := schedulerProfile(o.schedulerConfig)
+	if err != nil {
+		return err
+	}
 	if o.dashboard != "" {
 		if err := dashboard.ValidateListen(o.dashboard); err != nil {
 			return fmt.Errorf("--dashboard-listen %q: %w", o.dashboard, err)
@@ -169,7 +177,7 @@ func runUp(cmd *cobra.Command, o upOptions) error {
 		DataDir:       dataDir,
 		Fleet:         fleet,
 		HubPort:       o.port,
-		Controllers:   controllermanager.Options{Interpreter: kinds},
+		Controllers:   controllermanager.Options{Interpreter: kinds, Config: controllermanager.Config{Scheduling: scheduling.Options{Profile: prof}}},
 		NoControllers: o.noControllers,
 		Logger:        log,
 	})

@@ -135,6 +135,7 @@ func TestUpRejectsBadFlags(t *testing.T) {
 		{[]string{"--fleet", "/does/not/exist.yaml"}, "exist.yaml"},
 		{[]string{"--dashboard-listen", "8080"}, `--dashboard-listen "8080": want HOST:PORT`},
 		{[]string{"--dashboard-listen", "127.0.0.1:99999"}, `port "99999"`},
+		{[]string{"--scheduler-config", badSchedulerConfig(t)}, "scheduler.yaml: profiles[0].plugins.score.enabled[0].weight: must be between 1 and"},
 	} {
 		cmd := NewRootCommand()
 		cmd.SetArgs(append([]string{"up", "--data-dir", t.TempDir()}, tc.args...))
