@@ -240,14 +240,15 @@ func (o *planOptions) selects(w *framework.Workload) bool {
 	return w.Namespace == ns && w.Name == name
 }
 
-// planWorkload schedules w and also returns its targets (none when it is
-// unschedulable).
 // newScheduler builds the scheduler of the --scheduler-config file, or the
 // default one without a file, checking the file before any work is done.
 func newScheduler(configFile string) (*scheduler.Scheduler, error) {
 	p, err := schedulerProfile(configFile)
-	if err != nil || p == nil {
-		return scheduler.NewDefault(), err
+	switch {
+	case err != nil:
+		return nil, err
+	case p == nil:
+		return scheduler.NewDefault(), nil
 	}
 	return scheduler.New(*p, nil)
 }
@@ -265,6 +266,8 @@ func schedulerProfile(configFile string) (*framework.Profile, error) {
 	return &p, nil
 }
 
+// planWorkload schedules w and also returns its targets (none when it is
+// unschedulable).
 func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framework.Snapshot, w *framework.Workload, explain bool) (workloadPlan, []workv1alpha1.TargetCluster, error) {
 	p := workloadPlan{Namespace: w.Namespace, Name: w.Name, Kind: w.Kind, Replicas: w.Replicas, Targets: []planTarget{}}
 	res, err := sched.Schedule(ctx, snap, w)
