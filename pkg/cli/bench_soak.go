@@ -61,7 +61,8 @@ grew beyond the bound.`,
 			} else {
 				w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintf(w, "workloads\t%d on %d simulated Pull clusters, loaded in %.0f s\n", rep.Workloads, rep.SimulatedPullClusters, rep.LoadSeconds)
-				fmt.Fprintf(w, "churn\t%.1f changes/s for %s (seed %d)\n", rep.ChurnPerSecond, time.Duration(rep.DurationSeconds*float64(time.Second)), rep.Seed)
+				fmt.Fprintf(w, "churn\t%.1f changes/s asked for %s by %d writers (seed %d): %.1f/s made, %d missed with every writer busy\n",
+					rep.ChurnPerSecond, time.Duration(rep.DurationSeconds*float64(time.Second)), rep.ChurnWriters, rep.Seed, rep.AchievedChurnPerSecond, rep.MissedTicks)
 				fmt.Fprintf(w, "at\tlive heap\tRSS\tgoroutines\thub writes/s\tscales\tscheduling p50\tp99\n")
 				for _, s := range rep.Samples {
 					fmt.Fprintf(w, "%s\t%.0f MiB\t%.0f MiB\t%d\t%.0f\t%d\t%.0f ms\t%.0f ms\n", time.Duration(s.AtSeconds*float64(time.Second)).Round(time.Second),
@@ -93,6 +94,7 @@ grew beyond the bound.`,
 	f.IntVar(&o.Policies, "policies", 100, "PropagationPolicies the workloads are spread over")
 	f.IntVar(&o.SimulatedPullClusters, "simulated-pull-clusters", 100, "Pull clusters registered with no member behind them (at least 2)")
 	f.Float64Var(&o.ChurnPerSecond, "churn", 10, "changes a second during the soak")
+	f.IntVar(&o.ChurnWriters, "churn-writers", fleetbench.DefaultChurnWriters, "writers making the changes at once, each on its own share of the workloads (not negative; 0 takes the default): the asked rate holds while each change takes up to this many gaps between changes")
 	f.IntVar(&o.Samples, "samples", 12, "samples over the duration (not negative; 0 takes 12)")
 	f.Float64Var(&o.MaxHeapGrowth, "max-heap-growth", 0.2, "the live heap's allowed growth from the median of the first quarter of the samples to the last, as a fraction (not negative; 0 takes 0.2)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the churn")

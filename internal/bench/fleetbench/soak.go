@@ -2,6 +2,7 @@ package fleetbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -13,12 +14,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"golang.org/x/sync/errgroup"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -36,6 +35,10 @@ type SoakOptions struct {
 	// ChurnPerSecond is the steady rate of changes: scales, image edits,
 	// and deletions with the workload created again.
 	ChurnPerSecond float64
+	// ChurnWriters is how many writers make the changes at once (default
+	// DefaultChurnWriters): enough that the rate holds while each change
+	// takes longer than the gap between two.
+	ChurnWriters int
 	// Samples is how many times memory, goroutines, writes and latency are
 	// sampled over Duration (default 12).
 	Samples int
@@ -71,7 +74,13 @@ type SoakReport struct {
 	SimulatedPullClusters int     `json:"simulatedPullClusters"`
 	DurationSeconds       float64 `json:"durationSeconds"`
 	ChurnPerSecond        float64 `json:"churnPerSecond"`
-	Seed                  uint64  `json:"seed"`
+	// AchievedChurnPerSecond is the rate of changes made, refusals not
+	// counted; MissedTicks the changes not made because every one of the
+	// ChurnWriters was still busy (none when the rate held).
+	AchievedChurnPerSecond float64 `json:"achievedChurnPerSecond"`
+	ChurnWriters           int     `json:"churnWriters"`
+	MissedTicks            int     `json:"missedTicks"`
+	Seed                   uint64  `json:"seed"`
 	// LoadSeconds is how long the workloads took to be placed and applied
 	// before the churn began.
 	LoadSeconds float64      `json:"loadSeconds"`
@@ -249,6 +258,12 @@ func (o *SoakOptions) defaults() error {
 		return fmt.Errorf("a soak needs --workloads and --policies of at least 1, --simulated-pull-clusters of at least 2 (each policy places on two), a positive --duration and --churn (got %d, %d, %d, %s, %g)",
 			o.Workloads, o.Policies, o.SimulatedPullClusters, o.Duration, o.ChurnPerSecond)
 	}
+	if o.ChurnWriters < 0 {
+		return fmt.Errorf("--churn-writers %d may not be negative (0 takes the default, %d)", o.ChurnWriters, DefaultChurnWriters)
+	}
+	if o.ChurnWriters == 0 {
+		o.ChurnWriters = DefaultChurnWriters
+	}
 	if o.Samples < 0 || o.MaxHeapGrowth < 0 {
 		return fmt.Errorf("--samples %d and --max-heap-growth %g may not be negative (0 takes the defaults, 12 and 0.2)", o.Samples, o.MaxHeapGrowth)
 	}
@@ -331,18 +346,18 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	rep.LoadSeconds = time.Since(begin).Seconds()
 
 	// The churn, sampled at even intervals.
-	r := rand.New(rand.NewPCG(o.Seed, o.Seed^0x50a4))
 	replicas := make([]int32, o.Workloads)
 	for i := range replicas {
 		replicas[i] = 2
 	}
-	var recreate []int // deleted, to be created again
-	changes := 0
-	tick := time.NewTicker(time.Duration(float64(time.Second) / o.ChurnPerSecond))
-	defer tick.Stop()
+	writers := min(o.ChurnWriters, o.Workloads)
+	ch := &churn{hub: hub, ns: ns, o: o, replicas: replicas, scales: scales, writers: make([]churnWriter, writers)}
+	for w := range ch.writers {
+		ch.writers[w].r = rand.New(rand.NewPCG(o.Seed+uint64(w), o.Seed^0x50a4))
+	}
 	every := o.Duration / time.Duration(o.Samples)
 	start := time.Now()
-	nextSample, versions := start, progress.versionCount()
+	versions := progress.versionCount()
 	sample := func() {
 		runtime.GC()
 		m := memoryNow()
@@ -352,7 +367,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		now := time.Now()
 		v := progress.versionCount()
 		s := SoakSample{AtSeconds: now.Sub(start).Seconds(), LiveHeapBytes: ms.HeapAlloc, RSSBytes: m.RSSBytes, Goroutines: m.Goroutines,
-			Changes: changes, Scales: len(lat)}
+			Changes: int(ch.changes.Load()), Scales: len(lat)}
 		if len(rep.Samples) > 0 {
 			s.HubWritesPerSecond = float64(v-versions) / (s.AtSeconds - rep.Samples[len(rep.Samples)-1].AtSeconds)
 		}
@@ -365,74 +380,38 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		o.Logger.Info("soak sample", "at", time.Duration(s.AtSeconds*float64(time.Second)).Round(time.Second), "liveHeapMiB", s.LiveHeapBytes>>20,
 			"goroutines", s.Goroutines, "hubWritesPerSecond", int(s.HubWritesPerSecond), "schedulingP99ms", int(s.SchedulingP99Millis))
 	}
-	for time.Since(start) < o.Duration {
-		if time.Now().After(nextSample) {
-			sample()
-			nextSample = nextSample.Add(every)
-		}
+	churnCtx, stopChurn := context.WithCancelCause(ctx)
+	defer stopChurn(nil)
+	ch.fail = func(err error) { stopChurn(err) }
+	missed := make(chan int, 1)
+	go func() {
+		missed <- drive(churnCtx, pacedTicks(churnCtx, o.ChurnPerSecond, o.Duration), writers, ch.change)
+	}()
+	sampling := time.NewTicker(every)
+	defer sampling.Stop()
+	sample()
+	var missedTicks int
+	for done := false; !done; {
 		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
+		case missedTicks = <-missed:
+			done = true
+		case <-sampling.C:
+			sample()
 		}
-		// Workloads deleted earlier come back first.
-		if len(recreate) > 0 {
-			d := recreate[0]
-			err := hub.Create(ctx, deployment(ns, d, d%o.Policies, replicas[d]))
-			if err == nil || apierrors.IsAlreadyExists(err) {
-				recreate = recreate[1:]
-				changes++
-				continue
-			}
-			if overloaded(err) {
-				rep.Refused++
-				continue
-			}
-			return nil, fmt.Errorf("creating workload %d again: %w", d, err)
-		}
-		d := r.IntN(o.Workloads)
-		if slices.Contains(recreate, d) {
-			continue
-		}
-		dep := &appsv1.Deployment{}
-		if err := hub.Get(ctx, client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("app-%d", d)}, dep); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			if overloaded(err) {
-				rep.Refused++
-				continue
-			}
-			return nil, err
-		}
-		switch nextOp(r) {
-		case opScale:
-			n := otherReplicas(r, ptr.Deref(dep.Spec.Replicas, 1))
-			dep.Spec.Replicas = ptr.To(n)
-			if err = hub.Update(ctx, dep); err == nil {
-				replicas[d] = n
-				scales.expect(dep.Name, n, time.Now())
-			}
-		case opEditImage:
-			dep.Spec.Template.Spec.Containers[0].Image = fmt.Sprintf("nginx:1.%d", 20+r.IntN(10))
-			err = hub.Update(ctx, dep)
-		case opRecreate:
-			err = client.IgnoreNotFound(hub.Delete(ctx, dep))
-			recreate = append(recreate, d)
-			// A scale not yet scheduled is not timed across a
-			// re-creation: the new binding is a new placement.
-			scales.forget(dep.Name)
-		}
-		if overloaded(err) {
-			// A timed-out deletion may have happened: the workload stays
-			// queued for re-creation (AlreadyExists if it did not).
-			rep.Refused++
-			continue
-		}
-		if err != nil && !apierrors.IsConflict(err) {
-			return nil, fmt.Errorf("churn: %w", err)
-		}
-		changes++
+	}
+	if err := context.Cause(churnCtx); err != nil && !errors.Is(err, context.Canceled) {
+		return nil, fmt.Errorf("churn: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rep.ChurnWriters = writers
+	rep.MissedTicks = missedTicks
+	rep.Refused += int(ch.refused.Load())
+	rep.AchievedChurnPerSecond = float64(ch.changes.Load()) / time.Since(start).Seconds()
+	var recreate []int
+	for _, w := range ch.writers {
+		recreate = append(recreate, w.recreate...)
 	}
 	sample()
 	rep.HeapGrowth = heapGrowth(rep.Samples)

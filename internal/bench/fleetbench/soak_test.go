@@ -113,6 +113,7 @@ func TestSoakRejectsBadSizes(t *testing.T) {
 	for _, o := range []SoakOptions{
 		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1, Samples: -1},
 		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1, MaxHeapGrowth: -0.1},
+		{Workloads: 1, Policies: 1, SimulatedPullClusters: 2, Duration: time.Second, ChurnPerSecond: 1, ChurnWriters: -1},
 	} {
 		if _, err := Soak(context.Background(), o); err == nil || !strings.Contains(err.Error(), "may not be negative") {
 			t.Errorf("%+v: want an error naming --samples and --max-heap-growth, got %v", o, err)
@@ -137,6 +138,9 @@ func TestSoakSmall(t *testing.T) {
 	last := rep.Samples[len(rep.Samples)-1]
 	if last.Changes < 20 || last.Goroutines == 0 || last.LiveHeapBytes == 0 {
 		t.Errorf("the churn or the sampling did not happen: %+v", last)
+	}
+	if rep.ChurnWriters != DefaultChurnWriters || rep.AchievedChurnPerSecond <= 0 {
+		t.Errorf("the churn's writers and rate are not reported: %d writers, %.1f/s", rep.ChurnWriters, rep.AchievedChurnPerSecond)
 	}
 	t.Logf("%+v", *rep)
 }
