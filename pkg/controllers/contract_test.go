@@ -295,16 +295,6 @@ func declaresType(f *ast.File, name string) bool {
 	return false
 }
 
-// declaresTypeIn reports whether one of files declares the named type.
-func declaresTypeIn(files []*ast.File, name string) bool {
-	for _, f := range files {
-		if declaresType(f, name) {
-			return true
-		}
-	}
-	return false
-}
-
 // declaresMethod reports whether f declares method on the value or
 // pointer receiver typ.
 func declaresMethod(f *ast.File, typ, method string) bool {
