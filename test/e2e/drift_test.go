@@ -307,18 +307,7 @@ func policyObject(ns, name string) client.Object {
 func TestConfigMapDriftIsSeenAtOnce(t *testing.T) {
 	const ns = "e2e-drift-configmap"
 	createNamespace(t, ns)
-	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "applyStrategy: {whenToApply: IfNotDrifted}\n", "member1"))
-	cm := &corev1.ConfigMap{}
-	eventually(t, "settings applied in member1", func() error {
-		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
-			return err
-		}
-		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
-		if err != nil || c == nil || c.Status != metav1.ConditionTrue {
-			return fmt.Errorf("Applied %+v (%v)", c, err)
-		}
-		return nil
-	})
+	cm := configMapInMember1(t, ns, "applyStrategy: {whenToApply: IfNotDrifted}\n")
 	cm.Data["owner"] = "edited-in-member1"
 	if err := memberCl["member1"].Update(context.Background(), cm); err != nil {
 		t.Fatal(err)
@@ -353,18 +342,7 @@ const driftRevertDelay = 5 * time.Second
 func TestConfigMapDriftIsPutBackUnderAlways(t *testing.T) {
 	const ns = "e2e-drift-putback"
 	createNamespace(t, ns)
-	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "", "member1"))
-	cm := &corev1.ConfigMap{}
-	eventually(t, "settings applied in member1", func() error {
-		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
-			return err
-		}
-		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
-		if err != nil || c == nil || c.Status != metav1.ConditionTrue {
-			return fmt.Errorf("Applied %+v (%v)", c, err)
-		}
-		return nil
-	})
+	cm := configMapInMember1(t, ns, "")
 	cm.Data["owner"] = "edited-in-member1"
 	if err := memberCl["member1"].Update(context.Background(), cm); err != nil {
 		t.Fatal(err)
@@ -410,11 +388,7 @@ func TestConfigMapDriftIsPutBackUnderAlways(t *testing.T) {
 func TestDeletedCopyIsPutBack(t *testing.T) {
 	const ns = "e2e-deleted-copy"
 	createNamespace(t, ns)
-	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", "", "member1"))
-	cm := &corev1.ConfigMap{}
-	eventually(t, "settings applied in member1", func() error {
-		return inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm)
-	})
+	cm := configMapInMember1(t, ns, "")
 	if err := memberCl["member1"].Delete(context.Background(), cm, client.Preconditions{UID: &cm.UID}); err != nil {
 		t.Fatal(err)
 	}
@@ -430,4 +404,24 @@ func TestDeletedCopyIsPutBack(t *testing.T) {
 		return nil
 	})
 	t.Logf("the copy was put back %s after its deletion", time.Since(deleted).Round(100*time.Millisecond))
+}
+
+// configMapInMember1 propagates ConfigMap "settings" of ns to member1 under
+// a policy with extra (e.g. an applyStrategy line), and returns member1's
+// copy once its Work is Applied.
+func configMapInMember1(t *testing.T, ns, extra string) *corev1.ConfigMap {
+	t.Helper()
+	applyYAML(t, hubConfigMapYAML(ns, "settings")+"---\n"+lifecyclePolicyYAML(ns, "settings", "ConfigMap", "settings", extra, "member1"))
+	cm := &corev1.ConfigMap{}
+	eventually(t, "settings applied in member1", func() error {
+		if err := inMember("member1", client.ObjectKey{Namespace: ns, Name: "settings"}, cm); err != nil {
+			return err
+		}
+		c, _, err := workCondition(ns, "settings", "ConfigMap", "member1", workv1alpha1.WorkConditionApplied)
+		if err != nil || c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Applied %+v (%v)", c, err)
+		}
+		return nil
+	})
+	return cm
 }
