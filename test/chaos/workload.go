@@ -63,6 +63,15 @@ spec:
     labelSelector: {matchLabels: {%[5]s: %[2]s}}
   placement:
     %[6]s
+  # The fleet's grace periods are seconds, not minutes; the block on a
+  # cluster a workload was evicted from is cut down likewise (30 s, not
+  # 600). Two members out together evict a workload from every cluster,
+  # and it waits out the block before it runs anywhere again. The long
+  # toleration keeps application failover itself out of the run.
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 3600}
+      blockPredecessorSeconds: 30
 ---
 `, ns, s.name, apiVersion[s.kind], s.kind, labelStrategy, s.placement)
 	}
