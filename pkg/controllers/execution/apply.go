@@ -182,6 +182,15 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	}
 	now := metav1.Now()
 	facts := applyFacts{strategy: work.Spec.ApplyStrategy, conflict: work.Spec.ConflictResolution, full: full, unchanged: prevHash == hash}
+	s, err := scopeOf(work)
+	if err != nil {
+		return manifestResult{}, err
+	}
+	scopeErr := s.permits(mf.id)
+	facts.outOfScope = scopeErr != nil
+	if decideApply(facts) == verdictOutOfScope {
+		return manifestResult{}, scopeErr
+	}
 	var lastErr error
 	for range maxApplyAttempts {
 		live, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
@@ -250,7 +259,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		case verdictConflict:
 			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
 				var ce *ConflictError
-				if errors.As(err, &ce) && drift != nil && facts.strategy.TakesOverIfNoDiff() && owner == "" {
+				if errors.As(err, &ce) && facts.declinedTakeover() {
 					ce.Diff = describeDrift(drift)
 				} else {
 					res.drift = nil // a plain conflict: how it differs is not asked for

@@ -26,12 +26,20 @@ const (
 	// verdictWait: nothing to write in this pass (a pass that only looks
 	// for drift); the next apply writes.
 	verdictWait verdict = "Wait"
+	// verdictOutOfScope: the manifest is outside what the Work's binding
+	// names (see scope.go): nothing is read or written for it.
+	verdictOutOfScope verdict = "OutOfScope"
 )
 
 // applyFacts is what deciding about one manifest needs.
 type applyFacts struct {
-	strategy *policyv1alpha1.ApplyStrategy
-	conflict policyv1alpha1.ConflictResolution
+	// outOfScope: the Work's scope does not permit the manifest. The
+	// reconciler checks every manifest of a Work before applying any
+	// (checkScope) and applies none when one is outside; the fact is
+	// asked again per manifest so that the rule holds here too.
+	outOfScope bool
+	strategy   *policyv1alpha1.ApplyStrategy
+	conflict   policyv1alpha1.ConflictResolution
 	// full: this pass applies (the Work changed, the periodic apply is
 	// due, or the last one did not succeed); otherwise it only looks for
 	// drift after a member object changed.
@@ -54,6 +62,9 @@ type applyFacts struct {
 // verdictAdopt, which the reconciler still checks against an owning Work
 // that exists (mayAdopt).
 func decideApply(f applyFacts) verdict {
+	if f.outOfScope {
+		return verdictOutOfScope
+	}
 	if f.strategy.ReportsDiff() {
 		return verdictReport
 	}
@@ -90,4 +101,11 @@ func decideApply(f applyFacts) verdict {
 // conflictResolution (Abort included: there is nothing to overwrite).
 func (f applyFacts) takesOverMatching() bool {
 	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && !f.differs
+}
+
+// declinedTakeover: whenToTakeOver: IfNoDiff would have taken over an
+// object no Work wrote but for how it differs, which the conflict then
+// says.
+func (f applyFacts) declinedTakeover() bool {
+	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && f.differs
 }

@@ -184,6 +184,17 @@ func TestDecideApply(t *testing.T) {
 		{name: "IfNoDiff leaves a differing object", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, differs: true}, want: verdictConflict},
 		{name: "IfNoDiff never takes from another Work", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, owner: "shepherd-es-a/other"}, want: verdictConflict},
 		{name: "an unowned object is left alone between applies", f: applyFacts{conflict: policyv1alpha1.ConflictOverwrite, exists: true}, want: verdictWait},
+		{name: "an owned object whose update was applied waits between applies", f: applyFacts{exists: true, owned: true, unchanged: true}, want: verdictWait},
+		{name: "IfNoDiff takes over a matching object under Overwrite too", f: applyFacts{strategy: ifNoDiff, conflict: policyv1alpha1.ConflictOverwrite, full: true, exists: true}, want: verdictAdopt},
+		{name: "Overwrite adopts an object no Work wrote", f: applyFacts{conflict: policyv1alpha1.ConflictOverwrite, full: true, exists: true, differs: true}, want: verdictAdopt},
+		{name: "out of scope: nothing, whatever else holds", f: applyFacts{outOfScope: true, full: true, exists: true, owned: true, owner: "shepherd-es-a/w"}, want: verdictOutOfScope},
+		{name: "out of scope: not even created", f: applyFacts{outOfScope: true, full: true}, want: verdictOutOfScope},
+		{name: "out of scope: not even reported", f: applyFacts{outOfScope: true, strategy: report, full: true}, want: verdictOutOfScope},
+	}
+	if !(applyFacts{strategy: ifNoDiff, exists: true, differs: true}).declinedTakeover() ||
+		(applyFacts{strategy: ifNoDiff, exists: true, differs: true, owner: "shepherd-es-a/other"}).declinedTakeover() ||
+		(applyFacts{exists: true, differs: true}).declinedTakeover() {
+		t.Error("declinedTakeover: only an IfNoDiff takeover of an object no Work wrote is declined for its difference")
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,6 +202,59 @@ func TestDecideApply(t *testing.T) {
 				t.Fatalf("decideApply = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDecideApplyNeverWritesWhatItDoesNotOwn runs decideApply over every
+// combination of its facts: an object the Work does not own is written
+// (Adopt) only under Overwrite or by an IfNoDiff takeover of a matching
+// object no Work wrote, never between full applies, and never out of
+// scope; every verdict is reached by some combination.
+func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
+	strategies := []*policyv1alpha1.ApplyStrategy{
+		nil,
+		{WhenToApply: policyv1alpha1.ApplyIfNotDrifted},
+		{Type: policyv1alpha1.ApplyReportDiff},
+		{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff},
+		{WhenToApply: policyv1alpha1.ApplyIfNotDrifted, WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff},
+	}
+	conflicts := []policyv1alpha1.ConflictResolution{"", policyv1alpha1.ConflictAbort, policyv1alpha1.ConflictOverwrite}
+	owners := []string{"", "shepherd-es-a/w", "shepherd-es-a/other"}
+	writes := map[verdict]bool{verdictCreate: true, verdictApply: true, verdictAdopt: true}
+	reached := map[verdict]bool{}
+	for _, strategy := range strategies {
+		for _, conflict := range conflicts {
+			for _, owner := range owners {
+				for bits := range 1 << 7 {
+					bit := func(i int) bool { return bits&(1<<i) != 0 }
+					f := applyFacts{strategy: strategy, conflict: conflict, owner: owner,
+						outOfScope: bit(0), full: bit(1), exists: bit(2), owned: bit(3), drifted: bit(4), differs: bit(5), unchanged: bit(6)}
+					if f.owned && owner != "shepherd-es-a/w" {
+						continue // owned means the annotation names this Work
+					}
+					v := decideApply(f)
+					reached[v] = true
+					switch {
+					case f.outOfScope && v != verdictOutOfScope:
+						t.Errorf("%+v: out of scope, decided %s", f, v)
+					case strategy.ReportsDiff() && writes[v]:
+						t.Errorf("%+v: ReportDiff, decided %s", f, v)
+					case !f.exists || f.owned:
+					case v == verdictCreate || v == verdictApply:
+						t.Errorf("%+v: an object the Work does not own, decided %s", f, v)
+					case v == verdictAdopt && !f.full:
+						t.Errorf("%+v: adopted between full applies", f)
+					case v == verdictAdopt && conflict != policyv1alpha1.ConflictOverwrite && !(owner == "" && strategy.TakesOverIfNoDiff() && !f.differs):
+						t.Errorf("%+v: adopted without Overwrite or a matching IfNoDiff takeover", f)
+					}
+				}
+			}
+		}
+	}
+	for _, v := range []verdict{verdictCreate, verdictApply, verdictAdopt, verdictHold, verdictReport, verdictConflict, verdictWait, verdictOutOfScope} {
+		if !reached[v] {
+			t.Errorf("no combination of facts decides %s", v)
+		}
 	}
 }
 
