@@ -20,8 +20,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/csaupgrade"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 // serverFields are metadata fields that belong to the hub's copy of an
@@ -197,30 +199,15 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		switch {
 		case apierrors.IsNotFound(err):
 			facts.exists = false
-			switch v := decideApply(facts); v {
-			case verdictReport:
-				return manifestResult{verdict: v, drift: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Missing: true, FirstSeenTime: firstSeen(prevDrift, workv1alpha1.DriftDiff, now)}}, nil
-			}
-			if mf.id.Namespace != "" {
-				if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
-					return manifestResult{}, err
-				}
-			}
-			if r.beforeCreate != nil {
-				r.beforeCreate(obj.GetName())
-			}
-			if err := r.checkFence(); err != nil {
-				return manifestResult{}, err
-			}
-			created, err := r.createObject(ctx, c, ri, obj, mf.id.Namespace)
+			res, err := r.createMissing(ctx, c, ri, work, mf, obj, decideApply(facts), prevDrift, now)
 			if apierrors.IsAlreadyExists(err) {
 				lastErr = err
 				continue // someone else created it just now: decide again
 			}
-			if err != nil {
-				return manifestResult{}, err
+			if err == nil && res.verdict == verdictCreate {
+				res.hash = hash
 			}
-			return manifestResult{obj: created, hash: hash, generation: created.GetGeneration(), verdict: verdictCreate}, nil
+			return res, err
 		case err != nil:
 			return manifestResult{}, err
 		}
@@ -230,54 +217,10 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			return manifestResult{}, err
 		}
 		facts.exists, facts.owned, facts.owner = true, owner == key, owner
-		var drift *workv1alpha1.ManifestDrift
-		text := textFor(r.interpreter, live.GroupVersionKind().GroupKind(), string(live.GetUID()))
-		if facts.owned && !facts.strategy.ReportsDiff() {
-			drift = judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
-			facts.drifted = drift != nil
-		} else {
-			diff := diffFields(withoutMarks(desired).Object, live.Object, text)
-			if !facts.owned && facts.owner == "" {
-				// A takeover compares the whole content, not only what
-				// would be sent (see memberOnlyFields).
-				diff = append(diff, memberOnlyFields(withoutMarks(desired).Object, live.Object, text)...)
-			}
-			facts.differs = len(diff) > 0
-			if facts.differs {
-				drift = newDrift(workv1alpha1.DriftDiff, diff, live.GetGeneration(), prevDrift, now)
-			}
-		}
+		drift := r.judge(&facts, desired, live, prevDrift, now)
 		res := manifestResult{obj: live, drift: drift, verdict: decideApply(facts)}
-		switch res.verdict {
-		case verdictReport, verdictHold:
-			return res, nil
-		case verdictWait:
-			if !facts.owned {
-				res.drift = prevDrift // decided by the last full pass
-			}
-			return res, nil
-		case verdictConflict:
-			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
-				var ce *ConflictError
-				if errors.As(err, &ce) && facts.declinedTakeover() {
-					ce.Diff = describeDrift(drift)
-				} else {
-					res.drift = nil // a plain conflict: how it differs is not asked for
-				}
-				res.obj = nil
-				return res, err
-			}
-			// mayAdopt let it through: not a conflict after all.
-		case verdictAdopt:
-			// mayAdopt judges conflictResolution: Overwrite; a matching
-			// object taken over by IfNoDiff needs no Overwrite.
-			if facts.takesOverMatching() {
-				break
-			}
-			if err := r.mayAdopt(ctx, work, mf.id, owner); err != nil {
-				res.obj, res.drift = nil, nil
-				return res, err
-			}
+		if done, err := r.admit(ctx, work, mf, facts, &res, prevDrift); done || err != nil {
+			return res, err
 		}
 		if mf.id.Namespace != "" {
 			if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
@@ -302,6 +245,177 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		return res, nil
 	}
 	return manifestResult{}, fmt.Errorf("the member object kept changing while being written: %w", lastErr)
+}
+
+// createMissing acts on the verdict about a manifest whose member object
+// is missing: ReportDiff reports it missing; otherwise it is created
+// (its namespace guarded first). An AlreadyExists error means someone
+// else created it since the read.
+func (r *Reconciler) createMissing(ctx context.Context, c *clusterclient.Clients, ri dynamic.ResourceInterface, work *workv1alpha1.Work, mf *manifest, obj *unstructured.Unstructured, v verdict, prevDrift *workv1alpha1.ManifestDrift, now metav1.Time) (manifestResult, error) {
+	if v == verdictReport {
+		return manifestResult{verdict: v, drift: &workv1alpha1.ManifestDrift{Type: workv1alpha1.DriftDiff, Missing: true, FirstSeenTime: firstSeen(prevDrift, workv1alpha1.DriftDiff, now)}}, nil
+	}
+	if mf.id.Namespace != "" {
+		if err := r.guardNamespace(ctx, c, work, mf.id.Namespace); err != nil {
+			return manifestResult{}, err
+		}
+	}
+	if r.beforeCreate != nil {
+		r.beforeCreate(obj.GetName())
+	}
+	if err := r.checkFence(); err != nil {
+		return manifestResult{}, err
+	}
+	created, err := r.createObject(ctx, c, ri, obj, mf.id.Namespace)
+	if err != nil {
+		return manifestResult{}, err
+	}
+	return manifestResult{obj: created, generation: created.GetGeneration(), verdict: verdictCreate}, nil
+}
+
+// judge fills the facts that compare the member object with what would
+// be sent, and returns its drift (an owned object's, see judgeDrift) or
+// its difference (any other's; nil: none).
+func (r *Reconciler) judge(facts *applyFacts, desired, live *unstructured.Unstructured, prevDrift *workv1alpha1.ManifestDrift, now metav1.Time) *workv1alpha1.ManifestDrift {
+	text := textFor(r.interpreter, live.GroupVersionKind().GroupKind(), string(live.GetUID()))
+	if facts.owned && !facts.strategy.ReportsDiff() {
+		drift := judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
+		facts.drifted = drift != nil
+		return drift
+	}
+	diff := diffFields(withoutMarks(desired).Object, live.Object, text)
+	if !facts.owned && facts.owner == "" {
+		// A takeover compares the whole content, not only what would be
+		// sent (see memberOnlyFields).
+		diff = append(diff, memberOnlyFields(withoutMarks(desired).Object, live.Object, text)...)
+	}
+	facts.differs = len(diff) > 0
+	if !facts.differs {
+		return nil
+	}
+	return newDrift(workv1alpha1.DriftDiff, diff, live.GetGeneration(), prevDrift, now)
+}
+
+// admit acts on a verdict that writes nothing (done) and checks an
+// adoption against the owning Work (mayAdopt, which reads the hub);
+// neither done nor an error: write the object.
+func (r *Reconciler) admit(ctx context.Context, work *workv1alpha1.Work, mf *manifest, facts applyFacts, res *manifestResult, prevDrift *workv1alpha1.ManifestDrift) (bool, error) {
+	switch res.verdict {
+	case verdictReport, verdictHold:
+		return true, nil
+	case verdictWait:
+		if !facts.owned {
+			res.drift = prevDrift // decided by the last full pass
+		}
+		return true, nil
+	case verdictConflict:
+		if err := r.mayAdopt(ctx, work, mf.id, facts.owner); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) && facts.declinedTakeover() {
+				ce.Diff = describeDrift(res.drift)
+			} else {
+				res.drift = nil // a plain conflict: how it differs is not asked for
+			}
+			res.obj = nil
+			return true, err
+		}
+		// mayAdopt let it through: not a conflict after all.
+	case verdictAdopt:
+		// mayAdopt judges conflictResolution: Overwrite; a matching
+		// object taken over by IfNoDiff needs no Overwrite.
+		if facts.takesOverMatching() {
+			break
+		}
+		if err := r.mayAdopt(ctx, work, mf.id, facts.owner); err != nil {
+			res.obj, res.drift = nil, nil
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// pass is what applying a Work's manifests found, for its status.
+type pass struct {
+	// ids are the manifests' identifiers, in order; observed and results
+	// what the member answered for each (by index).
+	ids      []workv1alpha1.ResourceIdentifier
+	observed map[int]interpreter.Observation
+	results  map[int]manifestResult
+	failures []string
+	// unreachable: the member did not answer; the manifests after it were
+	// not attempted.
+	unreachable          error
+	retry                bool
+	conflicts, refusedNS int
+	refusedRBAC          []string
+}
+
+// applyAll applies the manifests in order; once the member does not
+// answer, the rest are not attempted.
+func (r *Reconciler) applyAll(ctx context.Context, clients *clusterclient.Clients, work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster, manifests []manifest, full bool) *pass {
+	p := &pass{
+		ids:      make([]workv1alpha1.ResourceIdentifier, 0, len(manifests)),
+		observed: make(map[int]interpreter.Observation, len(manifests)),
+		results:  make(map[int]manifestResult, len(manifests)),
+	}
+	for i := range manifests {
+		mf := &manifests[i]
+		err := mf.err
+		switch {
+		case err != nil:
+		case p.unreachable != nil:
+			err = errors.New("not attempted: the member did not answer")
+		default:
+			err = r.applyOne(ctx, clients, work, cluster.Name, i, mf, full, p)
+		}
+		p.record(mf.id, err)
+		p.ids = append(p.ids, mf.id)
+	}
+	if p.unreachable == nil {
+		r.breaker.reset(cluster.Name)
+	}
+	return p
+}
+
+// applyOne applies the i-th manifest and records what the member
+// answered.
+func (r *Reconciler) applyOne(ctx context.Context, clients *clusterclient.Clients, work *workv1alpha1.Work, cluster string, i int, mf *manifest, full bool, p *pass) error {
+	res, err := r.applyManifest(ctx, clients, work, mf, previous(work.Status.ManifestStatuses, mf.id), full)
+	p.results[i] = res
+	if err == nil && res.obj != nil {
+		// The member's answer is the object's current state: its status
+		// goes into the Work with the Applied condition, in one write,
+		// rather than in a second one by the work status controller
+		// moments later.
+		if o, oerr := interpreter.Observe(r.interpreter, res.obj); oerr == nil {
+			p.observed[i] = o
+		}
+	}
+	if clusterclient.IsUnreachable(err) {
+		r.breaker.trip(cluster, err)
+		p.unreachable = err
+	}
+	// Retrying helps neither a refusal by the API (permanent) nor
+	// Shepherd's own refusals, which last until something changes.
+	p.retry = p.retry || (err != nil && !permanent(err) && !isConflict(err) && !isNamespacePolicy(err) && !isRBACEscalation(mf.id, err))
+	return err
+}
+
+// record sorts a manifest's failure by kind, for the condition's reason.
+func (p *pass) record(id workv1alpha1.ResourceIdentifier, err error) {
+	switch {
+	case isRBACEscalation(id, err):
+		p.refusedRBAC = append(p.refusedRBAC, kindAndName(id))
+		p.failures = append(p.failures, fmt.Sprintf("%s: %v", describe(id), err))
+	case isConflict(err):
+		p.conflicts++
+		p.failures = append(p.failures, err.Error())
+	case isNamespacePolicy(err):
+		p.refusedNS++
+		p.failures = append(p.failures, fmt.Sprintf("%s: %v", describe(id), err))
+	case err != nil:
+		p.failures = append(p.failures, fmt.Sprintf("%s: %v", describe(id), err))
+	}
 }
 
 // firstSeen keeps prev's first-seen time when prev is of type typ.

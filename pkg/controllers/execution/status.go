@@ -50,105 +50,24 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		return reconcile.Result{}, r.setCondition(ctx, work, metav1.ConditionFalse, ReasonOutOfScope, err.Error())
 	}
 	full := r.applyDue(work)
-	ids := make([]workv1alpha1.ResourceIdentifier, 0, len(manifests))
-	observed := make(map[int]interpreter.Observation, len(manifests))
-	results := make(map[int]manifestResult, len(manifests))
-	var failures []string
-	var unreachable error
-	retry := false
-	conflicts, refusedNS := 0, 0
-	var refusedRBAC []string
-	for i := range manifests {
-		mf := &manifests[i]
-		err := mf.err
-		switch {
-		case err != nil:
-		case unreachable != nil:
-			err = errors.New("not attempted: the member did not answer")
-		default:
-			var res manifestResult
-			res, err = r.applyManifest(ctx, clients, work, mf, previous(work.Status.ManifestStatuses, mf.id), full)
-			results[i] = res
-			obj := res.obj
-			if err == nil && obj != nil {
-				// The member's answer is the object's current state: its
-				// status goes into the Work with the Applied condition,
-				// in one write, rather than in a second one by the work
-				// status controller moments later.
-				if o, oerr := interpreter.Observe(r.interpreter, obj); oerr == nil {
-					observed[i] = o
-				}
-			}
-			if clusterclient.IsUnreachable(err) {
-				r.breaker.trip(cluster.Name, err)
-				unreachable = err
-			}
-			// Retrying helps neither a refusal by the API (permanent) nor
-			// Shepherd's own refusals, which last until something changes.
-			retry = retry || (err != nil && !permanent(err) && !isConflict(err) && !isNamespacePolicy(err) && !isRBACEscalation(mf.id, err))
-		}
-		switch {
-		case isRBACEscalation(mf.id, err):
-			refusedRBAC = append(refusedRBAC, kindAndName(mf.id))
-			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
-		case isConflict(err):
-			conflicts++
-			failures = append(failures, err.Error())
-		case isNamespacePolicy(err):
-			refusedNS++
-			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
-		case err != nil:
-			failures = append(failures, fmt.Sprintf("%s: %v", describe(mf.id), err))
-		}
-		ids = append(ids, mf.id)
-	}
-	if unreachable == nil {
-		r.breaker.reset(cluster.Name)
-	}
+	p := r.applyAll(ctx, clients, work, cluster, manifests, full)
 
 	status := work.Status.DeepCopy()
 	meta.RemoveStatusCondition(&status.Conditions, workv1alpha1.WorkConditionDispatching)
-	switch pruneErr := r.prune(ctx, clients, key, work.Status.ManifestStatuses, ids, unreachable, work.Spec.PreserveResourcesOnDeletion); {
+	switch pruneErr := r.prune(ctx, clients, key, work.Status.ManifestStatuses, p.ids, p.unreachable, work.Spec.PreserveResourcesOnDeletion); {
 	case pruneErr != nil:
 		// Keep the old identifiers: they are how the next attempt knows
 		// what is left to remove.
-		failures = append(failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
-		retry = true
+		p.failures = append(p.failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
+		p.retry = true
 	default:
-		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, ids, observed, results)
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, p.ids, p.observed, p.results)
 	}
-	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
-		Message: fmt.Sprintf("%d manifests applied to cluster %s", len(manifests), cluster.Name)}
-	result := "success"
-	sum := r.lost.carry(key, work.Generation, summarize(manifests, results))
-	switch {
-	case len(failures) > 0:
-	case work.Spec.ApplyStrategy.ReportsDiff():
-		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonReportDiff, "reportdiff"
-		cond.Message = truncate(sum.reportMessage(len(manifests), cluster.Name), maxMessage)
-	case sum.held > 0:
-		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonDriftHeld, "held"
-		cond.Message = truncate(fmt.Sprintf("%d of %d manifests held back in cluster %s: their member objects drifted and applyStrategy.whenToApply is IfNotDrifted (see the Drifted condition)",
-			sum.held, len(manifests), cluster.Name), maxMessage)
-	}
+	sum := r.lost.carry(key, work.Generation, summarize(manifests, p.results))
+	cond, result := appliedCondition(work, cluster, len(manifests), p, sum)
 	drifted, driftChanged := driftCondition(work, sum)
 	if drifted != nil {
 		meta.SetStatusCondition(&status.Conditions, *drifted)
-	}
-	if len(failures) > 0 {
-		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
-		if len(refusedRBAC) > 0 {
-			failures = append([]string{rbacRefusal(cluster.Name, cluster.Spec.SyncMode == clusterv1alpha1.Pull, refusedRBAC)}, failures...)
-		}
-		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
-		switch {
-		case conflicts > 0:
-			cond.Reason, result = ReasonConflict, "conflict"
-		case refusedNS > 0:
-			cond.Reason = ReasonNamespacePolicy
-		case len(refusedRBAC) > 0:
-			cond.Reason = ReasonRBACEscalationForbidden
-		}
 	}
 	applyTotal.WithLabelValues(result).Inc()
 	applyDuration.WithLabelValues(result).Observe(time.Since(begin).Seconds())
@@ -161,18 +80,59 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	if full {
 		r.stamps.Store(key, applyStamp{generation: work.Generation, at: time.Now()})
 	}
+	return r.afterApply(work, cluster, status.Conditions, p, full, cond.Message)
+}
+
+// appliedCondition is the Applied condition a pass leads to, and the
+// result the metrics count it under: a failure says what kind (a
+// conflict, a namespace's policy, an RBAC refusal) and wins over
+// ReportDiff and held drift, which say so when nothing failed.
+func appliedCondition(work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster, n int, p *pass, sum driftSummary) (metav1.Condition, string) {
+	cond := metav1.Condition{Type: workv1alpha1.WorkConditionApplied, Status: metav1.ConditionTrue, Reason: ReasonAppliedSuccessful,
+		Message: fmt.Sprintf("%d manifests applied to cluster %s", n, cluster.Name)}
+	result := "success"
+	switch {
+	case len(p.failures) > 0:
+		failures := p.failures
+		if len(p.refusedRBAC) > 0 {
+			failures = append([]string{rbacRefusal(cluster.Name, cluster.Spec.SyncMode == clusterv1alpha1.Pull, p.refusedRBAC)}, failures...)
+		}
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, ReasonAppliedFailed, "failure"
+		cond.Message = truncate(strings.Join(failures, "; "), maxMessage)
+		switch {
+		case p.conflicts > 0:
+			cond.Reason, result = ReasonConflict, "conflict"
+		case p.refusedNS > 0:
+			cond.Reason = ReasonNamespacePolicy
+		case len(p.refusedRBAC) > 0:
+			cond.Reason = ReasonRBACEscalationForbidden
+		}
+	case work.Spec.ApplyStrategy.ReportsDiff():
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonReportDiff, "reportdiff"
+		cond.Message = truncate(sum.reportMessage(n, cluster.Name), maxMessage)
+	case sum.held > 0:
+		cond.Status, cond.Reason, result = metav1.ConditionFalse, workv1alpha1.ReasonDriftHeld, "held"
+		cond.Message = truncate(fmt.Sprintf("%d of %d manifests held back in cluster %s: their member objects drifted and applyStrategy.whenToApply is IfNotDrifted (see the Drifted condition)",
+			sum.held, n, cluster.Name), maxMessage)
+	}
+	return cond, result
+}
+
+// afterApply says when to look at the Work again once its status is
+// written.
+func (r *Reconciler) afterApply(work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster, conditions []metav1.Condition, p *pass, full bool, message string) (reconcile.Result, error) {
 	switch {
 	case !full:
-		return reconcile.Result{RequeueAfter: r.untilDue(work, status.Conditions)}, nil
-	case retry:
-		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", key, cluster.Name, cond.Message)
-	case conflicts > 0 || refusedNS > 0 || len(refusedRBAC) > 0:
+		return reconcile.Result{RequeueAfter: r.untilDue(work, conditions)}, nil
+	case p.retry:
+		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", workKey(work), cluster.Name, message)
+	case p.conflicts > 0 || p.refusedNS > 0 || len(p.refusedRBAC) > 0:
 		// The conflict lasts until the member object goes or the policy
 		// says Overwrite (which changes the Work); the resync notices the
 		// former. An RBAC refusal lasts until the credentials change,
 		// which wakes the Work (worksOfSecret).
 		return reconcile.Result{RequeueAfter: r.Options.ResyncPeriod}, nil
-	case len(failures) > 0:
+	case len(p.failures) > 0:
 		// Invalid manifests: retrying cannot help until the Work changes.
 		return reconcile.Result{}, nil
 	}
