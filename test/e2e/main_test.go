@@ -61,8 +61,8 @@ func run(m *testing.M) int {
 	}
 	fleetSpec = spec
 	env, err := fleetenv.StartFleet("e2e", localfleet.Options{
-		Fleet:       spec,
-		KwokStages:  [][]byte{unready},
+		Fleet:      spec,
+		KwokStages: [][]byte{unready},
 		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes(),
 			Execution: execution.Options{DriftRevertDelay: driftRevertDelay}}},
 	})
