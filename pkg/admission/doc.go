@@ -1,7 +1,8 @@
 // Package admission holds the hub's validating admission webhooks and
 // serves them: the checks of HealthInterpreters and
 // ResourceInterpreterCustomizations (their CEL must compile: package
-// interpreter/custom's checks, which its controllers share), of cluster
+// interpreter's checks, which the controllers of package
+// controllers/customization share), of cluster
 // credentials (a kubeconfig Secret must be self-contained: package
 // clusterclient's rule) and SpecValidator, which the first two are built
 // on. ServeWebhook serves them all from one server (package

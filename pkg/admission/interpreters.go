@@ -6,7 +6,7 @@ import (
 	"github.com/go-logr/logr"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -35,7 +35,7 @@ func NewHealthInterpreterHandler(log logr.Logger) (http.Handler, error) {
 
 // NewCustomizationHandler returns the ResourceInterpreterCustomization
 // webhook's HTTP handler: it admits a customization that compiles (see
-// SpecValidator and custom.Validate).
+// SpecValidator and interpreter.ValidateCustomization).
 func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
 	return SpecValidator[*configv1alpha1.ResourceInterpreterCustomization]{
 		Kind: configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization").GroupKind(),
@@ -43,17 +43,17 @@ func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
 			return &configv1alpha1.ResourceInterpreterCustomization{}
 		},
 		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
-		Validate: custom.Validate,
+		Validate: interpreter.ValidateCustomization,
 	}.Handler(scheme.Scheme, CustomizationWebhookPath, log)
 }
 
 // HealthInterpreterValidator admits a HealthInterpreter whose rule
-// compiles (see SpecValidator and custom.ValidateHealthInterpreter).
+// compiles (see SpecValidator and interpreter.ValidateHealthInterpreter).
 func HealthInterpreterValidator() SpecValidator[*configv1alpha1.HealthInterpreter] {
 	return SpecValidator[*configv1alpha1.HealthInterpreter]{
 		Kind:     configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter").GroupKind(),
 		New:      func() *configv1alpha1.HealthInterpreter { return &configv1alpha1.HealthInterpreter{} },
 		Spec:     func(hi *configv1alpha1.HealthInterpreter) any { return hi.Spec },
-		Validate: custom.ValidateHealthInterpreter,
+		Validate: interpreter.ValidateHealthInterpreter,
 	}
 }

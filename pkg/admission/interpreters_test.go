@@ -18,7 +18,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/webhookserver/webhooktest"
 )
 
-func interpreter(apiVersion, expr string) *configv1alpha1.HealthInterpreter {
+func healthInterpreter(apiVersion, expr string) *configv1alpha1.HealthInterpreter {
 	hi := &configv1alpha1.HealthInterpreter{}
 	hi.SetGroupVersionKind(configv1alpha1.SchemeGroupVersion.WithKind("HealthInterpreter"))
 	hi.Name = "rule"
@@ -50,19 +50,19 @@ func TestHealthInterpreterValidator(t *testing.T) {
 		allowed   bool
 		wantInMsg []string
 	}{
-		{"good rule created", admissionv1.Create, interpreter("example.io/v1", good), nil, true, nil},
-		{"broken rule refused at creation", admissionv1.Create, interpreter("example.io/v1", broken), nil, false,
+		{"good rule created", admissionv1.Create, healthInterpreter("example.io/v1", good), nil, true, nil},
+		{"broken rule refused at creation", admissionv1.Create, healthInterpreter("example.io/v1", broken), nil, false,
 			[]string{"spec.health.expression", "does not compile", "Syntax error", "fix the CEL expression"}},
-		{"wrong result type refused", admissionv1.Create, interpreter("example.io/v1", `1 + 2`), nil, false,
+		{"wrong result type refused", admissionv1.Create, healthInterpreter("example.io/v1", `1 + 2`), nil, false,
 			[]string{"spec.health.expression", "must return a string"}},
-		{"unknown variable refused", admissionv1.Create, interpreter("example.io/v1", `object.status.ready`), nil, false,
-			[]string{"spec.health.expression", "undeclared reference to 'object'"}},
-		{"bad apiVersion refused", admissionv1.Create, interpreter("a/b/c", good), nil, false,
+		{"the template's variable refused", admissionv1.Create, healthInterpreter("example.io/v1", `object.status.ready`), nil, false,
+			[]string{"spec.health.expression", "undeclared reference to 'object'", "it must read observedObj"}},
+		{"bad apiVersion refused", admissionv1.Create, healthInterpreter("a/b/c", good), nil, false,
 			[]string{"spec.target.apiVersion", "GROUP/VERSION"}},
-		{"update breaking the rule refused", admissionv1.Update, interpreter("example.io/v1", broken), interpreter("example.io/v1", good), false,
+		{"update breaking the rule refused", admissionv1.Update, healthInterpreter("example.io/v1", broken), healthInterpreter("example.io/v1", good), false,
 			[]string{"spec.health.expression"}},
-		{"update fixing the rule admitted", admissionv1.Update, interpreter("example.io/v1", good), interpreter("example.io/v1", broken), true, nil},
-		{"update leaving a stored broken rule alone admitted", admissionv1.Update, interpreter("example.io/v1", broken), interpreter("example.io/v1", broken), true, nil},
+		{"update fixing the rule admitted", admissionv1.Update, healthInterpreter("example.io/v1", good), healthInterpreter("example.io/v1", broken), true, nil},
+		{"update leaving a stored broken rule alone admitted", admissionv1.Update, healthInterpreter("example.io/v1", broken), healthInterpreter("example.io/v1", broken), true, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

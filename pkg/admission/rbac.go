@@ -2,7 +2,7 @@ package admission
 
 // RBAC on the hub of the validating webhooks (gathered into
 // config/rbac/role.yaml by `make generate`; the controllers of the objects
-// they check are in package interpreter/custom).
+// they check are in package controllers/customization).
 //
 // The webhooks publish their CA in the deployed configuration
 // (config/controllermanager/webhook.yaml), and only in that one: get and

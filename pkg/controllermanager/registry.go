@@ -9,6 +9,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/controllers/customization"
 	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
@@ -19,7 +20,6 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
-	"github.com/shepherd-io/shepherd/pkg/interpreter/custom"
 )
 
 // Config holds the options of the controllers that have any; zero values
@@ -88,11 +88,11 @@ func registry() []Controller {
 		{Name: workstatus.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 			return workstatus.Setup(d, c.WorkStatus)
 		}},
-		{Name: custom.HealthControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-			return custom.SetupHealthInterpreters(d)
+		{Name: customization.HealthControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return customization.Setup(d, customization.Options{Controllers: []string{customization.HealthControllerName}})
 		}},
-		{Name: custom.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
-			return custom.SetupCustomizations(d)
+		{Name: customization.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, _ Config, _ func(string) bool) error {
+			return customization.Setup(d, customization.Options{Controllers: []string{customization.ControllerName}})
 		}},
 		{Name: orphans.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 			return orphans.Setup(d, c.Orphans)

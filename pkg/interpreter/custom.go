@@ -7,7 +7,7 @@ import (
 )
 
 // Custom is what a ResourceInterpreterCustomization says about a kind,
-// compiled (package interpreter/custom) and given to Layered.SetCustom. A
+// compiled (CompileCustomization) and given to Layered.SetCustom. A
 // zero field keeps the built-in knowledge of the kind, if any.
 type Custom struct {
 	// Replicas returns the template's replicas.

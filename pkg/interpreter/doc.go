@@ -11,10 +11,11 @@
 // (New) and handed to every controller that needs it; nothing else holds
 // per-kind knowledge. It is layered (see Layered): HealthInterpreters over
 // ResourceInterpreterCustomizations over the built-in kinds, the first
-// two taught at run time by the controllers of package interpreter/custom.
-// Adding a built-in kind means adding one entry to the table in kinds.go.
-// The operations live one per file, as in Karmada's native resource
-// interpreter:
+// two compiled here (CompileHealthInterpreter, CompileCustomization; CEL
+// from package celrule) and taught at run time by the controllers of
+// package controllers/customization. Adding a built-in kind means adding
+// one entry to the table in kinds.go. The operations live one per file, as
+// in Karmada's native resource interpreter:
 //
 //	interpreter.go  the Interpreter interface and its layers
 //	replicas.go     Replicas: replicas and what one replica needs
@@ -30,6 +31,12 @@
 //	retain.go       Retain: fields a member controller owns
 //	selector.go     PodSelector: the pods a workload runs
 //	aliases.go      kind names the CLI accepts
+//	custom.go       Custom: what a customization says about a kind
+//	customization.go CompileCustomization, CompileHealthInterpreter:
+//	                ResourceInterpreterCustomizations and
+//	                HealthInterpreters checked and compiled (for the
+//	                controllers and the admission webhook alike)
+//	healthrule.go   health rules in CEL over the member object
 //
 // A kind no layer knows has no replicas, no summed status, no
 // dependencies and Unknown health: it is propagated whole.

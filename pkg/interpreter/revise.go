@@ -4,7 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
+	"github.com/shepherd-io/shepherd/pkg/apportion"
 )
 
 // ReviseReplicas returns, per target cluster, obj revised for that
@@ -34,7 +34,7 @@ func (l *Layered) ReviseReplicas(obj *unstructured.Unstructured, targets []workv
 			for i, t := range targets {
 				weights[i] = int64(t.Replicas)
 			}
-			completions = core.Webster(c, weights, core.TiesFor(string(obj.GetUID())))
+			completions = apportion.Webster(c, weights, apportion.TiesFor(string(obj.GetUID())))
 		}
 	}
 	for i, t := range targets {

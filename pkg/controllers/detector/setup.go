@@ -49,8 +49,9 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	}
 	r.kinds.bind(c, templateHandler(), templatePredicate())
 	cache := mgr.GetCache()
-	// A kind's customization changing (package interpreter/custom) changes
-	// what its templates' bindings should say: look at them all again.
+	// A kind's customization changing (taught by the controllers of package
+	// customization) changes what its templates' bindings should say: look
+	// at them all again.
 	reinterpret := make(chan event.TypedGenericEvent[*unstructured.Unstructured], 256)
 	stopped := make(chan struct{})
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/apportion"
 )
 
 // capacity is how many replicas of the workload cluster c can hold: those it
@@ -24,12 +25,12 @@ func satAdd(a, b int64) int64 { return min(a+b, Unlimited) }
 // Every function gets the clusters sorted by name and the tie rule.
 type divider struct {
 	// fresh places total replicas from scratch.
-	fresh func(cs []*Candidate, total int64, ties Ties) ([]int64, error)
+	fresh func(cs []*Candidate, total int64, ties apportion.Ties) ([]int64, error)
 	// more places extra replicas on top of the previous ones (Steady scale
 	// up), within what still fits (Available) for capacity strategies.
-	more func(cs []*Candidate, extra int64, ties Ties) ([]int64, error)
+	more func(cs []*Candidate, extra int64, ties apportion.Ties) ([]int64, error)
 	// less shrinks the previous replicas prev to total (Steady scale down).
-	less func(cs []*Candidate, prev []int64, total int64, ties Ties) []int64
+	less func(cs []*Candidate, prev []int64, total int64, ties apportion.Ties) []int64
 }
 
 // divide runs the steps every Divided strategy shares, as Karmada's
@@ -41,7 +42,7 @@ type divider struct {
 // The result is sorted by name without zero-replica targets.
 func divide(name string, selected []Candidate, req Request, d divider) ([]workv1alpha1.TargetCluster, error) {
 	cs := byName(selected)
-	ties := TiesFor(req.TieSeed)
+	ties := apportion.TiesFor(req.TieSeed)
 	total := int64(max(req.Replicas, 0))
 	prev := make([]int64, len(cs))
 	var placed int64
@@ -94,6 +95,6 @@ func targetsOf(cs []*Candidate, shares []int64) []workv1alpha1.TargetCluster {
 
 // inProportion shrinks prev to total in proportion to it (Webster): the
 // scale-down of dynamic weights.
-func inProportion(_ []*Candidate, prev []int64, total int64, ties Ties) []int64 {
-	return Webster(total, prev, ties)
+func inProportion(_ []*Candidate, prev []int64, total int64, ties apportion.Ties) []int64 {
+	return apportion.Webster(total, prev, ties)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/apportion"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
@@ -31,17 +32,17 @@ func (aggregated) Shape() Shape { return Shape{Divided: true, Capacity: true, Fe
 // Equal rooms go by name.
 func (aggregated) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
 	return divide(placement.StrategyAggregated, selected, req, divider{
-		fresh: func(cs []*Candidate, total int64, ties Ties) ([]int64, error) {
+		fresh: func(cs []*Candidate, total int64, ties apportion.Ties) ([]int64, error) {
 			return pack(total, rooms(cs, capacity), nil, ties)
 		},
-		more: func(cs []*Candidate, extra int64, ties Ties) ([]int64, error) {
+		more: func(cs []*Candidate, extra int64, ties apportion.Ties) ([]int64, error) {
 			first := make([]bool, len(cs))
 			for i := range cs {
 				first[i] = cs[i].Previous > 0
 			}
 			return pack(extra, rooms(cs, available), first, ties)
 		},
-		less: func(_ []*Candidate, prev []int64, total int64, ties Ties) []int64 {
+		less: func(_ []*Candidate, prev []int64, total int64, ties apportion.Ties) []int64 {
 			shares, _ := pack(total, prev, nil, ties) // sum(prev) > total: it fits
 			return shares
 		},
@@ -52,7 +53,7 @@ func (aggregated) Assign(selected []Candidate, req Request) ([]workv1alpha1.Targ
 // index, which is name order) until their rooms hold total, and divides
 // total over those by their rooms. It fails when all rooms together are
 // too small.
-func pack(total int64, room []int64, first []bool, ties Ties) ([]int64, error) {
+func pack(total int64, room []int64, first []bool, ties apportion.Ties) ([]int64, error) {
 	order := make([]int, len(room))
 	for i := range order {
 		order[i] = i
@@ -78,5 +79,5 @@ func pack(total int64, room []int64, first []bool, ties Ties) ([]int64, error) {
 	if sum < total {
 		return nil, fmt.Errorf("the selected clusters fit %d", sum)
 	}
-	return Webster(total, taken, ties), nil
+	return apportion.Webster(total, taken, ties), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/apportion"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
@@ -23,10 +24,10 @@ func (dynamicWeight) Shape() Shape { return Shape{Divided: true, Capacity: true}
 // by the previous replicas for a Steady scale-down.
 func (dynamicWeight) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
 	return divide(placement.StrategyDynamicWeight, selected, req, divider{
-		fresh: func(cs []*Candidate, total int64, ties Ties) ([]int64, error) {
+		fresh: func(cs []*Candidate, total int64, ties apportion.Ties) ([]int64, error) {
 			return proportional(total, rooms(cs, capacity), ties)
 		},
-		more: func(cs []*Candidate, extra int64, ties Ties) ([]int64, error) {
+		more: func(cs []*Candidate, extra int64, ties apportion.Ties) ([]int64, error) {
 			return proportional(extra, rooms(cs, available), ties)
 		},
 		less: inProportion,
@@ -35,7 +36,7 @@ func (dynamicWeight) Assign(selected []Candidate, req Request) ([]workv1alpha1.T
 
 // proportional divides total by the rooms, failing when they are too small
 // in sum.
-func proportional(total int64, room []int64, ties Ties) ([]int64, error) {
+func proportional(total int64, room []int64, ties apportion.Ties) ([]int64, error) {
 	var sum int64
 	for _, r := range room {
 		sum = satAdd(sum, r)
@@ -43,7 +44,7 @@ func proportional(total int64, room []int64, ties Ties) ([]int64, error) {
 	if sum < total {
 		return nil, fmt.Errorf("the selected clusters fit %d", sum)
 	}
-	return Webster(total, room, ties), nil
+	return apportion.Webster(total, room, ties), nil
 }
 
 // available is what still fits on c beside the replicas already there.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/apportion"
 	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
@@ -33,7 +34,7 @@ func (staticWeight) Shape() Shape { return Shape{Divided: true} }
 func (staticWeight) Assign(selected []Candidate, req Request) ([]workv1alpha1.TargetCluster, error) {
 	cs := byName(selected)
 	total := int64(max(req.Replicas, 0))
-	shares := Webster(total, staticWeights(cs, staticWeighted(req.Placement)), TiesFor(req.TieSeed))
+	shares := apportion.Webster(total, staticWeights(cs, staticWeighted(req.Placement)), apportion.TiesFor(req.TieSeed))
 	for i, c := range cs {
 		if room := capacity(c); shares[i] > room {
 			return nil, &UnschedulableError{Constraint: "capacity", Message: fmt.Sprintf(

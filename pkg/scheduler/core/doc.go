@@ -78,9 +78,9 @@
 // # Assignment
 //
 // Shares are divided by Karmada's method, the Webster divisor method
-// (webster.go), and sum exactly to the replicas; equal claims go to the
-// cluster with fewer replicas, then by name in the direction TiesFor draws
-// from the template UID. Static weights are recomputed from the weights
+// (package apportion), and sum exactly to the replicas; equal claims go to
+// the cluster with fewer replicas, then by name in the direction
+// apportion.TiesFor draws from the template UID. Static weights are recomputed from the weights
 // every time: a ratio, not a history. For dynamic weights and Aggregated in
 // Steady mode with replicas in place, an unchanged total keeps the previous
 // replicas exactly, a larger one adds only the new replicas (by free room),
@@ -91,13 +91,14 @@
 //
 // # Guarantees
 //
-// Fuzzed (FuzzSchedule, FuzzSteadyScale, FuzzWebster): Divided targets sum
-// to the replicas and have at least one each; every target is a candidate;
-// targets fit; spread constraints hold on the targets; every candidate is a
-// target or explained; the result does not depend on candidate order; a
-// Steady run with the previous result in place returns it unchanged;
-// without spread constraints a scale by d changes exactly d replicas and an
-// Aggregated scale-down ends on as few clusters as hold the new total; the
-// division equals the one-replica-at-a-time definition and is
-// house-monotone. Ties always break by a rule; nothing iterates a map.
+// Fuzzed (FuzzSchedule, FuzzSteadyScale; FuzzWebster in package apportion):
+// Divided targets sum to the replicas and have at least one each; every
+// target is a candidate; targets fit; spread constraints hold on the
+// targets; every candidate is a target or explained; the result does not
+// depend on candidate order; a Steady run with the previous result in place
+// returns it unchanged; without spread constraints a scale by d changes
+// exactly d replicas and an Aggregated scale-down ends on as few clusters
+// as hold the new total; the division equals the one-replica-at-a-time
+// definition and is house-monotone. Ties always break by a rule; nothing
+// iterates a map.
 package core

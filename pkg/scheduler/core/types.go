@@ -56,7 +56,7 @@ type Request struct {
 	// Mode: Steady or Fresh.
 	Mode Mode
 	// TieSeed picks the direction in which equal claims on a replica break
-	// by name (see TiesFor): the template's UID, as in Karmada.
+	// by name (see apportion.TiesFor): the template's UID, as in Karmada.
 	TieSeed string
 }
 

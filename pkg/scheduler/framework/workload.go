@@ -17,7 +17,7 @@ type Workload struct {
 	APIVersion string
 	Kind       string
 	// UID of the template; it picks the direction of name ties in replica
-	// division (core.TiesFor).
+	// division (apportion.TiesFor).
 	UID string
 	// Replicas desired; 0 for kinds without replicas.
 	Replicas int32

@@ -1,4 +1,4 @@
-package custom
+package customization
 
 import (
 	"context"
@@ -11,14 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
-	"github.com/shepherd-io/shepherd/pkg/health/expr"
+	"github.com/shepherd-io/shepherd/pkg/celrule"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
@@ -42,13 +39,13 @@ var everything = reconcile.Request{NamespacedName: client.ObjectKey{Name: "all"}
 // rules is what differs between the two CRDs that carry CEL rules.
 type rules[T client.Object] struct {
 	name  string
-	words expr.Words
+	words Words
 	// compiledMessage is the Compiled condition's message on success.
 	compiledMessage string
 	newObject       func() T
 	list            func(ctx context.Context, c client.Client) ([]T, error)
 	target          func(T) schema.GroupVersionKind
-	compile         func(T) (*Compiled, field.ErrorList)
+	compile         func(T) (*interpreter.Compiled, field.ErrorList)
 	status          func(T) (*int64, *[]metav1.Condition)
 	// set and clear install and remove a winner's rules in their layer.
 	set   func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom)
@@ -74,14 +71,14 @@ type Reconciler[T client.Object] struct {
 	mapper   meta.RESTMapper
 	recorder events.EventRecorder
 	cache    map[string]compiled
-	applied  map[schema.GroupVersionKind]expr.InUse
+	applied  map[schema.GroupVersionKind]InUse
 }
 
 // compiled caches an object's compilation by generation: compiling is the
 // costly part and the spec changes rarely.
 type compiled struct {
 	generation int64
-	result     *Compiled
+	result     *interpreter.Compiled
 	err        string
 }
 
@@ -91,7 +88,7 @@ func newForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*c
 	type C = *configv1alpha1.ResourceInterpreterCustomization
 	return &Reconciler[C]{in: in, readOnly: readOnly, rules: rules[C]{
 		name:            ControllerName,
-		words:           expr.Words{Object: "ResourceInterpreterCustomization", NotCompiled: "the customization does not compile", Serves: "interprets"},
+		words:           Words{Object: "ResourceInterpreterCustomization", NotCompiled: "the customization does not compile", Serves: "interprets"},
 		compiledMessage: "every expression and path compiled",
 		newObject:       func() C { return &configv1alpha1.ResourceInterpreterCustomization{} },
 		list: func(ctx context.Context, c client.Client) ([]C, error) {
@@ -100,7 +97,7 @@ func newForCustomizations(in *interpreter.Layered, readOnly bool) *Reconciler[*c
 			return pointers(l.Items), err
 		},
 		target:  func(c C) schema.GroupVersionKind { return c.Spec.Target.GroupVersionKind() },
-		compile: Compile,
+		compile: interpreter.CompileCustomization,
 		status:  func(c C) (*int64, *[]metav1.Condition) { return &c.Status.ObservedGeneration, &c.Status.Conditions },
 		set: func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom) {
 			in.SetCustom(gvk, c)
@@ -116,7 +113,7 @@ func newForHealthInterpreters(in *interpreter.Layered, readOnly bool) *Reconcile
 	type H = *configv1alpha1.HealthInterpreter
 	return &Reconciler[H]{in: in, readOnly: readOnly, rules: rules[H]{
 		name:            HealthControllerName,
-		words:           expr.Words{Object: "HealthInterpreter", NotCompiled: "the expression does not compile", Serves: "judges the health of"},
+		words:           Words{Object: "HealthInterpreter", NotCompiled: "the expression does not compile", Serves: "judges the health of"},
 		compiledMessage: "the expression compiled",
 		newObject:       func() H { return &configv1alpha1.HealthInterpreter{} },
 		list: func(ctx context.Context, c client.Client) ([]H, error) {
@@ -125,7 +122,7 @@ func newForHealthInterpreters(in *interpreter.Layered, readOnly bool) *Reconcile
 			return pointers(l.Items), err
 		},
 		target:  func(h H) schema.GroupVersionKind { return h.Spec.Target.GroupVersionKind() },
-		compile: CompileHealthInterpreter,
+		compile: interpreter.CompileHealthInterpreter,
 		status:  func(h H) (*int64, *[]metav1.Condition) { return &h.Status.ObservedGeneration, &h.Status.Conditions },
 		set: func(in *interpreter.Layered, gvk schema.GroupVersionKind, c *interpreter.Custom) {
 			in.SetHealthRule(gvk, c.Health)
@@ -142,36 +139,6 @@ func pointers[E any](items []E) []*E {
 	return out
 }
 
-// SetupCustomizations registers the controller keeping d.Interpreter's
-// customization layer; an agent (d.PullCluster set) applies the
-// customizations read-only.
-func SetupCustomizations(d controllerdeps.Deps) error {
-	d = d.WithDefaults()
-	return newForCustomizations(d.Interpreter, d.Agent()).setup(d)
-}
-
-// SetupHealthInterpreters registers the controller keeping
-// d.Interpreter's health rules; an agent (d.PullCluster set) applies the
-// HealthInterpreters read-only.
-func SetupHealthInterpreters(d controllerdeps.Deps) error {
-	d = d.WithDefaults()
-	return newForHealthInterpreters(d.Interpreter, d.Agent()).setup(d)
-}
-
-func (r *Reconciler[T]) setup(d controllerdeps.Deps) error {
-	mgr := d.Manager
-	r.client, r.mapper = mgr.GetClient(), mgr.GetRESTMapper()
-	r.recorder = d.Recorder(r.rules.name)
-	r.cache, r.applied = map[string]compiled{}, map[schema.GroupVersionKind]expr.InUse{}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named(r.rules.name).
-		Watches(r.rules.newObject(), handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-			return []reconcile.Request{everything}
-		})).
-		WithOptions(d.ControllerOptions(0)).
-		Complete(r)
-}
-
 // Reconcile recomputes every kind's rules (one worker, so the maps need
 // no lock).
 func (r *Reconciler[T]) Reconcile(ctx context.Context, _ reconcile.Request) (reconcile.Result, error) {
@@ -180,14 +147,14 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	cands := make([]expr.Candidate, len(items))
+	cands := make([]Candidate, len(items))
 	ccs := make([]compiled, len(items))
 	for i, obj := range items {
 		ccs[i] = r.compile(obj)
-		cands[i] = expr.Candidate{Name: obj.GetName(), Generation: obj.GetGeneration(), Kind: r.rules.target(obj),
+		cands[i] = Candidate{Name: obj.GetName(), Generation: obj.GetGeneration(), Kind: r.rules.target(obj),
 			Compiled: ccs[i].err == "", Deleting: obj.GetDeletionTimestamp() != nil}
 	}
-	e := expr.Elect(r.rules.words, cands, r.applied)
+	e := Elect(r.rules.words, cands, r.applied)
 	var firstErr error
 	for i, obj := range items {
 		v, gvk := e.Verdicts[i], cands[i].Kind
@@ -205,7 +172,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, _ reconcile.Request) (rec
 	}
 	r.applied = e.Winners
 	for name := range r.cache {
-		if !slices.ContainsFunc(cands, func(c expr.Candidate) bool { return c.Name == name }) {
+		if !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Name == name }) {
 			delete(r.cache, name)
 		}
 	}
@@ -221,7 +188,7 @@ func (r *Reconciler[T]) compile(obj T) compiled {
 	res, errs := r.rules.compile(obj)
 	cc := compiled{generation: obj.GetGeneration(), result: res}
 	if len(errs) > 0 {
-		cc.err = expr.Truncate(errs.ToAggregate().Error())
+		cc.err = celrule.Truncate(errs.ToAggregate().Error())
 		if !r.readOnly {
 			r.recorder.Eventf(obj, nil, corev1.EventTypeWarning, EventCompileError, "Compile", "%s", cc.err)
 		}
@@ -240,7 +207,7 @@ func (r *Reconciler[T]) kindServed(gvk schema.GroupVersionKind) bool {
 
 // writeStatus sets the Compiled, KindFound (customizations) and Active
 // conditions, writing only when they change.
-func (r *Reconciler[T]) writeStatus(ctx context.Context, obj T, cc compiled, v expr.Verdict) error {
+func (r *Reconciler[T]) writeStatus(ctx context.Context, obj T, cc compiled, v Verdict) error {
 	if r.readOnly {
 		return nil
 	}

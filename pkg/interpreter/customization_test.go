@@ -1,15 +1,13 @@
-package custom
+package interpreter
 
 import (
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
 func customization(c configv1alpha1.Customizations) *configv1alpha1.ResourceInterpreterCustomization {
@@ -24,7 +22,7 @@ func rollout(spec map[string]any) *unstructured.Unstructured {
 }
 
 // Every rule gets bad input and is refused naming its field.
-func TestCompileRefuses(t *testing.T) {
+func TestCompileCustomizationRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		c    configv1alpha1.Customizations
@@ -45,12 +43,18 @@ func TestCompileRefuses(t *testing.T) {
 		{"a health rule that does not compile", configv1alpha1.Customizations{Health: &configv1alpha1.HealthExpression{
 			Expression: "observedObj.status.ready ==="}},
 			[]string{"spec.customizations.health.expression", "does not compile"}},
+		{"replicas read from the member object", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "observedObj.spec.replicas", ReplicasPath: "/spec/replicas"}},
+			[]string{"spec.customizations.replicas.expression", "does not compile", "it must read object (the template)"}},
+		{"a health rule over the template", configv1alpha1.Customizations{Health: &configv1alpha1.HealthExpression{
+			Expression: "object.status.phase == 'Healthy'"}},
+			[]string{"spec.customizations.health.expression", "it must read observedObj (the member object)", "fix the CEL expression over observedObj"}},
 		{"a retention path that is no pointer", configv1alpha1.Customizations{Retention: &configv1alpha1.RetentionCustomization{
 			Paths: []string{"/spec/replicas", "/"}}},
 			[]string{"spec.customizations.retention.paths[1]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := Compile(customization(tc.c))
+			_, errs := CompileCustomization(customization(tc.c))
 			if len(errs) == 0 {
 				t.Fatal("accepted")
 			}
@@ -62,24 +66,24 @@ func TestCompileRefuses(t *testing.T) {
 			}
 		})
 	}
-	bad := customization(configv1alpha1.Customizations{ObservesGeneration: ptr.To(true)})
+	bad := customization(configv1alpha1.Customizations{ObservesGeneration: ptr(true)})
 	bad.Spec.Target.APIVersion = "a/b/c"
-	if _, errs := Compile(bad); len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "spec.target.apiVersion") {
+	if _, errs := CompileCustomization(bad); len(errs) == 0 || !strings.Contains(errs.ToAggregate().Error(), "spec.target.apiVersion") {
 		t.Errorf("a bad apiVersion: %v", errs)
 	}
 }
 
-// A compiled customization teaches package interpreter the kind: every
+// A compiled customization teaches the interpreter the kind: every
 // operation answers from it, and clearing it forgets the kind again.
 func TestCustomizationTeachesAKind(t *testing.T) {
-	c, errs := Compile(customization(configv1alpha1.Customizations{
+	c, errs := CompileCustomization(customization(configv1alpha1.Customizations{
 		Replicas: &configv1alpha1.ReplicaCustomization{Expression: "has(object.spec.replicas) ? object.spec.replicas : 1",
 			ReplicasPath: "/spec/replicas", PodSpecPath: "/spec/template/spec"},
 		StatusAggregation: &configv1alpha1.StatusAggregation{SummedFields: []string{"readyReplicas"}},
 		Dependencies: &configv1alpha1.DependencyCustomization{Expression: "has(object.spec.configName) ? " +
 			"[{'apiVersion': 'v1', 'kind': 'ConfigMap', 'name': object.spec.configName}] : []"},
 		Retention:          &configv1alpha1.RetentionCustomization{Paths: []string{"/spec/paused"}},
-		ObservesGeneration: ptr.To(true),
+		ObservesGeneration: ptr(true),
 		Health:             &configv1alpha1.HealthExpression{Expression: "observedObj.status.phase == 'Healthy'"},
 	}))
 	if len(errs) > 0 {
@@ -89,7 +93,7 @@ func TestCustomizationTeachesAKind(t *testing.T) {
 	obj := rollout(map[string]any{"replicas": int64(6), "configName": "settings",
 		"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "x",
 			"resources": map[string]any{"requests": map[string]any{"cpu": "250m"}}}}}}})
-	in := interpreter.New()
+	in := New()
 	if n, _, _ := in.Replicas(obj); n != 0 {
 		t.Fatalf("before the customization: %d replicas", n)
 	}
@@ -149,21 +153,21 @@ func TestSensitiveCustomization(t *testing.T) {
 		sensitive        *bool
 		want             bool
 	}{
-		{"a custom kind marked sensitive", "example.com/v1", "Credential", ptr.To(true), true},
-		{"a custom kind marked not sensitive", "example.com/v1", "Credential", ptr.To(false), false},
+		{"a custom kind marked sensitive", "example.com/v1", "Credential", ptr(true), true},
+		{"a custom kind marked not sensitive", "example.com/v1", "Credential", ptr(false), false},
 		{"a custom kind left unmarked", "example.com/v1", "Credential", nil, false},
-		{"a ConfigMap marked sensitive", "v1", "ConfigMap", ptr.To(true), true},
+		{"a ConfigMap marked sensitive", "v1", "ConfigMap", ptr(true), true},
 		{"a Secret left unmarked", "v1", "Secret", nil, true},
-		{"a Secret marked not sensitive", "v1", "Secret", ptr.To(false), true},
+		{"a Secret marked not sensitive", "v1", "Secret", ptr(false), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ric := customization(configv1alpha1.Customizations{Sensitive: tc.sensitive, ObservesGeneration: ptr.To(false)})
+			ric := customization(configv1alpha1.Customizations{Sensitive: tc.sensitive, ObservesGeneration: ptr(false)})
 			ric.Spec.Target = configv1alpha1.HealthTarget{APIVersion: tc.apiVersion, Kind: tc.kind}
-			c, errs := Compile(ric)
+			c, errs := CompileCustomization(ric)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			in := interpreter.New()
+			in := New()
 			in.SetCustom(c.GVK, c.Custom)
 			if got := in.Sensitive(c.GVK.GroupKind()); got != tc.want {
 				t.Errorf("Sensitive(%v) = %v, want %v", c.GVK.GroupKind(), got, tc.want)

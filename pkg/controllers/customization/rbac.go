@@ -1,4 +1,4 @@
-package custom
+package customization
 
 // RBAC of the two controllers on the hub (gathered into
 // config/rbac/role.yaml by `make generate`): the Compiled, KindFound and

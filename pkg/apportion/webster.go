@@ -1,4 +1,10 @@
-package core
+// Package apportion divides a whole number of replicas over weights by the
+// Webster (Sainte-Laguë) divisor method, as Karmada does, with
+// deterministic ties (Ties, TiesFor): the same inputs always give the same
+// shares. It is a leaf: the scheduling core divides replicas with it and
+// the resource interpreter a Divided Job's completions, in proportion to
+// the replicas, by the same method.
+package apportion
 
 import (
 	"container/heap"

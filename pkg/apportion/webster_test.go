@@ -1,10 +1,14 @@
-package core
+package apportion
 
 import (
 	"math/big"
 	"slices"
 	"testing"
 )
+
+// unlimited is the scheduling core's capacity of a cluster that may take
+// any number of replicas (core.Unlimited).
+const unlimited int64 = 1 << 40
 
 func TestWebster(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,7 +31,7 @@ func TestWebster(t *testing.T) {
 		{"small weights are not starved", 1, []int64{1, 3}, Ties{}, []int64{0, 1}},
 		{"no weight, nothing", 5, []int64{0, 0}, Ties{}, []int64{0, 0}},
 		{"zero total", 0, []int64{1, 2}, Ties{}, []int64{0, 0}},
-		{"capacities never overrun", 3, []int64{Unlimited, Unlimited, 1}, Ties{}, []int64{2, 1, 0}},
+		{"capacities never overrun", 3, []int64{unlimited, unlimited, 1}, Ties{}, []int64{2, 1, 0}},
 		{"sums past 64 bits", 6, []int64{1 << 62, 1 << 62, 1 << 62}, Ties{}, []int64{2, 2, 2}},
 		{"the most replicas there are", 1<<31 - 1, []int64{1, 1, 1}, Ties{}, []int64{715827883, 715827882, 715827882}},
 		{"a divisor method may leave the quota (7.83 here) by more than one", 15, []int64{48, 120, 2, 2, 2, 2, 2, 2, 2, 48}, Ties{},

@@ -1,0 +1,206 @@
+// Package celrule is the one CEL environment of Shepherd's rules: the
+// expressions of ResourceInterpreterCustomizations (over the template,
+// `object`) and the health rules of HealthInterpreters and customizations
+// (over the member object, `observedObj`). Both read one variable, and that
+// is the only difference between them: the same options (CEL's standard
+// library and ext.Strings), the same cost limit and the same interrupt
+// frequency, defined once here.
+//
+// Compile checks an expression once, rejecting one that does not compile,
+// reads the other variable, or returns the wrong type; the Rule it returns
+// is safe for concurrent use, and every evaluation is cost-limited.
+package celrule
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/ext"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The variables a rule reads.
+const (
+	// Object is the template on the hub, read by a customization's
+	// expressions (replicas, dependencies).
+	Object = "object"
+	// ObservedObject is the object in a member cluster, read by health
+	// rules.
+	ObservedObject = "observedObj"
+)
+
+// variables says what each variable holds, for the messages.
+var variables = map[string]string{
+	Object:         "the template",
+	ObservedObject: "the member object",
+}
+
+// CostLimit bounds one evaluation (CEL's abstract cost units), so a rule
+// iterating a huge list cannot stall a controller; the API server's own
+// per-expression limit is of the same order.
+const CostLimit = 1_000_000
+
+// interruptFrequency is how many comprehension iterations run between two
+// checks of the cost limit.
+const interruptFrequency = 100
+
+// envs are built once per variable: a cel.Env is safe for concurrent use
+// and costly to build.
+var envs = func() map[string]func() (*cel.Env, error) {
+	out := make(map[string]func() (*cel.Env, error), len(variables))
+	for v := range variables {
+		out[v] = sync.OnceValues(func() (*cel.Env, error) {
+			return cel.NewEnv(cel.Variable(v, cel.DynType), ext.Strings())
+		})
+	}
+	return out
+}()
+
+// env is the environment of rules reading variable.
+func env(variable string) (*cel.Env, error) {
+	build, ok := envs[variable]
+	if !ok {
+		return nil, fmt.Errorf("no rule reads %q: a rule reads %s or %s", variable, Object, ObservedObject)
+	}
+	return build()
+}
+
+// Rule is a compiled expression; it is safe for concurrent use.
+type Rule struct {
+	variable string
+	prg      cel.Program
+}
+
+// OutputError says that an expression returns a type its use cannot take.
+type OutputError struct {
+	// Returns is the expression's type.
+	Returns *cel.Type
+	// Want are the types it may return.
+	Want []*cel.Type
+}
+
+func (e *OutputError) Error() string {
+	want := make([]string, len(e.Want))
+	for i, t := range e.Want {
+		want[i] = t.String()
+	}
+	return fmt.Sprintf("returns %s; it must return %s", e.Returns, strings.Join(want, " or "))
+}
+
+// Compile checks expression, a rule reading variable that must return one
+// of want (or a dynamic value, checked when evaluated; no want takes any
+// type). An expression that
+// does not parse or type-check gives an error beginning "does not
+// compile", naming the variable to read when it reads another; one of
+// another type an *OutputError.
+func Compile(variable, expression string, want ...*cel.Type) (*Rule, error) {
+	e, err := env(variable)
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := e.Compile(expression)
+	if iss.Err() != nil {
+		if other := readsOther(e, variable, expression); other != "" {
+			return nil, fmt.Errorf("does not compile: the rule reads %s (%s), which is not declared here: it must read %s (%s): %v",
+				other, variables[other], variable, variables[variable], iss.Err())
+		}
+		return nil, fmt.Errorf("does not compile: %v", iss.Err())
+	}
+	if out := ast.OutputType(); len(want) > 0 && !out.IsExactType(cel.DynType) && !returns(out, want) {
+		return nil, &OutputError{Returns: out, Want: want}
+	}
+	prg, err := e.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(interruptFrequency))
+	if err != nil {
+		return nil, err
+	}
+	return &Rule{variable: variable, prg: prg}, nil
+}
+
+// returns reports whether out is one of want, or assignable to it (a
+// list of ints is a list).
+func returns(out *cel.Type, want []*cel.Type) bool {
+	for _, w := range want {
+		if out.IsExactType(w) || out.IsAssignableType(w) || out.TypeName() == w.TypeName() {
+			return true
+		}
+	}
+	return false
+}
+
+// readsOther is the other variable expression reads, "" when it reads
+// none (or does not parse).
+func readsOther(e *cel.Env, variable, expression string) string {
+	parsed, iss := e.Parse(expression)
+	if iss.Err() != nil {
+		return ""
+	}
+	found := ""
+	celast.PreOrderVisit(celast.NavigateAST(parsed.NativeRep()), celast.NewExprVisitor(func(x celast.Expr) {
+		if x.Kind() != celast.IdentKind || found != "" {
+			return
+		}
+		if name := x.AsIdent(); name != variable {
+			if _, known := variables[name]; known {
+				found = name
+			}
+		}
+	}))
+	return found
+}
+
+// Value evaluates the rule on obj and returns its result as a Go value.
+func (r *Rule) Value(obj *unstructured.Unstructured) (any, error) {
+	val, _, err := r.prg.Eval(map[string]any{r.variable: obj.Object})
+	if err != nil {
+		return nil, err
+	}
+	return val.Value(), nil
+}
+
+// Int evaluates the rule on obj, which must give an integer (a whole
+// float counts; an unsigned one is capped at 2^31-1).
+func (r *Rule) Int(obj *unstructured.Unstructured) (int64, error) {
+	v, err := r.Value(obj)
+	if err != nil {
+		return 0, err
+	}
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case uint64:
+		return int64(min(v, 1<<31-1)), nil
+	case float64:
+		if v == float64(int64(v)) {
+			return int64(v), nil
+		}
+	}
+	return 0, fmt.Errorf("the expression returned %v, not an integer", v)
+}
+
+// Maps evaluates the rule on obj, which must give a list of maps with
+// string keys.
+func (r *Rule) Maps(obj *unstructured.Unstructured) ([]map[string]any, error) {
+	val, _, err := r.prg.Eval(map[string]any{r.variable: obj.Object})
+	if err != nil {
+		return nil, err
+	}
+	native, err := val.ConvertToNative(reflect.TypeFor[[]map[string]any]())
+	if err != nil {
+		return nil, err
+	}
+	return native.([]map[string]any), nil
+}
+
+// Truncate keeps a compiler message within the limit of a condition's
+// message (and an event's note).
+func Truncate(s string) string {
+	const maxLen = 4096
+	if len(s) <= maxLen {
+		return s
+	}
+	return s[:maxLen-3] + "..."
+}
