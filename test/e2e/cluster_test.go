@@ -41,6 +41,8 @@ func TestClusterStatus(t *testing.T) {
 // TestUnreachableMemberIsTainted stops a member: the hub marks it Unknown
 // with the reason, then taints it so nothing new goes there.
 func TestUnreachableMemberIsTainted(t *testing.T) {
+	// Parallel (see parallelTests): only this test uses member4.
+	t.Parallel()
 	m := fleet.Member(flakyMember)
 	if m == nil {
 		t.Fatalf("no member %s", flakyMember)

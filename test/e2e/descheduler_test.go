@@ -27,6 +27,8 @@ import (
 // the Pending replicas are taken back from member2 and run on member1;
 // member2 keeps the 2 it runs, and no running pod was evicted.
 func TestUnschedulableReplicasMove(t *testing.T) {
+	// Parallel (see parallelTests): member1 and member2 are its, with member2 tainted, while it runs.
+	t.Parallel()
 	const ns, name, stuck, free = "e2e-pending", "web", "member2", "member1"
 	ctx := context.Background()
 	createNamespace(t, ns)

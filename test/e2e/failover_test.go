@@ -195,6 +195,8 @@ func TestCELInterpreterDrivesFailover(t *testing.T) {
 // toleration) moves to member3 at once; cache tolerates the taint for 60 s
 // and moves after that.
 func TestClusterFailover(t *testing.T) {
+	// Parallel (see parallelTests): only this test uses member5, and it moves ConfigMaps to member3.
+	t.Parallel()
 	const ns = "failover-cluster"
 	applyExample(t, "cluster-failover.yaml")
 	for _, name := range []string{"batch", "cache"} {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,8 +39,22 @@ const flakyMember = "member4"
 // that test places anything on it.
 const failoverMember = "member5"
 
+// parallelTests is how many tests of the suite call t.Parallel: the ones
+// that mostly wait (a toleration running out, a threshold of unschedulable
+// seconds, a member unreachable long enough), each on members no other
+// parallel test touches. They run together, after the others.
+const parallelTests = 3
+
 func TestMain(m *testing.M) {
 	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(parallelTests)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	os.Exit(run(m))
 }
 
