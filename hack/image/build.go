@@ -107,10 +107,25 @@ func layer(binary, name string, mtime time.Time) (v1.Layer, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	data := buf.Bytes()
 	// Best compression: the layer is built once and pulled by every node.
+	// It is compressed here, once: a layer made from the uncompressed tar
+	// compresses it again each time it is read (for its digest, the OCI
+	// layout and the docker archive), which at this level is most of the
+	// build's time.
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	data := gz.Bytes()
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil },
-		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.BestCompression))
+		tarball.WithMediaType(types.OCILayer))
 }
 
 // image assembles c's image for platform p from its binary: one layer, an

@@ -34,6 +34,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"golang.org/x/sync/errgroup"
 )
 
 func main() {
@@ -127,28 +128,56 @@ type builtImage struct {
 	Image     v1.Image
 }
 
-// buildAll builds every component for every platform.
+// buildAll builds every component for every platform, as many at a
+// time as there are CPUs (linking and compressing each use one); the
+// result is in the order of the components, then of the platforms.
 func buildAll(ctx context.Context, o options) ([]builtImage, error) {
-	var out []builtImage
+	type job struct {
+		c   component
+		p   v1.Platform
+		key string
+	}
+	var jobs []job
 	// Images of the same package share its binary: it is built once.
-	binaries := map[string]string{}
+	var keys []string
 	for _, c := range o.Components {
 		for _, p := range o.Platforms {
 			key := c.Command[0] + " " + platformString(p)
-			bin, ok := binaries[key]
-			if !ok {
-				var err error
-				if bin, err = buildBinary(ctx, o.buildOptions, c, p); err != nil {
-					return nil, err
-				}
-				binaries[key] = bin
+			if !slices.Contains(keys, key) {
+				keys = append(keys, key)
 			}
-			img, err := image(o.buildOptions, c, p, bin)
-			if err != nil {
-				return nil, fmt.Errorf("%s for %s: %w", c.Name, platformString(p), err)
-			}
-			out = append(out, builtImage{Component: c, Platform: p, Image: img})
+			jobs = append(jobs, job{c: c, p: p, key: key})
 		}
+	}
+	binaries := make([]string, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for i, key := range keys {
+		j := jobs[slices.IndexFunc(jobs, func(j job) bool { return j.key == key })]
+		g.Go(func() error {
+			bin, err := buildBinary(gctx, o.buildOptions, j.c, j.p)
+			binaries[i] = bin
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make([]builtImage, len(jobs))
+	g, _ = errgroup.WithContext(ctx)
+	g.SetLimit(runtime.NumCPU())
+	for i, j := range jobs {
+		g.Go(func() error {
+			img, err := image(o.buildOptions, j.c, j.p, binaries[slices.Index(keys, j.key)])
+			if err != nil {
+				return fmt.Errorf("%s for %s: %w", j.c.Name, platformString(j.p), err)
+			}
+			out[i] = builtImage{Component: j.c, Platform: j.p, Image: img}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
