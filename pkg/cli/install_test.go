@@ -152,6 +152,10 @@ func TestAgentDeploymentArgsAreAgentFlags(t *testing.T) {
 // (which runs no pods: the Deployment never becomes Available there).
 func TestInstallAndUninstallAgainstAHub(t *testing.T) {
 	testenv.Heavy(t)
+	// Parallel beside the restart test (see inProcess).
+	t.Parallel()
+	inProcess.Lock()
+	t.Cleanup(inProcess.Unlock)
 	hub := membershiptest.StartHub(t)
 	kc := hub.ControlPlane.KubeconfigPath()
 

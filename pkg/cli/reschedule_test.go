@@ -103,6 +103,10 @@ func TestRescheduleSpec(t *testing.T) {
 // outcome.
 func TestRescheduleCommand(t *testing.T) {
 	testenv.Heavy(t)
+	// Parallel beside the restart test (see inProcess).
+	t.Parallel()
+	inProcess.Lock()
+	t.Cleanup(inProcess.Unlock)
 	hub, err := testenv.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

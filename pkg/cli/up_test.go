@@ -153,6 +153,10 @@ func TestUpRejectsBadFlags(t *testing.T) {
 // process, and TestUpServesTheHubAndStopsQuickly starts them here already.
 func TestUpWithoutMembers(t *testing.T) {
 	testenv.Heavy(t)
+	// Parallel beside the restart test (see inProcess).
+	t.Parallel()
+	inProcess.Lock()
+	t.Cleanup(inProcess.Unlock)
 	if os.Getenv("SHEPHERD_TEST_CHILD") != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestUpWithoutMembers$", "-test.v")
 		cmd.Env = append(os.Environ(), "SHEPHERD_TEST_CHILD=1")
@@ -267,6 +271,12 @@ type upProcess struct {
 	exited chan struct{}
 	err    error // cmd.Wait's, once exited is closed
 }
+
+// inProcess is held by each parallel test that runs commands and control
+// planes in this process: they share its logging and metrics registry, so
+// they run one at a time, beside TestUpRestartsWithTheSameDataDir, whose
+// `shepherd up` runs in a process of its own.
+var inProcess sync.Mutex
 
 // upProcessTimeout bounds a wait for `shepherd up` to start or to exit.
 const upProcessTimeout = 3 * time.Minute
@@ -424,6 +434,10 @@ spec:
 // before serving the webhook again could not restart.
 func TestUpRestartsWithTheSameDataDir(t *testing.T) {
 	testenv.Heavy(t)
+	// Parallel: `up` runs in a process of its own, ten times over two
+	// minutes, and the tests that start control planes in this process go
+	// beside it, one at a time (inProcess).
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"--members", "1", "--pull-members", "1", "--dashboard-listen", ""}
 	members := []string{"member1", "pull1"}
