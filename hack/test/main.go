@@ -12,6 +12,9 @@
 //	go run ./hack/test                 # go test ./...
 //	go run ./hack/test -short ./pkg/... # any go test arguments
 //
+// Test binaries run one at a time, whatever -p says (-p sets how many
+// packages are built at once): see serial.go.
+//
 // At the end it prints the slowest packages and the time taken against
 // CI's budget (Budget).
 package main
@@ -22,12 +25,17 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"github.com/shepherd-io/shepherd/test/browserenv"
 )
 
 func main() {
+	if lock := os.Getenv(lockEnv); lock != "" {
+		// Run by go test (-exec) to run one test binary: see serial.go.
+		os.Exit(runSerialized(lock, os.Getenv(timesEnv), os.Args[1:]))
+	}
 	if err := ensureChromium(); err != nil {
 		fmt.Fprintln(os.Stderr, "test:", err)
 	}
@@ -35,12 +43,30 @@ func main() {
 	if len(args) == 0 {
 		args = []string{"./..."}
 	}
+	env := os.Environ()
+	timesPath := ""
+	if self, err := os.Executable(); err == nil {
+		if dir, err := os.MkdirTemp("", "shepherd-test-"); err == nil {
+			defer os.RemoveAll(dir)
+			var serial []string
+			var ok bool
+			if args, serial, ok = serialArgs(args, self, dir); ok {
+				env = append(env, serial...)
+				timesPath = filepath.Join(dir, "times")
+			}
+		}
+	}
 	cmd := exec.Command("go", append([]string{"test"}, args...)...)
+	cmd.Env = env
 	times := newTimings()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, io.MultiWriter(os.Stdout, times), os.Stderr
 	started := time.Now()
 	err := cmd.Run()
-	fmt.Print(summary(times.close(), time.Since(started), 15))
+	pkgs := times.close()
+	if timesPath != "" {
+		pkgs = ownTimes(pkgs, readTimes(timesPath))
+	}
+	fmt.Print(summary(pkgs, time.Since(started), 15))
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

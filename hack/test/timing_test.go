@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +58,93 @@ func TestTimingsThroughTheWriter(t *testing.T) {
 	}
 	if strings.Index(s, "p/b") > strings.Index(s, "p/c") {
 		t.Errorf("a tie is not broken by import path:\n%s", s)
+	}
+}
+
+func TestSerialArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		want   []string
+		serial bool
+	}{
+		{args: []string{"-p", "2", "./..."}, want: []string{"-exec", "/bin/self", "-p", "2", "./..."}, serial: true},
+		{args: []string{"-exec", "sudo", "./..."}, want: []string{"-exec", "sudo", "./..."}},
+		{args: []string{"-exec=sudo", "./..."}, want: []string{"-exec=sudo", "./..."}},
+	} {
+		got, env, ok := serialArgs(tc.args, "/bin/self", "/tmp/d")
+		if ok != tc.serial || strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%v: got %v (serial %v), want %v (serial %v)", tc.args, got, ok, tc.want, tc.serial)
+		}
+		if ok && (len(env) != 2 || env[0] != lockEnv+"=/tmp/d/lock" || env[1] != timesEnv+"=/tmp/d/times") {
+			t.Errorf("%v: env %v", tc.args, env)
+		}
+	}
+}
+
+// TestOwnTimes: the times the binaries measured replace those go test
+// printed (which include the wait for the lock); a package run twice adds
+// up; a package without one keeps go test's.
+func TestOwnTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "times")
+	recordTime(path, "p/a", 1500*time.Millisecond)
+	recordTime(path, "p/b", 2*time.Second)
+	recordTime(path, "p/b", time.Second)
+	if err := os.WriteFile(path+".bad", []byte("no tab\np/c\tnot-a-number\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTimes(path + ".bad"); len(got) != 0 {
+		t.Errorf("malformed lines read as %v", got)
+	}
+	got := ownTimes([]pkgTime{{"p/a", 9 * time.Second, true}, {"p/b", 9 * time.Second, false}, {"p/c", 4 * time.Second, true}}, readTimes(path))
+	want := []pkgTime{{"p/a", 1500 * time.Millisecond, true}, {"p/b", 3 * time.Second, false}, {"p/c", 4 * time.Second, true}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestImportPath(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("// x\nmodule example.com/m\n\ngo 1.26\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{root: "example.com/m", sub: "example.com/m/a/b"} {
+		if got, err := importPath(dir); err != nil || got != want {
+			t.Errorf("importPath(%s) = %q, %v; want %q", dir, got, err, want)
+		}
+	}
+	if _, err := importPath(filepath.Dir(root)); err == nil {
+		t.Errorf("a directory with no go.mod above it has an import path")
+	}
+}
+
+// TestRunSerialized: two binaries started at once run one after the
+// other, each exit code comes back, and each own time is recorded.
+func TestRunSerialized(t *testing.T) {
+	dir := t.TempDir()
+	lock, times, log := filepath.Join(dir, "lock"), filepath.Join(dir, "times"), filepath.Join(dir, "log")
+	script := "echo start >> " + log + "; sleep 0.3; echo end >> " + log + "; exit $0"
+	codes := make(chan int, 2)
+	for _, code := range []string{"0", "3"} {
+		go func() { codes <- runSerialized(lock, times, []string{"sh", "-c", script, code}) }()
+	}
+	got := []int{<-codes, <-codes}
+	slices.Sort(got)
+	if !slices.Equal(got, []int{0, 3}) {
+		t.Errorf("exit codes %v, want 0 and 3", got)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != "start\nend\nstart\nend\n" {
+		t.Errorf("the two ran at once:\n%s", data)
+	}
+	own := readTimes(times)
+	if d := own["github.com/shepherd-io/shepherd/hack/test"]; d < 600*time.Millisecond {
+		t.Errorf("recorded %v for this package, want the two runs' 0.6 s at least: %v", d, own)
 	}
 }
