@@ -322,11 +322,15 @@ type AggregatedStatusItem struct {
 	// (the start of failover's delaySeconds).
 	// +optional
 	FirstCollectedTime *metav1.Time `json:"firstCollectedTime,omitempty"`
-	// StatusTime is when the hub last saw the copy's status change. The
-	// scheduler counts the replicas the member reports (status.replicas)
-	// as part of the cluster's resource summary once that summary is
-	// later than this; until then they are in flight (see the scheduling
-	// documentation, "Replicas in flight").
+	// StatusTime is when the copy's status last changed, on the clock of
+	// the process that reports the cluster (its Work's statusTime: the hub
+	// for a Push cluster, the agent for a Pull one; the hub's time of
+	// aggregation when the Work has none). The scheduler counts the
+	// replicas the member reports (status.replicas) as part of the
+	// cluster's resource summary once that summary, stamped by the same
+	// clock, is later than this; until then they are in flight (see the
+	// scheduling documentation, "Replicas in flight"). A Pull agent's clock
+	// off from the hub's thus never makes room count twice.
 	// +optional
 	StatusTime *metav1.Time `json:"statusTime,omitempty"`
 	// Settled is true once the copy has been Healthy.

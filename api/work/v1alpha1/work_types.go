@@ -104,6 +104,13 @@ type ManifestStatus struct {
 	// lastTransitionTime; unset when none is unschedulable.
 	// +optional
 	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
+	// StatusTime is when the reporter (the hub for a Push cluster, the
+	// cluster's agent for a Pull one) last saw Status change, on its own
+	// clock: the clock that also stamps the Cluster's lastProbeTime, so
+	// the scheduler compares the two without trusting two machines' clocks
+	// to agree (see the binding's aggregatedStatus[].statusTime).
+	// +optional
+	StatusTime *metav1.Time `json:"statusTime,omitempty"`
 	// AppliedHash identifies what Shepherd last applied for this manifest:
 	// drift is judged against it (written by the execution controller).
 	// +optional

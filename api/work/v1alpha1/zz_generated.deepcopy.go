@@ -430,6 +430,10 @@ func (in *ManifestStatus) DeepCopyInto(out *ManifestStatus) {
 		in, out := &in.UnschedulableSince, &out.UnschedulableSince
 		*out = (*in).DeepCopy()
 	}
+	if in.StatusTime != nil {
+		in, out := &in.StatusTime, &out.StatusTime
+		*out = (*in).DeepCopy()
+	}
 	if in.Drift != nil {
 		in, out := &in.Drift, &out.Drift
 		*out = new(ManifestDrift)

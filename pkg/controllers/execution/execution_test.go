@@ -7,6 +7,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -70,17 +71,19 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	dep := workv1alpha1.ResourceIdentifier{Ordinal: 0, Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "a", Name: "web"}
 	cm := workv1alpha1.ResourceIdentifier{Ordinal: 1, Version: "v1", Kind: "ConfigMap", Namespace: "a", Name: "cfg"}
 	raw := &runtime.RawExtension{Raw: []byte(`{"replicas":2}`)}
+	seen := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := metav1.NewTime(seen.Add(time.Minute))
 	prev := []workv1alpha1.ManifestStatus{
-		{Identifier: dep, Status: raw, Health: policyv1alpha1.ResourceHealthy, Generation: 4},
+		{Identifier: dep, Status: raw, StatusTime: &seen, Health: policyv1alpha1.ResourceHealthy, Generation: 4},
 		{Identifier: cm, Health: policyv1alpha1.ResourceUnknown},
 	}
 	// The ConfigMap is dropped and the Deployment moves to ordinal 1.
 	moved := dep
 	moved.Ordinal = 1
 	svc := workv1alpha1.ResourceIdentifier{Ordinal: 0, Version: "v1", Kind: "Service", Namespace: "a", Name: "web"}
-	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, nil, nil)
+	got := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, nil, nil, now)
 	if len(got) != 2 || got[0].Status != nil || got[0].Health != "" ||
-		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].Health != policyv1alpha1.ResourceHealthy || got[1].Generation != 4 {
+		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].StatusTime != &seen || got[1].Health != policyv1alpha1.ResourceHealthy || got[1].Generation != 4 {
 		t.Errorf("manifestStatuses = %+v", got)
 	}
 	// What the member answered to the apply replaces what was collected.
@@ -88,10 +91,21 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	got = manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{svc, moved}, map[int]interpreter.Observation{
 		0: {Health: policyv1alpha1.ResourceHealthy, Generation: 1},
 		1: {Status: fresh, Health: policyv1alpha1.ResourceUnhealthy, Generation: 5},
-	}, nil)
+	}, nil, now)
 	if len(got) != 2 || got[0].Health != policyv1alpha1.ResourceHealthy || got[0].Generation != 1 ||
 		got[1].Status != fresh || got[1].Health != policyv1alpha1.ResourceUnhealthy || got[1].Generation != 5 {
 		t.Errorf("manifestStatuses with observations = %+v", got)
+	}
+	// A changed status is stamped with this process's clock; the same
+	// status, re-encoded, keeps its time.
+	if got[1].StatusTime == nil || !got[1].StatusTime.Equal(&now) {
+		t.Errorf("a changed status's time %v, want now %v", got[1].StatusTime, now)
+	}
+	same := manifestStatuses(prev, []workv1alpha1.ResourceIdentifier{moved}, map[int]interpreter.Observation{
+		0: {Status: &runtime.RawExtension{Raw: []byte(`{ "replicas": 2 }`)}},
+	}, nil, now)
+	if same[0].StatusTime == nil || !same[0].StatusTime.Equal(&seen) {
+		t.Errorf("an unchanged status's time %v, want it kept at %v", same[0].StatusTime, seen)
 	}
 	if !containsObject([]workv1alpha1.ResourceIdentifier{moved}, dep) || containsObject([]workv1alpha1.ResourceIdentifier{svc}, dep) {
 		t.Error("containsObject")

@@ -61,7 +61,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		p.failures = append(p.failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
 		p.retry = true
 	default:
-		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, p.ids, p.observed, p.results)
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, p.ids, p.observed, p.results, metav1.Now())
 	}
 	sum := r.lost.carry(key, work.Generation, summarize(manifests, p.results))
 	cond, result := appliedCondition(work, cluster, len(manifests), p, sum)
@@ -201,7 +201,7 @@ func containsObject(ids []workv1alpha1.ResourceIdentifier, id workv1alpha1.Resou
 // health the status controller collected for objects that stay, and
 // recording what each manifest's apply did (results: what was applied,
 // and the drift).
-func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]interpreter.Observation, results map[int]manifestResult) []workv1alpha1.ManifestStatus {
+func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.ResourceIdentifier, observed map[int]interpreter.Observation, results map[int]manifestResult, now metav1.Time) []workv1alpha1.ManifestStatus {
 	out := make([]workv1alpha1.ManifestStatus, 0, len(ids))
 	for i, id := range ids {
 		ms := workv1alpha1.ManifestStatus{Identifier: id}
@@ -209,7 +209,7 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 		// reads the member's pods): kept until it counts again.
 		for _, p := range prev {
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
-				ms.Status, ms.Health, ms.HealthReason, ms.Generation = p.Status, p.Health, p.HealthReason, p.Generation
+				ms.Status, ms.StatusTime, ms.Health, ms.HealthReason, ms.Generation = p.Status, p.StatusTime, p.Health, p.HealthReason, p.Generation
 				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
 				ms.AppliedHash, ms.AppliedGeneration, ms.Drift = p.AppliedHash, p.AppliedGeneration, p.Drift
 				ms.ResourceVersion, ms.AppliedResourceVersion = p.ResourceVersion, p.AppliedResourceVersion
@@ -217,7 +217,8 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 			}
 		}
 		if o, ok := observed[i]; ok {
-			ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
+			ms.SetStatus(o.Status, now)
+			ms.Health, ms.HealthReason, ms.Generation = o.Health, o.HealthReason, o.Generation
 			ms.ResourceVersion = o.ResourceVersion
 		}
 		if res, ok := results[i]; ok && res.verdict != "" {

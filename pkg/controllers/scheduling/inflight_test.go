@@ -219,3 +219,40 @@ func TestNewerThan(t *testing.T) {
 		}
 	}
 }
+
+// TestInFlightUnderClockSkew: a Pull cluster's agent stamps both the
+// copy's statusTime (through its Work) and the Cluster's lastProbeTime, so
+// however far its clock is from the hub's (here up to two probe
+// intervals either way), replicas the member reported after a probe stay
+// in flight until the next probe, and count as placed once it ran. Had
+// statusTime been the hub's time of aggregation, an agent two intervals
+// ahead would have its older summary trusted to hold them: their room
+// counted free twice.
+func TestInFlightUnderClockSkew(t *testing.T) {
+	const probe = 10 * time.Second
+	req := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	targets := []workv1alpha1.TargetCluster{{Name: "pull1", Replicas: 4}}
+	for _, skew := range []time.Duration{-2 * probe, -probe, -time.Second, 0, time.Second, probe, 2 * probe} {
+		t.Run(skew.String(), func(t *testing.T) {
+			agent := func(real time.Duration) time.Time { return tFlight.Add(real + skew) }
+			// Real time: the agent probes at 0 (no pods yet), the member
+			// reports the 4 replicas at 3 s, the agent probes again at
+			// one interval.
+			reported := metav1.NewTime(agent(3 * time.Second))
+			b := testBinding("1", req, targets, workv1alpha1.AggregatedStatusItem{
+				ClusterName: "pull1", Status: &runtime.RawExtension{Raw: []byte(`{"replicas":4}`)}, StatusTime: &reported,
+			})
+			b.Spec.Resource = workv1alpha1.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web"}
+			entries := entriesOf(interpreter.New(), b)
+			if len(entries) != 1 {
+				t.Fatalf("entries %+v", entries)
+			}
+			if got := entries[0].inFlight(agent(0)); got != 4 {
+				t.Errorf("against the probe before the report: %d in flight, want 4", got)
+			}
+			if got := entries[0].inFlight(agent(probe)); got != 0 {
+				t.Errorf("against the probe after the report: %d in flight, want 0", got)
+			}
+		})
+	}
+}

@@ -1,14 +1,10 @@
 package workstatus
 
 import (
-	"bytes"
-	"encoding/json"
-	"reflect"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -90,13 +86,7 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 		case item.Status != nil:
 			item.FirstCollectedTime = &now
 		}
-		switch {
-		case item.Status == nil:
-		case seen && p.StatusTime != nil && rawEqual(p.Status, item.Status):
-			item.StatusTime = p.StatusTime
-		default:
-			item.StatusTime = &now
-		}
+		item.StatusTime = statusTime(item, p, seen, templateManifest(ref, w.Status.ManifestStatuses), now)
 		item.Settled = (seen && p.Settled) || item.Health == policyv1alpha1.ResourceHealthy
 		if item.Health == policyv1alpha1.ResourceUnhealthy {
 			if seen && p.Health == policyv1alpha1.ResourceUnhealthy && p.UnhealthySince != nil {
@@ -122,7 +112,7 @@ func sameItems(a, b []workv1alpha1.AggregatedStatusItem) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if !rawEqual(x.Status, y.Status) {
+		if !workv1alpha1.RawEqual(x.Status, y.Status) {
 			return false
 		}
 		x.Status, y.Status = nil, nil
@@ -148,26 +138,13 @@ func sameManifestStatuses(a, b []workv1alpha1.ManifestStatus) bool {
 	}
 	for i := range a {
 		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].HealthReason != b[i].HealthReason || a[i].Generation != b[i].Generation ||
-			a[i].ResourceVersion != b[i].ResourceVersion || !rawEqual(a[i].Status, b[i].Status) ||
-			a[i].UnschedulableReplicas != b[i].UnschedulableReplicas || !timeEqual(a[i].UnschedulableSince, b[i].UnschedulableSince) {
+			a[i].ResourceVersion != b[i].ResourceVersion || !workv1alpha1.RawEqual(a[i].Status, b[i].Status) ||
+			a[i].UnschedulableReplicas != b[i].UnschedulableReplicas || !timeEqual(a[i].UnschedulableSince, b[i].UnschedulableSince) ||
+			!timeEqual(a[i].StatusTime, b[i].StatusTime) {
 			return false
 		}
 	}
 	return true
-}
-
-func rawEqual(a, b *runtime.RawExtension) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	if bytes.Equal(a.Raw, b.Raw) {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal(a.Raw, &x) != nil || json.Unmarshal(b.Raw, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // timeEqual compares at the API's one-second precision.
@@ -176,4 +153,20 @@ func timeEqual(a, b *metav1.Time) bool {
 		return a == b
 	}
 	return a.Unix() == b.Unix()
+}
+
+// statusTime is when the copy's status last changed, on the clock that
+// stamps the cluster's lastProbeTime: the reporter's (the Work's
+// statusTime, written by the agent of a Pull cluster), else the hub's,
+// kept while the status stays the same.
+func statusTime(item workv1alpha1.AggregatedStatusItem, prev workv1alpha1.AggregatedStatusItem, seen bool, ms *workv1alpha1.ManifestStatus, now metav1.Time) *metav1.Time {
+	switch {
+	case item.Status == nil:
+		return nil
+	case ms != nil && ms.StatusTime != nil:
+		return ms.StatusTime
+	case seen && prev.StatusTime != nil && workv1alpha1.RawEqual(prev.Status, item.Status):
+		return prev.StatusTime
+	}
+	return &now
 }

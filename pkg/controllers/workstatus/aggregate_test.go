@@ -116,8 +116,8 @@ func TestTemplateManifest(t *testing.T) {
 func TestRawEqualityIgnoresEncoding(t *testing.T) {
 	a := raw(`{"a":1,"b":{"c":[1,2]}}`)
 	b := raw(`{ "b": {"c": [1, 2]}, "a": 1.0 }`)
-	if !rawEqual(a, b) || rawEqual(a, raw(`{"a":2}`)) || rawEqual(a, nil) || !rawEqual(nil, nil) {
-		t.Error("rawEqual")
+	if !workv1alpha1.RawEqual(a, b) || workv1alpha1.RawEqual(a, raw(`{"a":2}`)) || workv1alpha1.RawEqual(a, nil) || !workv1alpha1.RawEqual(nil, nil) {
+		t.Error("RawEqual")
 	}
 	x := []workv1alpha1.ManifestStatus{{Status: a, Health: healthy}}
 	if !sameManifestStatuses(x, []workv1alpha1.ManifestStatus{{Status: b, Health: healthy}}) ||
@@ -163,5 +163,34 @@ func TestAggregateCarriesUnschedulable(t *testing.T) {
 	b[0].UnschedulableReplicas = 0
 	if sameManifestStatuses(a, b) {
 		t.Fatal("manifest statuses: a new count is no change")
+	}
+}
+
+// TestAggregateTakesTheReportersClock: a copy's statusTime is the one the
+// reporter wrote on its Work (a Pull cluster's agent, on the clock that
+// also stamps the Cluster's lastProbeTime), however far the hub's clock is
+// from it; a Work without one gets the hub's time, kept while the status
+// stays the same.
+func TestAggregateTakesTheReportersClock(t *testing.T) {
+	hubNow := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	for _, skew := range []time.Duration{-20 * time.Second, -10 * time.Second, 0, 10 * time.Second, 20 * time.Second} {
+		t.Run(skew.String(), func(t *testing.T) {
+			agentSaw := metav1.NewTime(hubNow.Add(skew - 500*time.Millisecond))
+			w := work("p1", "True", raw(`{"replicas":4}`), healthy)
+			w.Status.ManifestStatuses[1].StatusTime = &agentSaw
+			got := aggregate(nil, []workv1alpha1.Work{w}, tmplRef, hubNow)
+			if st := got[0].StatusTime; st == nil || !st.Equal(&agentSaw) {
+				t.Errorf("statusTime %v, want the agent's %v", st, agentSaw)
+			}
+		})
+	}
+	w := work("m1", "True", raw(`{"replicas":4}`), healthy)
+	first := aggregate(nil, []workv1alpha1.Work{w}, tmplRef, hubNow)
+	if st := first[0].StatusTime; st == nil || !st.Equal(&hubNow) {
+		t.Fatalf("without the reporter's time: %v, want the hub's %v", st, hubNow)
+	}
+	later := aggregate(first, []workv1alpha1.Work{w}, tmplRef, metav1.NewTime(hubNow.Add(time.Minute)))
+	if st := later[0].StatusTime; !st.Equal(&hubNow) {
+		t.Errorf("the same status re-aggregated moved its time to %v", st)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,7 +92,10 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if err != nil {
 			return reconcile.Result{}, err
 		}
-		ms.Status, ms.Health, ms.HealthReason, ms.Generation = o.Status, o.Health, o.HealthReason, o.Generation
+		// This process's clock: it also stamps the Cluster's lastProbeTime
+		// (see ManifestStatus.StatusTime).
+		ms.SetStatus(o.Status, metav1.Now())
+		ms.Health, ms.HealthReason, ms.Generation = o.Health, o.HealthReason, o.Generation
 		ms.ResourceVersion = o.ResourceVersion
 		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
 		sel, ok := r.in.PodSelector(obj)
