@@ -56,6 +56,10 @@ func (cf *chaosFleet) deleteByHand(ctx context.Context, f fault) (deleted, error
 		c, cluster = cf.env.Members[f.Target], f.Target
 		gvk = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 		opts = append(opts, client.MatchingLabels{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd})
+	case removeCRD:
+		c, cluster = cf.env.Members[f.Target], f.Target
+		gvk = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
+		opts = append(opts, client.MatchingLabels{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd})
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
@@ -88,9 +92,12 @@ func (cf *chaosFleet) deleteByHand(ctx context.Context, f fault) (deleted, error
 }
 
 // ofWorkload says whether u belongs to the chaos workload: Works (their
-// execution namespaces hold nothing else), and bindings or member objects
-// in the workload's namespaces.
+// execution namespaces hold nothing else), the Widget CRD, and bindings or
+// member objects in the workload's namespaces.
 func ofWorkload(gvk schema.GroupVersionKind, u unstructured.Unstructured) bool {
+	if gvk.Kind == "CustomResourceDefinition" {
+		return u.GetName() == widgetCRDName
+	}
 	return gvk.Kind == "Work" || slices.Contains(namespaces, u.GetNamespace())
 }
 
@@ -125,4 +132,22 @@ func (cf *chaosFleet) timeHubWrite(ctx context.Context) string {
 	took := time.Since(begin).Round(time.Millisecond)
 	_ = cf.env.Hub.Delete(ctx, cm)
 	return took.String()
+}
+
+// widgetsIn says how many Widgets a member holds, or why it cannot say
+// (no such kind while the CRD is gone).
+func (cf *chaosFleet) widgetsIn(ctx context.Context, cluster string) string {
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion(apiVersions["Widget"])
+	l.SetKind("WidgetList")
+	if err := cf.env.Members[cluster].List(ctx, l); err != nil {
+		return err.Error()
+	}
+	n := 0
+	for _, w := range l.Items {
+		if w.GetDeletionTimestamp() == nil {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d not being deleted", n)
 }

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
@@ -147,6 +148,12 @@ func TestChaos(t *testing.T) {
 func setUp(t *testing.T, cf *chaosFleet, clusters []string) []bystander {
 	ctx := context.Background()
 	var out []bystander
+	if err := applyYAML(ctx, cf.env.Hub, widgetCRDYAML); err != nil {
+		t.Fatal(err)
+	}
+	fleetenv.Eventually(t, "the Widget CRD served by the hub", func() error {
+		return cf.env.Hub.List(ctx, &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersions["Widget"], "kind": "WidgetList"}})
+	})
 	for _, ns := range namespaces {
 		fleetenv.CreateNamespace(t, cf.env.Hub, ns)
 		for _, c := range clusters {
@@ -265,7 +272,7 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		cf.stopAgent(t, f.Target)
 		cf.startAgent(t, f.Target)
 		h.log("%s %s", f.Kind, f.Target)
-	case deleteWork, deleteBinding, deleteMemberObject:
+	case deleteWork, deleteBinding, deleteMemberObject, removeCRD:
 		gone, err := cf.deleteByHand(ctx, f)
 		if err != nil {
 			h.log("%s %s: nothing deleted: %v", f.Kind, f.Target, err)
@@ -273,6 +280,10 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		}
 		undo = func() { h.log("%s: %s", f.Kind, cf.cameBack(ctx, f, gone)) }
 		h.log("%s: deleted %s", f.Kind, gone)
+		if f.Kind == removeCRD {
+			// Real: the member's Widgets go with their CRD.
+			h.log("%s: the member's Widgets right after: %s", f.Kind, cf.widgetsIn(ctx, f.Target))
+		}
 	case cutHub:
 		cf.hubProxy.Set(fleetenv.LinkCut)
 		undo = func() { cf.hubProxy.Set(fleetenv.LinkUp) }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
@@ -26,8 +27,8 @@ type bystander struct {
 // copyOf is a member copy of a template, as a check reads it.
 type copyOf struct {
 	labels, annotations map[string]string
-	// edit is the ConfigMap's data.edit or the Deployment's pod-template
-	// edit count; replicas the Deployment's.
+	// edit is the ConfigMap's data.edit, the Widget's spec.edit or the
+	// Deployment's pod-template edit count; replicas the Deployment's.
 	edit     string
 	replicas int32
 }
@@ -56,8 +57,8 @@ func readDeploy(d *appsv1.Deployment) copyOf {
 	return c
 }
 
-// list reads a cluster's ConfigMaps and Deployments of the workload's
-// namespaces: the workload's (by key) and every ConfigMap's
+// list reads a cluster's ConfigMaps, Widgets and Deployments of the
+// workload's namespaces: the workload's (by key) and every ConfigMap's
 // resourceVersion (for bystanders).
 func list(ctx context.Context, c client.Client) (map[string]copyOf, map[string]string, error) {
 	out, rvs := map[string]copyOf{}, map[string]string{}
@@ -71,6 +72,19 @@ func list(ctx context.Context, c client.Client) (map[string]copyOf, map[string]s
 			rvs[ns+"/"+cm.Name] = cm.ResourceVersion
 			if cm.Labels[labelStrategy] != "" {
 				out[key(ns, "ConfigMap", cm.Name)] = readCM(cm)
+			}
+		}
+		ws := &unstructured.UnstructuredList{}
+		ws.SetAPIVersion(apiVersions["Widget"])
+		ws.SetKind("WidgetList")
+		if err := c.List(ctx, ws, client.InNamespace(ns)); err != nil {
+			return nil, nil, err // no Widget kind: its CRD is not back yet
+		}
+		for i := range ws.Items {
+			w := &ws.Items[i]
+			if w.GetLabels()[labelStrategy] != "" {
+				edit, _, _ := unstructured.NestedString(w.Object, "spec", "edit")
+				out[key(ns, "Widget", w.GetName())] = copyOf{labels: w.GetLabels(), annotations: w.GetAnnotations(), edit: edit}
 			}
 		}
 		ds := &appsv1.DeploymentList{}

@@ -61,6 +61,10 @@ const (
 	// slowHubEtcd delays every exchange between the hub's API server and
 	// its etcd: every hub read and write is late.
 	slowHubEtcd faultKind = "slow-hub-etcd"
+	// removeCRD deletes, by hand in a member, the CRD of the workload's
+	// custom kind (which Shepherd applied there), and with it every Widget
+	// of the member: Shepherd puts the CRD back, then the Widgets.
+	removeCRD faultKind = "remove-crd"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -117,7 +121,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(16); k {
+		switch k := r.IntN(17); k {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -164,6 +168,9 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			f = fault{Kind: restartMember, Target: all[r.IntN(len(all))], For: secs(time.Second, 6*time.Second)}
 		case 15:
 			f = fault{Kind: slowHubEtcd, Target: "hub", For: secs(3*time.Second, 12*time.Second)}
+		case 16:
+			all := append(append([]string{}, t.Push...), t.Pull...)
+			f = fault{Kind: removeCRD, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

@@ -59,7 +59,7 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 		}
 	}
 	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader,
-		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd} {
+		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd, removeCRD} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}

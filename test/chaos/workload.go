@@ -43,7 +43,46 @@ var strategies = []strategy{
 	{"static", "Deployment", "replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n        - {targetCluster: {clusterNames: [member1]}, weight: 2}\n        - {targetCluster: {clusterNames: [member2, pull1]}, weight: 1}"},
 	{"dynamic", "Deployment", "replicaScheduling:\n      replicaSchedulingType: Divided\n      replicaDivisionPreference: Weighted\n      weightPreference: {dynamicWeight: AvailableReplicas}"},
 	{"agg", "Deployment", "replicaScheduling: {replicaSchedulingType: Divided, replicaDivisionPreference: Aggregated}"},
+	{"custom", "Widget", "replicaScheduling: {replicaSchedulingType: Duplicated}"},
 }
+
+// The workload's custom kind, Widget: its CRD is a template of the hub too,
+// propagated to every member by a ClusterPropagationPolicy, so the
+// remove-crd fault takes from a member a CRD Shepherd applied, and every
+// Widget with it.
+const (
+	widgetGroup   = "chaos.shepherd.io"
+	widgetCRDName = "widgets." + widgetGroup
+	widgetCRDYAML = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ` + widgetCRDName + `}
+spec:
+  group: ` + widgetGroup + `
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              edit: {type: string}
+---
+apiVersion: policy.shepherd.io/v1alpha1
+kind: ClusterPropagationPolicy
+metadata: {name: chaos-widget-crd}
+spec:
+  resourceSelectors:
+  - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: ` + widgetCRDName + `}
+  placement:
+    replicaScheduling: {replicaSchedulingType: Duplicated}
+`
+)
 
 var namespaces = []string{"chaos-a", "chaos-b"}
 
@@ -51,7 +90,6 @@ var namespaces = []string{"chaos-a", "chaos-b"}
 // OverridePolicy.
 func policiesYAML(ns string, clusters []string) string {
 	var b strings.Builder
-	apiVersion := map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}
 	for _, s := range strategies {
 		fmt.Fprintf(&b, `apiVersion: policy.shepherd.io/v1alpha1
 kind: PropagationPolicy
@@ -73,7 +111,7 @@ spec:
       decisionConditions: {tolerationSeconds: 3600}
       blockPredecessorSeconds: 30
 ---
-`, ns, s.name, apiVersion[s.kind], s.kind, labelStrategy, s.placement)
+`, ns, s.name, apiVersions[s.kind], s.kind, labelStrategy, s.placement)
 	}
 	fmt.Fprintf(&b, `apiVersion: policy.shepherd.io/v1alpha1
 kind: OverridePolicy
@@ -104,6 +142,13 @@ type template struct {
 }
 
 func (t *template) yaml() string {
+	if t.strategy.kind == "Widget" {
+		return fmt.Sprintf(`apiVersion: %s/v1
+kind: Widget
+metadata: {name: %s, namespace: %s, labels: {%s: %s}}
+spec: {edit: "%d"}
+`, widgetGroup, t.name, t.ns, labelStrategy, t.strategy.name, t.edits)
+	}
 	if t.strategy.kind == "ConfigMap" {
 		return fmt.Sprintf(`apiVersion: v1
 kind: ConfigMap
@@ -224,7 +269,7 @@ func (d *driver) choose() (op string, t *template, task int) {
 	return op, t, task
 }
 
-var apiVersions = map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1"}
+var apiVersions = map[string]string{"ConfigMap": "v1", "Deployment": "apps/v1", "Widget": widgetGroup + "/v1"}
 
 func (d *driver) apply(ctx context.Context, t *template) error {
 	return applyYAML(ctx, d.hub, t.yaml())
