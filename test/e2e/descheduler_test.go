@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,29 +217,38 @@ func fill(t *testing.T, ctx context.Context, cluster, ns string, taint corev1.Ta
 	if err := c.List(ctx, &pods); err != nil {
 		t.Fatal(err)
 	}
-	var free int64
+	// Node by node, and each filler bound to its node: a sum over the
+	// nodes counts room no 1-CPU pod fits in (half a CPU on each of two
+	// nodes), and the member's scheduler may meanwhile give a node's room
+	// to a pod of another test's workload.
+	free := map[string]int64{}
 	for _, n := range nodes.Items {
-		free += n.Status.Allocatable.Cpu().MilliValue()
+		free[n.Name] = n.Status.Allocatable.Cpu().MilliValue()
 	}
 	for _, p := range pods.Items {
 		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
 		for _, ctr := range p.Spec.Containers {
-			free -= ctr.Resources.Requests.Cpu().MilliValue()
+			free[p.Spec.NodeName] -= ctr.Resources.Requests.Cpu().MilliValue()
 		}
 	}
-	for i := range free / 1000 {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("filler-%d", i)},
-			Spec: corev1.PodSpec{
-				Tolerations: []corev1.Toleration{{Key: taint.Key, Operator: corev1.TolerationOpExists, Effect: taint.Effect}},
-				Containers: []corev1.Container{{Name: "filler", Image: "pause", Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}},
-			},
-		}
-		if err := c.Create(ctx, pod); err != nil {
-			t.Fatal(err)
+	i := 0
+	for _, node := range slices.Sorted(maps.Keys(free)) {
+		for range max(0, free[node]/1000) {
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("filler-%d", i)},
+				Spec: corev1.PodSpec{
+					NodeName:    node,
+					Tolerations: []corev1.Toleration{{Key: taint.Key, Operator: corev1.TolerationOpExists, Effect: taint.Effect}},
+					Containers: []corev1.Container{{Name: "filler", Image: "pause", Resources: corev1.ResourceRequirements{
+						Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}},
+				},
+			}
+			if err := c.Create(ctx, pod); err != nil {
+				t.Fatal(err)
+			}
+			i++
 		}
 	}
 	eventually(t, "the fillers are placed", func() error {
