@@ -46,12 +46,13 @@ var strategies = []strategy{
 	{"custom", "Widget", "replicaScheduling: {replicaSchedulingType: Duplicated}"},
 }
 
-// The workload's custom kind, Widget: its CRD is a template of the hub too,
+// The workload's custom kind, Widget (in a group of its own: Shepherd never
+// propagates its own *.shepherd.io kinds): its CRD is a template of the hub too,
 // propagated to every member by a ClusterPropagationPolicy, so the
 // remove-crd fault takes from a member a CRD Shepherd applied, and every
 // Widget with it.
 const (
-	widgetGroup   = "chaos.shepherd.io"
+	widgetGroup   = "chaos.example.com"
 	widgetCRDName = "widgets." + widgetGroup
 	widgetCRDYAML = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
