@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,8 +63,12 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates\n", seed, duration, max)
-	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration})
+	extra, err := envOr("SHEPHERD_CHAOS_EXTRA_FAULTS", nil, parseExtra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates, extra faults %v\n", seed, duration, max, extra)
+	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration, Extra: extra})
 
 	cf := startChaosFleet(t)
 	ctx := context.Background()
@@ -319,4 +324,20 @@ func (cf *chaosFleet) logRestarts(h *history) {
 	// renew deadline: a frozen leader's, and a leader's cut off the hub
 	// or with the hub down, alike.
 	h.log("log lines of writes each replica's fence refused (its lease unrenewed: frozen, or the hub out of reach): %v", refused)
+}
+
+// parseExtra reads SHEPHERD_CHAOS_EXTRA_FAULTS: opt-in fault kinds,
+// separated by commas.
+func parseExtra(v string) ([]faultKind, error) {
+	var out []faultKind
+	for _, name := range strings.Split(v, ",") {
+		k := faultKind(strings.TrimSpace(name))
+		if !slices.Contains(optInFaults, k) {
+			return nil, fmt.Errorf("SHEPHERD_CHAOS_EXTRA_FAULTS: %q is not an opt-in fault; the opt-in faults are %v", name, optInFaults)
+		}
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
