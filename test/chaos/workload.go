@@ -82,6 +82,12 @@ spec:
   - {apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, name: ` + widgetCRDName + `}
   placement:
     replicaScheduling: {replicaSchedulingType: Duplicated}
+  # As for the namespaces' policies (see policiesYAML): a member out long
+  # enough evicts the CRD too, and it comes back 30 s later, not 600.
+  failover:
+    application:
+      decisionConditions: {tolerationSeconds: 3600}
+      blockPredecessorSeconds: 30
 `
 )
 
