@@ -266,6 +266,9 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		// Real: a hub write is late while etcd is slow.
 		h.log("%s: a hub write took %s with etcd slowed", f.Kind, cf.timeHubWrite(ctx))
 	case restartMember:
+		mu, _ := cf.memberRestart.LoadOrStore(f.Target, &sync.Mutex{})
+		mu.(*sync.Mutex).Lock()
+		defer mu.(*sync.Mutex).Unlock()
 		h.log("%s %s: stopping its API server and etcd", f.Kind, f.Target)
 		begin := time.Now()
 		if err := cf.env.Fleet.Member(f.Target).RestartControlPlane(f.For); err != nil {

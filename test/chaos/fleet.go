@@ -74,6 +74,10 @@ type chaosFleet struct {
 	// second while the first still restarts the hub (the fleet refuses
 	// that), so the second restarts it once the first is done.
 	hubRestart sync.Mutex
+	// memberRestart does the same for restart-member faults on one member
+	// (by name): a restart under load outlasts the down time the schedule
+	// gave it, so a later one on the same member waits for it.
+	memberRestart sync.Map
 }
 
 var replicaNames = []string{"cm-a", "cm-b"}
