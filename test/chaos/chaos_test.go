@@ -73,11 +73,12 @@ func TestChaos(t *testing.T) {
 	cf := startChaosFleet(t)
 	ctx := context.Background()
 	clusters := append(append([]string{}, pushMembers...), pullMembers...)
-	bystanders := setUp(t, cf, clusters)
+	strats := workloadStrategies(extra)
+	bystanders := setUp(t, cf, clusters, strats)
 
 	// The run: the workload changes while the faults come and go.
 	h := &history{start: time.Now()}
-	d := newDriver(cf.env.Hub, seed, max)
+	d := newDriver(cf.env.Hub, seed, max, strats)
 	runCtx, stopDriver := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	// Four writers, each about two changes a second: the templates are all
@@ -150,15 +151,17 @@ func TestChaos(t *testing.T) {
 // setUp creates the workload's namespaces and policies, and in every
 // member a ConfigMap Shepherd has nothing to do with and one named as a
 // template the hub will have: both bystanders.
-func setUp(t *testing.T, cf *chaosFleet, clusters []string) []bystander {
+func setUp(t *testing.T, cf *chaosFleet, clusters []string, strats []strategy) []bystander {
 	ctx := context.Background()
 	var out []bystander
-	if err := applyYAML(ctx, cf.env.Hub, widgetCRDYAML); err != nil {
-		t.Fatal(err)
+	if slices.ContainsFunc(strats, func(s strategy) bool { return s.kind == "Widget" }) {
+		if err := applyYAML(ctx, cf.env.Hub, widgetCRDYAML); err != nil {
+			t.Fatal(err)
+		}
+		fleetenv.Eventually(t, "the Widget CRD served by the hub", func() error {
+			return cf.env.Hub.List(ctx, &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersions["Widget"], "kind": "WidgetList"}})
+		})
 	}
-	fleetenv.Eventually(t, "the Widget CRD served by the hub", func() error {
-		return cf.env.Hub.List(ctx, &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersions["Widget"], "kind": "WidgetList"}})
-	})
 	for _, ns := range namespaces {
 		fleetenv.CreateNamespace(t, cf.env.Hub, ns)
 		for _, c := range clusters {
@@ -172,7 +175,7 @@ func setUp(t *testing.T, cf *chaosFleet, clusters []string) []bystander {
 				out = append(out, bystander{cluster: c, ns: ns, name: name, resourceVersion: cm.ResourceVersion})
 			}
 		}
-		if err := applyYAML(ctx, cf.env.Hub, policiesYAML(ns, clusters)); err != nil {
+		if err := applyYAML(ctx, cf.env.Hub, policiesYAML(ns, clusters, strats)); err != nil {
 			t.Fatal(err)
 		}
 		collide := &template{ns: ns, name: collidingName, strategy: strategies[0]}

@@ -110,3 +110,19 @@ func TestParseExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadStrategies: the Widget kind is in the workload only with the
+// remove-crd fault asked for; otherwise the strategies are the default
+// ones, in their order (a seed's workload replays as before).
+func TestWorkloadStrategies(t *testing.T) {
+	var defaults []string
+	for _, s := range workloadStrategies(nil) {
+		defaults = append(defaults, s.name)
+	}
+	if want := []string{"dup", "pick2", "static", "dynamic", "agg"}; !reflect.DeepEqual(defaults, want) {
+		t.Errorf("default strategies %v, want %v", defaults, want)
+	}
+	if got := workloadStrategies([]faultKind{removeCRD}); len(got) != len(strategies) || got[len(got)-1].kind != "Widget" {
+		t.Errorf("with remove-crd: %v, want every strategy, Widget last", got)
+	}
+}
