@@ -32,9 +32,10 @@ import (
 // already counts. The summary counts the replicas the member reported for
 // the workload (the copy's status replicas, as the process's interpreter
 // reads them: StatusReplicas, status.replicas for Kubernetes' workloads and
-// by convention) once the Cluster's status was written after the hub saw
-// that report (the binding's aggregatedStatus[].statusTime before the
-// Cluster's lastProbeTime).
+// by convention) once the Cluster was probed after that report was seen
+// (the binding's aggregatedStatus[].statusTime before the Cluster's
+// lastProbeTime; both are stamped by the process that reports the
+// cluster, the agent for a Pull one, so no two clocks are compared).
 // Until then all of them are in flight: a report the summary may not
 // include yet is not trusted, so room is never counted twice as free. A
 // kind that reports no status replicas counts as included once such a
