@@ -19,6 +19,7 @@ func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 		"rescheduletasks.task.shepherd.io":                     "Cluster",
 		"healthinterpreters.config.shepherd.io":                "Cluster",
 		"resourceinterpretercustomizations.config.shepherd.io": "Cluster",
+		"exportedservices.multicluster.shepherd.io":            "Namespaced",
 	}
 	got := map[string]string{}
 	for _, c := range crds {

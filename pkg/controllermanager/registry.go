@@ -19,6 +19,8 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/policystatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
+	"github.com/shepherd-io/shepherd/pkg/controllers/serviceexport"
+	"github.com/shepherd-io/shepherd/pkg/controllers/serviceimport"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 )
 
@@ -35,6 +37,8 @@ type Config struct {
 	Reschedule    reschedule.Options
 	Descheduler   descheduler.Options
 	Orphans       orphans.Options
+	ServiceExport serviceexport.Options
+	ServiceImport serviceimport.Options
 }
 
 // Controller is one entry of the registry.
@@ -102,6 +106,12 @@ func registry() []Controller {
 		}},
 		{Name: descheduler.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 			return descheduler.Setup(d, c.Descheduler)
+		}},
+		{Name: serviceexport.ControllerName, Agent: true, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return serviceexport.Setup(d, c.ServiceExport)
+		}},
+		{Name: serviceimport.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return serviceimport.Setup(d, c.ServiceImport)
 		}},
 	}
 }

@@ -124,7 +124,7 @@ func TestRegistry(t *testing.T) {
 			t.Fatalf("controller name %q: use lower-case words joined by -", n)
 		}
 	}
-	want := []string{"cluster-status", "execution", "work-status", "health-interpreter", "interpreter-customization", "orphans"}
+	want := []string{"cluster-status", "execution", "work-status", "health-interpreter", "interpreter-customization", "orphans", "service-export"}
 	if got := Names(AgentControllers()); !slices.Equal(got, want) {
 		t.Fatalf("agent controllers %v, want %v", got, want)
 	}

@@ -22,6 +22,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/install"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -205,9 +206,12 @@ func provisionAgent(ctx context.Context, hubCfg *rest.Config, hub client.Client,
 
 // agentRoleRules: in its execution namespace the agent reads its Works and
 // updates them (its finalizer) and their status, holds its Lease, records
-// events and renews its own token. It cannot create or delete a Work.
+// events and renews its own token. It cannot create or delete a Work. It
+// reports its member's Service exports as ExportedServices there (and
+// nowhere else), and reads the hub's verdict on them.
 func agentRoleRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
+		{APIGroups: []string{mcv1alpha1.GroupName}, Resources: []string{"exportedservices"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
 		{APIGroups: []string{workv1alpha1.SchemeGroupVersion.Group}, Resources: []string{"works"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 		{APIGroups: []string{workv1alpha1.SchemeGroupVersion.Group}, Resources: []string{"works/status"}, Verbs: []string{"get", "update", "patch"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update"}},

@@ -9,6 +9,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -26,5 +27,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(workv1alpha1.AddToScheme(s))
 	utilruntime.Must(taskv1alpha1.AddToScheme(s))
 	utilruntime.Must(configv1alpha1.AddToScheme(s))
+	utilruntime.Must(mcv1alpha1.AddToScheme(s))
 	return s
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/shepherd-io/shepherd/pkg/admission"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
@@ -20,6 +21,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
+	"github.com/shepherd-io/shepherd/pkg/controllers/serviceimport"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
@@ -91,6 +93,9 @@ hub that reaches this process directly.`,
 			if opts.Orphans.Period <= 0 {
 				return fmt.Errorf("--orphan-sweep-period %s must be positive", opts.Orphans.Period)
 			}
+			if errs := validation.IsDNS1123Label(opts.ServiceImport.ClusterSet); len(errs) > 0 {
+				return fmt.Errorf("--clusterset %q is not a valid ClusterSet ID: %s", opts.ServiceImport.ClusterSet, strings.Join(errs, "; "))
+			}
 			lease := cmp.Or(opts.LeaseDuration, controllermanager.DefaultLeaseDuration)
 			renew := cmp.Or(opts.RenewDeadline, controllermanager.DefaultRenewDeadline)
 			retry := cmp.Or(opts.RetryPeriod, controllermanager.DefaultRetryPeriod)
@@ -152,6 +157,7 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.Descheduler.Threshold, "unschedulable-threshold", descheduler.DefaultThreshold, "how long replicas stay Pending unschedulable in a member before they are placed elsewhere (Divided by dynamic weights or Aggregated; a policy's replicaScheduling.unschedulableThresholdSeconds overrides it)")
 	f.DurationVar(&opts.Execution.DriftRevertDelay, "drift-revert-delay", execution.DefaultDriftRevertDelay, "how long a member edit of a field Shepherd applies is reported (Drifted=True) before Shepherd puts the field back, under applyStrategy.whenToApply Always")
 	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often each member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
+	f.StringVar(&opts.ServiceImport.ClusterSet, "clusterset", serviceimport.DefaultClusterSet, "the ClusterSet's ID, written into every member as the About API's ClusterProperty clusterset.k8s.io (a DNS label)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")
 	f.IntVar(&webhook.Port, "webhook-port", 0, "serve the hub's validating webhooks (HealthInterpreters, ResourceInterpreterCustomizations, credentials Secrets) on this port (0: none)")

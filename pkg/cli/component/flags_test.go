@@ -20,6 +20,8 @@ func TestControllerManagerRefusesBadDurations(t *testing.T) {
 		{"--unschedulable-threshold=0s", "--unschedulable-threshold 0s must be positive"},
 		{"--drift-revert-delay=0s", "--drift-revert-delay 0s must be positive"},
 		{"--drift-revert-delay=-5s", "--drift-revert-delay -5s must be positive"},
+		{"--clusterset=Fleet_A", `--clusterset "Fleet_A" is not a valid ClusterSet ID`},
+		{"--clusterset=", `--clusterset "" is not a valid ClusterSet ID`},
 	} {
 		cmd := NewControllerManagerCommand()
 		cmd.SetArgs([]string{tc.flag})

@@ -8,10 +8,8 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,6 +23,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/execns"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -373,18 +372,7 @@ func (r *Reconciler[T]) takenBy(ctx context.Context, desired *unstructured.Unstr
 
 // ensureNamespace creates the cluster's execution namespace if missing.
 func (r *Reconciler[T]) ensureNamespace(ctx context.Context, cluster string) error {
-	name := names.ExecutionNamespace(cluster)
-	if err := r.client.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{}); !apierrors.IsNotFound(err) {
-		return err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd,
-		workv1alpha1.LabelCluster:   cluster,
-	}}}
-	if err := r.client.Create(ctx, ns, client.FieldOwner(workv1alpha1.FieldManager)); err != nil && !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	return nil
+	return execns.Ensure(ctx, r.client, cluster)
 }
 
 // deleteWorks deletes the Works of clusters not in keep (all when keep is

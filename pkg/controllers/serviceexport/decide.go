@@ -1,0 +1,135 @@
+package serviceexport
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
+
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/mcs"
+)
+
+// exportOf reads one ServiceExport of a member: the export to report to the
+// hub, or nil and the Valid condition saying why the export is not valid
+// (the KEP's reasons: no Service of that name, or an ExternalName Service,
+// which has no endpoints to export). slices are the member's EndpointSlices
+// of the Service's namespace; those of the Service (by the
+// kubernetes.io/service-name label) are exported, except the ones Shepherd
+// itself wrote for an import, which would otherwise echo back.
+func exportOf(cluster string, se *mcsv1beta1.ServiceExport, svc *corev1.Service, epSlices []*discoveryv1.EndpointSlice) (*mcv1alpha1.ExportedServiceSpec, metav1.Condition) {
+	valid := metav1.Condition{Type: string(mcsv1beta1.ServiceExportConditionValid), ObservedGeneration: se.Generation}
+	switch {
+	case svc == nil:
+		valid.Status, valid.Reason = metav1.ConditionFalse, string(mcsv1beta1.ServiceExportReasonNoService)
+		valid.Message = fmt.Sprintf("no Service %s/%s in this cluster: create it, or delete the ServiceExport", se.Namespace, se.Name)
+		return nil, valid
+	case svc.Spec.Type == corev1.ServiceTypeExternalName:
+		valid.Status, valid.Reason = metav1.ConditionFalse, string(mcsv1beta1.ServiceExportReasonInvalidServiceType)
+		valid.Message = fmt.Sprintf("Service %s/%s is of type ExternalName, which has no endpoints to export: export a ClusterIP or headless Service", se.Namespace, se.Name)
+		return nil, valid
+	}
+	valid.Status, valid.Reason, valid.Message = metav1.ConditionTrue, string(mcsv1beta1.ServiceExportReasonValid), "the Service is exported"
+
+	spec := &mcv1alpha1.ExportedServiceSpec{
+		Cluster:               cluster,
+		Namespace:             se.Namespace,
+		Name:                  se.Name,
+		ExportedAt:            se.CreationTimestamp,
+		Type:                  mcsv1beta1.ClusterSetIP,
+		SessionAffinity:       svc.Spec.SessionAffinity,
+		SessionAffinityConfig: svc.Spec.SessionAffinityConfig,
+		IPFamilies:            svc.Spec.IPFamilies,
+		InternalTrafficPolicy: svc.Spec.InternalTrafficPolicy,
+		TrafficDistribution:   svc.Spec.TrafficDistribution,
+		ExportedLabels:        se.Spec.ExportedLabels,
+		ExportedAnnotations:   se.Spec.ExportedAnnotations,
+	}
+	if svc.Spec.ClusterIP == corev1.ClusterIPNone {
+		spec.Type = mcsv1beta1.Headless
+	}
+	for _, p := range svc.Spec.Ports {
+		spec.Ports = append(spec.Ports, mcsv1beta1.ServicePort{Name: p.Name, Protocol: p.Protocol, AppProtocol: p.AppProtocol, Port: p.Port})
+	}
+	own := slices.DeleteFunc(slices.Clone(epSlices), func(s *discoveryv1.EndpointSlice) bool {
+		return s.Namespace != se.Namespace || s.Labels[discoveryv1.LabelServiceName] != se.Name || s.Labels[discoveryv1.LabelManagedBy] == mcs.ManagedBy
+	})
+	slices.SortFunc(own, func(a, b *discoveryv1.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
+	for _, s := range own {
+		spec.EndpointSlices = append(spec.EndpointSlices, mcv1alpha1.ExportedEndpointSlice{
+			Name: s.Name, AddressType: s.AddressType, Endpoints: s.Endpoints, Ports: s.Ports,
+		})
+	}
+	return spec, valid
+}
+
+// exportConditions are a ServiceExport's conditions: Valid from the member,
+// Ready and Conflict from the hub's verdict on the reported export (hub nil:
+// not reported yet). A verdict on an older report than the one stored
+// leaves Ready False (Pending) until the hub catches up.
+func exportConditions(valid metav1.Condition, hub *mcv1alpha1.ExportedService, reported *mcv1alpha1.ExportedServiceSpec) []metav1.Condition {
+	out := []metav1.Condition{valid}
+	ready := metav1.Condition{Type: string(mcsv1beta1.ServiceExportConditionReady), Status: metav1.ConditionFalse, ObservedGeneration: valid.ObservedGeneration}
+	switch {
+	case valid.Status != metav1.ConditionTrue:
+		ready.Reason, ready.Message = string(mcsv1beta1.ServiceExportReasonFailed), "the export is not valid (see the Valid condition)"
+		return append(out, ready)
+	case hub == nil || hub.Status.ObservedGeneration != hub.Generation || !equality.Semantic.DeepEqual(&hub.Spec, reported):
+		ready.Reason, ready.Message = string(mcsv1beta1.ServiceExportReasonPending), "waiting for the hub to merge this export into the ClusterSet's ServiceImport"
+		return append(out, ready)
+	}
+	for _, t := range []string{mcv1alpha1.ConditionReady, mcv1alpha1.ConditionConflict} {
+		if c := meta.FindStatusCondition(hub.Status.Conditions, t); c != nil {
+			out = append(out, metav1.Condition{Type: t, Status: c.Status, Reason: c.Reason, Message: c.Message, ObservedGeneration: valid.ObservedGeneration})
+		}
+	}
+	return out
+}
+
+// setConditions merges want into have the way meta.SetStatusCondition
+// does (a transition time changes only with the status) and reports
+// whether anything changed.
+func setConditions(have *[]metav1.Condition, want []metav1.Condition, now metav1.Time) bool {
+	changed := false
+	for _, c := range want {
+		c.LastTransitionTime = now
+		if cur := meta.FindStatusCondition(*have, c.Type); cur != nil && cur.Status == c.Status && cur.Reason == c.Reason &&
+			cur.Message == c.Message && cur.ObservedGeneration == c.ObservedGeneration {
+			continue
+		}
+		meta.SetStatusCondition(have, c)
+		changed = true
+	}
+	return changed
+}
+
+// importFill is what a member adds to a ServiceImport the hub sent: for a
+// ClusterSetIP import, the cluster IPs and families of its derived Service
+// (nil while the Service has none yet); for a Headless one, none. The
+// exporting clusters come from the import's annotation.
+func importFill(si *mcsv1beta1.ServiceImport, derived *corev1.Service) (ips []string, families []corev1.IPFamily, clusters []mcsv1beta1.ClusterStatus) {
+	if si.Spec.Type == mcsv1beta1.ClusterSetIP && derived != nil {
+		for _, ip := range derived.Spec.ClusterIPs {
+			if ip != "" && ip != corev1.ClusterIPNone {
+				ips = append(ips, ip)
+			}
+		}
+		if len(ips) == len(derived.Spec.IPFamilies) {
+			families = derived.Spec.IPFamilies
+		} else {
+			ips = nil
+		}
+	}
+	for c := range strings.SplitSeq(si.Annotations[mcs.AnnotationClusters], ",") {
+		if c != "" {
+			clusters = append(clusters, mcsv1beta1.ClusterStatus{Cluster: c})
+		}
+	}
+	return ips, families, clusters
+}

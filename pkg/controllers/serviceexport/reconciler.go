@@ -1,0 +1,265 @@
+package serviceexport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
+	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/execns"
+	"github.com/shepherd-io/shepherd/pkg/mcs"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// FieldManager owns the fields this controller writes in members: a
+// ServiceImport's IPs and families, which the Work that carries the
+// ServiceImport leaves out.
+const FieldManager = "shepherd-mcs"
+
+// crdRetry is how soon a member whose MCS CRDs are not served yet is looked
+// at again: they arrive with the cluster's first Works.
+const crdRetry = 5 * time.Second
+
+// Reconciler reconciles one member per request.
+type Reconciler struct {
+	client      client.Client
+	clients     *clusterclient.Cache
+	members     *members
+	fence       func() error
+	pullCluster string
+	now         func() metav1.Time
+}
+
+// Reconcile reports the member's exports to the hub, writes the hub's
+// verdicts to its ServiceExports and completes its ServiceImports.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster := &clusterv1alpha1.Cluster{}
+	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.members.stop(req.Name)
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !r.serves(cluster) || !cluster.DeletionTimestamp.IsZero() {
+		r.members.stop(cluster.Name)
+		return reconcile.Result{}, nil
+	}
+	clients, err := r.clients.ForCluster(ctx, cluster)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	w, err := r.members.forClients(clients)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if _, err := clients.Mapper.RESTMapping(schema.GroupKind{Group: mcsv1beta1.GroupName, Kind: mcsv1beta1.ServiceExportKindName}, mcsv1beta1.GroupVersion.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			clients.Mapper.Reset()
+			return reconcile.Result{RequeueAfter: crdRetry}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	w.startMCS()
+	if !w.synced() {
+		return reconcile.Result{RequeueAfter: time.Second}, nil
+	}
+	return reconcile.Result{}, errors.Join(r.exports(ctx, cluster.Name, w, w.write), r.imports(ctx, w, w.write))
+}
+
+// serves: the hub serves Push members, an agent its own.
+func (r *Reconciler) serves(c *clusterv1alpha1.Cluster) bool {
+	if r.pullCluster != "" {
+		return c.Name == r.pullCluster
+	}
+	return c.Spec.SyncMode != clusterv1alpha1.Pull
+}
+
+// exports reports each valid ServiceExport as an ExportedService, removes
+// the reports of exports that are gone or invalid, and writes every
+// ServiceExport's conditions.
+func (r *Reconciler) exports(ctx context.Context, cluster string, w *memberWatch, mc mcsclient.Interface) error {
+	ns := names.ExecutionNamespace(cluster)
+	reported := &mcv1alpha1.ExportedServiceList{}
+	if err := r.client.List(ctx, reported, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	byName := make(map[string]*mcv1alpha1.ExportedService, len(reported.Items))
+	for i := range reported.Items {
+		byName[reported.Items[i].Name] = &reported.Items[i]
+	}
+	ses, err := w.mcs.Multicluster().V1beta1().ServiceExports().Lister().List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	keep := map[string]bool{}
+	for _, se := range ses {
+		svc, err := w.kube.Core().V1().Services().Lister().Services(se.Namespace).Get(se.Name)
+		if apierrors.IsNotFound(err) {
+			svc = nil
+		} else if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		epSlices, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(se.Namespace).List(
+			labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: se.Name}))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		spec, valid := exportOf(cluster, se, svc, epSlices)
+		name := mcv1alpha1.ExportedServiceName(se.Namespace, se.Name)
+		hub := byName[name]
+		if spec != nil {
+			keep[name] = true
+			if hub, err = r.report(ctx, ns, name, hub, spec); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		errs = append(errs, r.writeConditions(ctx, mc, se, exportConditions(valid, hub, spec)))
+	}
+	for name, es := range byName {
+		if !keep[name] && es.DeletionTimestamp.IsZero() {
+			if err := r.client.Delete(ctx, es); client.IgnoreNotFound(err) != nil {
+				errs = append(errs, fmt.Errorf("removing the report of an export that ended (%s/%s): %w", ns, name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// report creates or updates the member's ExportedService; it returns the
+// stored object.
+func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha1.ExportedService, spec *mcv1alpha1.ExportedServiceSpec) (*mcv1alpha1.ExportedService, error) {
+	if cur == nil {
+		if r.pullCluster == "" { // an agent's namespace exists: registration made it
+			if err := execns.Ensure(ctx, r.client, spec.Cluster); err != nil {
+				return nil, err
+			}
+		}
+		es := &mcv1alpha1.ExportedService{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}},
+			Spec:       *spec,
+		}
+		if err := r.client.Create(ctx, es); err != nil {
+			return nil, fmt.Errorf("reporting the export of %s/%s: %w", spec.Namespace, spec.Name, err)
+		}
+		return es, nil
+	}
+	if equality.Semantic.DeepEqual(&cur.Spec, spec) {
+		return cur, nil
+	}
+	next := cur.DeepCopy()
+	next.Spec = *spec
+	if err := r.client.Update(ctx, next); err != nil {
+		return nil, fmt.Errorf("updating the export of %s/%s: %w", spec.Namespace, spec.Name, err)
+	}
+	return next, nil
+}
+
+// writeConditions sets a ServiceExport's conditions in the member when
+// they changed.
+func (r *Reconciler) writeConditions(ctx context.Context, mc mcsclient.Interface, se *mcsv1beta1.ServiceExport, want []metav1.Condition) error {
+	next := se.DeepCopy()
+	if !setConditions(&next.Status.Conditions, want, r.now()) {
+		return nil
+	}
+	if err := r.fenced(); err != nil {
+		return err
+	}
+	_, err := mc.MulticlusterV1beta1().ServiceExports(se.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil // the informer brings the newer object, and another reconcile
+	}
+	return err
+}
+
+// imports completes the member's ServiceImports that Shepherd sent: their
+// IPs from the derived Service, their exporting clusters in status.
+func (r *Reconciler) imports(ctx context.Context, w *memberWatch, mc mcsclient.Interface) error {
+	sis, err := w.mcs.Multicluster().V1beta1().ServiceImports().Lister().List(
+		labels.SelectorFromSet(labels.Set{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, si := range sis {
+		derived, err := w.kube.Core().V1().Services().Lister().Services(si.Namespace).Get(mcs.DerivedServiceName(si.Name))
+		if apierrors.IsNotFound(err) {
+			derived = nil
+		} else if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ips, families, clusters := importFill(si, derived)
+		if !slices.Equal(ips, si.Spec.IPs) || !slices.Equal(families, si.Spec.IPFamilies) {
+			errs = append(errs, r.applyIPs(ctx, mc, si, ips, families))
+		}
+		if !equality.Semantic.DeepEqual(clusters, si.Status.Clusters) && !(len(clusters) == 0 && len(si.Status.Clusters) == 0) {
+			next := si.DeepCopy()
+			next.Status.Clusters = clusters
+			if err := r.fenced(); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if _, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil &&
+				!apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// applyIPs sets a ServiceImport's IPs and families with server-side apply
+// under FieldManager: the execution controller applies the rest of the
+// object under its own manager, so neither undoes the other.
+func (r *Reconciler) applyIPs(ctx context.Context, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport, ips []string, families []corev1.IPFamily) error {
+	patch := map[string]any{
+		"apiVersion": mcsv1beta1.GroupVersion.String(), "kind": mcsv1beta1.ServiceImportKindName,
+		"metadata": map[string]any{"name": si.Name, "namespace": si.Namespace},
+		"spec":     map[string]any{"ips": ips, "ipFamilies": families},
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	if err := r.fenced(); err != nil {
+		return err
+	}
+	force := true
+	_, err = mc.MulticlusterV1beta1().ServiceImports(si.Namespace).Patch(ctx, si.Name, types.ApplyPatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+func (r *Reconciler) fenced() error {
+	if r.fence == nil {
+		return nil
+	}
+	return r.fence()
+}

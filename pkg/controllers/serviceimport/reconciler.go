@@ -1,0 +1,193 @@
+package serviceimport
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/execns"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// AnnotationManifestsHash on a Work this controller writes is the hash of
+// its manifests as encoded here: a Work is rewritten only when it changes,
+// whatever the API server does to the manifests' encoding.
+const AnnotationManifestsHash = "multicluster.shepherd.io/manifests-hash"
+
+// Reconciler reconciles one exported Service (the request's namespace and
+// name are the Service's) across the ClusterSet.
+type Reconciler struct {
+	client client.Client
+	now    func() metav1.Time
+}
+
+// Reconcile merges the Service's exports, writes the verdicts and sends
+// every member its import (or removes it).
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ns, name := req.Namespace, req.Name
+	members, err := r.members(ctx)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	list := &mcv1alpha1.ExportedServiceList{}
+	if err := r.client.List(ctx, list, client.MatchingFields{index.ExportsByService: index.ServiceKey(ns, name)}); err != nil {
+		return reconcile.Result{}, err
+	}
+	exports := make([]*mcv1alpha1.ExportedService, 0, len(list.Items))
+	for i := range list.Items {
+		if list.Items[i].DeletionTimestamp.IsZero() {
+			exports = append(exports, &list.Items[i])
+		}
+	}
+	p, err := planImport(ns, name, members, exports)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	errs := []error{r.sendImports(ctx, ns, name, members, p.manifests)}
+	for _, es := range exports {
+		if want, ok := p.conditions[es.Spec.Cluster]; ok {
+			errs = append(errs, r.writeVerdict(ctx, es, want))
+		}
+	}
+	return reconcile.Result{}, errors.Join(errs...)
+}
+
+// members lists the ClusterSet: every Cluster not being deleted, by name.
+func (r *Reconciler) members(ctx context.Context) ([]member, error) {
+	clusters := &clusterv1alpha1.ClusterList{}
+	if err := r.client.List(ctx, clusters); err != nil {
+		return nil, err
+	}
+	out := make([]member, 0, len(clusters.Items))
+	for _, c := range clusters.Items {
+		if !c.DeletionTimestamp.IsZero() {
+			continue
+		}
+		out = append(out, member{Name: c.Name, Ready: meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)})
+	}
+	return sortedMembers(out), nil
+}
+
+// sendImports makes every member's Work of the Service carry manifests,
+// and removes the Works of members that should have none.
+func (r *Reconciler) sendImports(ctx context.Context, ns, name string, members []member, manifests []workv1alpha1.Manifest) error {
+	existing := &workv1alpha1.WorkList{}
+	if err := r.client.List(ctx, existing, client.MatchingLabels{LabelServiceNamespace: ns, LabelServiceName: name}); err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	var errs []error
+	if manifests != nil {
+		hash := manifestsHash(manifests)
+		for _, m := range members {
+			if err := execns.Ensure(ctx, r.client, m.Name); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			workNS := names.ExecutionNamespace(m.Name)
+			want[workNS] = true
+			errs = append(errs, r.ensureWork(ctx, workNS, importWorkName(ns, name), map[string]string{
+				LabelServiceNamespace: ns, LabelServiceName: name,
+			}, manifests, hash))
+		}
+	}
+	for i := range existing.Items {
+		w := &existing.Items[i]
+		if !want[w.Namespace] && w.DeletionTimestamp.IsZero() {
+			if err := r.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+				errs = append(errs, fmt.Errorf("removing the import Work %s/%s: %w", w.Namespace, w.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ensureWork creates the Work or updates it when its manifests changed.
+func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map[string]string, manifests []workv1alpha1.Manifest, hash string) error {
+	cur := &workv1alpha1.Work{}
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
+	if apierrors.IsNotFound(err) {
+		l := map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd, workv1alpha1.LabelCluster: clusterOf(ns)}
+		for k, v := range labels {
+			l[k] = v
+		}
+		w := &workv1alpha1.Work{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: l, Annotations: map[string]string{AnnotationManifestsHash: hash}},
+			Spec:       workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: manifests}},
+		}
+		if err := r.client.Create(ctx, w); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating Work %s/%s: %w", ns, name, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cur.Annotations[AnnotationManifestsHash] == hash || !cur.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	next := cur.DeepCopy()
+	if next.Annotations == nil {
+		next.Annotations = map[string]string{}
+	}
+	next.Annotations[AnnotationManifestsHash] = hash
+	next.Spec.Workload.Manifests = manifests
+	if err := r.client.Update(ctx, next); err != nil {
+		if apierrors.IsConflict(err) {
+			return nil // the watch brings the newer Work and another reconcile
+		}
+		return fmt.Errorf("updating Work %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// writeVerdict sets an export's Ready and Conflict conditions when they
+// changed.
+func (r *Reconciler) writeVerdict(ctx context.Context, es *mcv1alpha1.ExportedService, want []metav1.Condition) error {
+	next := es.DeepCopy()
+	changed := next.Status.ObservedGeneration != es.Generation
+	next.Status.ObservedGeneration = es.Generation
+	now := r.now()
+	for _, c := range want {
+		cur := meta.FindStatusCondition(next.Status.Conditions, c.Type)
+		if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason && cur.Message == c.Message && cur.ObservedGeneration == c.ObservedGeneration {
+			continue
+		}
+		c.LastTransitionTime = now
+		meta.SetStatusCondition(&next.Status.Conditions, c)
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	if err := r.client.Status().Update(ctx, next); err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("writing the verdict on %s/%s: %w", es.Namespace, es.Name, err)
+	}
+	return nil
+}
+
+func manifestsHash(ms []workv1alpha1.Manifest) string {
+	h := sha256.New()
+	for _, m := range ms {
+		h.Write(m.Raw)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func clusterOf(ns string) string {
+	c, _ := names.ClusterOfExecutionNamespace(ns)
+	return c
+}
