@@ -20,6 +20,7 @@ import (
 	"k8s.io/controller-manager/pkg/informerfactory"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/pkg/controller/deployment"
+	"k8s.io/kubernetes/pkg/controller/endpointslice"
 	"k8s.io/kubernetes/pkg/controller/garbagecollector"
 	"k8s.io/kubernetes/pkg/controller/job"
 	"k8s.io/kubernetes/pkg/controller/namespace"
@@ -46,6 +47,12 @@ const (
 	gcWorkers             = 20
 	namespaceWorkers      = 10
 	serviceAccountWorkers = 1
+	// endpointSliceWorkers and maxEndpointsPerSlice are the endpointslice
+	// controller's recommended defaults; a zero batch period (also the
+	// default) writes a Service's slices as soon as its pods change.
+	endpointSliceWorkers       = 5
+	maxEndpointsPerSlice       = 100
+	endpointUpdatesBatchPeriod = 0
 	// The namespace deleter's client gets 20x the QPS and 100x the burst
 	// of the others: it makes a discovery call and a delete per resource
 	// type, which would take many seconds per namespace otherwise.
@@ -60,14 +67,17 @@ type controllerRun struct {
 	run  func(ctx context.Context)
 }
 
-// startControllers builds the workload controllers of kube-controller-manager
-// that a member needs for Deployments, StatefulSets and Jobs to run and for
-// deletion to cascade: deployment, replicaset, statefulset, job, garbage
-// collector, namespace (deletes a namespace's contents) and serviceaccount
-// (creates the "default" ServiceAccount, without which the apiserver's
-// ServiceAccount admission rejects every pod). Everything else (node
-// lifecycle, endpoints, quota, ...) is left out: nothing in a simulated
-// member needs it.
+// startControllers builds the controllers of kube-controller-manager that a
+// member needs for Deployments, StatefulSets and Jobs to run, for deletion
+// to cascade and for Services to have endpoints: deployment, replicaset,
+// statefulset, job, garbage collector, namespace (deletes a namespace's
+// contents), serviceaccount (creates the "default" ServiceAccount, without
+// which the apiserver's ServiceAccount admission rejects every pod) and
+// endpointslice (lists the pods a Service with a selector selects, with
+// their IPs and readiness: multi-cluster Services export these endpoints to
+// the other members). Everything else
+// (node lifecycle, the legacy Endpoints and EndpointSlice mirroring, quota,
+// ...) is left out: nothing in a simulated member needs it.
 //
 // They are constructed directly, the way kube-controller-manager's
 // NewControllerDescriptors constructors do, rather than by running its
@@ -162,6 +172,14 @@ func (m *Member) buildControllers(ctx context.Context, shared informers.SharedIn
 		return nil, fmt.Errorf("creating serviceaccount controller: %w", err)
 	}
 	add("serviceaccount-controller", func(ctx context.Context) { sac.Run(ctx, serviceAccountWorkers) })
+
+	// The node informer is what kube-controller-manager gives it too: the
+	// controller reads nodes for topology hints and zone labels.
+	esc := endpointslice.NewController(named("endpointslice-controller"),
+		shared.Core().V1().Pods(), shared.Core().V1().Services(), shared.Core().V1().Nodes(),
+		shared.Discovery().V1().EndpointSlices(), maxEndpointsPerSlice,
+		m.client("endpointslice-controller"), endpointUpdatesBatchPeriod)
+	add("endpointslice-controller", func(ctx context.Context) { esc.Run(ctx, endpointSliceWorkers) })
 
 	nsRun, err := m.buildNamespaceController(named("namespace-controller"), shared)
 	if err != nil {

@@ -1,14 +1,16 @@
 // Package simmember runs simulated member clusters inside the current process,
 // next to the hub, so that what Shepherd places on a member actually runs:
-// Deployments become available, Jobs complete, deleting a namespace removes
-// its pods.
+// Deployments become available, Jobs complete, Services get EndpointSlices,
+// deleting a namespace removes its pods.
 //
 // Each member is real Kubernetes code except for its nodes:
 //   - an embedded etcd and kube-apiserver (package controlplane, one per
 //     member, each in its own data dir);
 //   - the workload controllers of kube-controller-manager (deployment,
 //     replicaset, statefulset, job, garbage collector, namespace,
-//     serviceaccount), built directly from k8s.io/kubernetes;
+//     serviceaccount) and its endpointslice controller, which gives a
+//     Service with a selector the EndpointSlices that multi-cluster
+//     Services export, all built directly from k8s.io/kubernetes;
 //   - a kube-scheduler with the default profile, plus optional out-of-tree
 //     plugins (Options.SchedulerPlugins);
 //   - kwok (sigs.k8s.io/kwok) as a library in place of kubelets: it keeps

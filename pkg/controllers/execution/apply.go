@@ -450,18 +450,54 @@ func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients,
 	if err != nil {
 		return nil, err
 	}
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(created, sets.New(workv1alpha1.FieldManager), workv1alpha1.FieldManager)
-	if err != nil || patch == nil {
-		return created, err
+	return handOver(ctx, ri, created), nil
+}
+
+// handOverAttempts bounds the rounds of handOver: an object that other
+// writers keep changing (a CRD's status as it becomes Established) is
+// read again and the hand-over recomputed.
+const handOverAttempts = 3
+
+// handOver moves the fields Shepherd set by create to its server-side
+// apply manager. The patch tests the object's resourceVersion, so a write
+// by anyone in between is a conflict: read the object again and retry. If
+// it still fails, the object is created and owned, and the next apply
+// retries the hand-over (it runs again on the Work's next change or
+// resync); a conflict is no error worth a user's attention.
+func handOver(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	var err error
+	for attempt := range handOverAttempts {
+		if attempt > 0 {
+			latest, getErr := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if getErr != nil {
+				err = getErr
+				break
+			}
+			obj = latest
+		}
+		var patch []byte
+		patch, err = csaupgrade.UpgradeManagedFieldsPatch(obj, sets.New(workv1alpha1.FieldManager), workv1alpha1.FieldManager)
+		if err != nil || patch == nil {
+			break
+		}
+		var upgraded *unstructured.Unstructured
+		upgraded, err = ri.Patch(ctx, obj.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
+		if err == nil {
+			return upgraded
+		}
+		if !apierrors.IsConflict(err) {
+			break
+		}
 	}
-	upgraded, err := ri.Patch(ctx, created.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
 	if err != nil {
-		// The object is created and owned; the next apply retries the
-		// hand-over (it runs again on the Work's next change or resync).
-		logr.FromContextOrDiscard(ctx).Error(err, "handing a created object's fields to server-side apply", "object", created.GetName())
-		return created, nil
+		log := logr.FromContextOrDiscard(ctx)
+		if apierrors.IsConflict(err) {
+			log.V(1).Info("handing a created object's fields to server-side apply: changed meanwhile, retried on the next apply", "object", obj.GetName())
+		} else {
+			log.Error(err, "handing a created object's fields to server-side apply", "object", obj.GetName())
+		}
 	}
-	return upgraded, nil
+	return obj
 }
 
 // applyObject server-side applies obj with force, on the condition that the

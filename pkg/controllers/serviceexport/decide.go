@@ -92,23 +92,6 @@ func exportConditions(valid metav1.Condition, hub *mcv1alpha1.ExportedService, r
 	return out
 }
 
-// setConditions merges want into have the way meta.SetStatusCondition
-// does (a transition time changes only with the status) and reports
-// whether anything changed.
-func setConditions(have *[]metav1.Condition, want []metav1.Condition, now metav1.Time) bool {
-	changed := false
-	for _, c := range want {
-		c.LastTransitionTime = now
-		if cur := meta.FindStatusCondition(*have, c.Type); cur != nil && cur.Status == c.Status && cur.Reason == c.Reason &&
-			cur.Message == c.Message && cur.ObservedGeneration == c.ObservedGeneration {
-			continue
-		}
-		meta.SetStatusCondition(have, c)
-		changed = true
-	}
-	return changed
-}
-
 // importFill is what a member adds to a ServiceImport the hub sent: for a
 // ClusterSetIP import, the cluster IPs and families of its derived Service
 // (nil while the Service has none yet); for a Headless one, none. The

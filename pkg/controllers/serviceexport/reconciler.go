@@ -36,6 +36,12 @@ import (
 // ServiceImport leaves out.
 const FieldManager = "shepherd-mcs"
 
+// exportConditionTypes are the ServiceExport conditions this controller
+// writes (Valid from the member, Ready and Conflict from the hub).
+var exportConditionTypes = []string{
+	string(mcsv1beta1.ServiceExportConditionValid), mcv1alpha1.ConditionReady, mcv1alpha1.ConditionConflict,
+}
+
 // crdRetry is how soon a member whose MCS CRDs are not served yet is looked
 // at again: they arrive with the cluster's first Works.
 const crdRetry = 5 * time.Second
@@ -182,7 +188,7 @@ func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha
 // they changed.
 func (r *Reconciler) writeConditions(ctx context.Context, mc mcsclient.Interface, se *mcsv1beta1.ServiceExport, want []metav1.Condition) error {
 	next := se.DeepCopy()
-	if !setConditions(&next.Status.Conditions, want, r.now()) {
+	if !mcs.SetConditions(&next.Status.Conditions, want, exportConditionTypes, r.now()) {
 		return nil
 	}
 	if err := r.fenced(); err != nil {

@@ -18,6 +18,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/execns"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
+	"github.com/shepherd-io/shepherd/pkg/mcs"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -159,14 +160,7 @@ func (r *Reconciler) writeVerdict(ctx context.Context, es *mcv1alpha1.ExportedSe
 	next := es.DeepCopy()
 	changed := next.Status.ObservedGeneration != es.Generation
 	next.Status.ObservedGeneration = es.Generation
-	now := r.now()
-	for _, c := range want {
-		cur := meta.FindStatusCondition(next.Status.Conditions, c.Type)
-		if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason && cur.Message == c.Message && cur.ObservedGeneration == c.ObservedGeneration {
-			continue
-		}
-		c.LastTransitionTime = now
-		meta.SetStatusCondition(&next.Status.Conditions, c)
+	if mcs.SetConditions(&next.Status.Conditions, want, []string{mcv1alpha1.ConditionReady, mcv1alpha1.ConditionConflict}, r.now()) {
 		changed = true
 	}
 	if !changed {

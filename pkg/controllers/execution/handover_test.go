@@ -1,0 +1,75 @@
+package execution
+
+import (
+	"context"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// TestHandOverRetriesAConflict: the hand-over of a created object's fields
+// to server-side apply tests the object's resourceVersion, so a write in
+// between (a CRD's status as it becomes Established) is a conflict. The
+// object is read again and the hand-over redone; another error stops it,
+// leaving the created object as it is.
+func TestHandOverRetriesAConflict(t *testing.T) {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	created := func() *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion("v1")
+		u.SetKind("ConfigMap")
+		u.SetNamespace("shop")
+		u.SetName("settings")
+		u.SetResourceVersion("1")
+		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: workv1alpha1.FieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
+			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}})
+		_ = unstructured.SetNestedField(u.Object, "v", "data", "k")
+		return u
+	}
+	for _, tc := range []struct {
+		name      string
+		failures  []error // answers to the first patches, in order
+		wantCalls int
+		handedOn  bool
+	}{
+		{"no conflict: one patch", nil, 1, true},
+		{"a conflict: read again and patched again", []error{conflict()}, 2, true},
+		{"conflicts every time: gives up after the attempts", []error{conflict(), conflict(), conflict()}, handOverAttempts, false},
+		{"another error: no retry", []error{apierrors.NewForbidden(gvr.GroupResource(), "settings", nil)}, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), created())
+			calls := 0
+			client.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+				calls++
+				if calls <= len(tc.failures) {
+					return true, nil, tc.failures[calls-1]
+				}
+				return false, nil, nil
+			})
+			got := handOver(context.Background(), client.Resource(gvr).Namespace("shop"), created())
+			if calls != tc.wantCalls {
+				t.Errorf("%d patches, want %d", calls, tc.wantCalls)
+			}
+			owner := ""
+			for _, m := range got.GetManagedFields() {
+				owner = string(m.Operation)
+			}
+			if handed := owner == string(metav1.ManagedFieldsOperationApply); handed != tc.handedOn {
+				t.Errorf("fields handed to server-side apply: %v, want %v (managed fields %+v)", handed, tc.handedOn, got.GetManagedFields())
+			}
+		})
+	}
+}
+
+func conflict() error {
+	return apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "settings", nil)
+}
