@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/membership"
@@ -93,6 +94,14 @@ func TestAgentCredentialsAreIsolated(t *testing.T) {
 			sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ownNS, Name: "default"}}
 			return as.SubResource("token").Create(ctx, sa, &authenticationv1.TokenRequest{})
 		}, authorizationv1.ResourceAttributes{Namespace: ownNS, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: "default"}},
+		{"report an export as another cluster", func() error {
+			return as.Create(ctx, &mcv1alpha1.ExportedService{ObjectMeta: metav1.ObjectMeta{Namespace: otherNS, Name: "shop.checkout"},
+				Spec: mcv1alpha1.ExportedServiceSpec{Cluster: otherCluster, Namespace: "shop", Name: "checkout", Type: "ClusterSetIP"}})
+		}, authorizationv1.ResourceAttributes{Namespace: otherNS, Verb: "create", Group: mcv1alpha1.GroupName, Resource: "exportedservices"}},
+		{"write the hub's verdict on its own exports", func() error {
+			es := &mcv1alpha1.ExportedService{ObjectMeta: metav1.ObjectMeta{Namespace: ownNS, Name: "shop.checkout"}}
+			return as.Status().Patch(ctx, es, client.RawPatch("application/merge-patch+json", []byte(`{"status":{"observedGeneration":1}}`)))
+		}, authorizationv1.ResourceAttributes{Namespace: ownNS, Verb: "patch", Group: mcv1alpha1.GroupName, Resource: "exportedservices", Subresource: "status"}},
 		{"read templates on the hub", func() error { return as.List(ctx, &corev1.ConfigMapList{}, client.InNamespace("default")) },
 			authorizationv1.ResourceAttributes{Namespace: "default", Verb: "list", Resource: "configmaps"}},
 	}
@@ -114,6 +123,8 @@ func TestAgentCredentialsAreIsolated(t *testing.T) {
 		{Verb: "patch", Group: clusterv1alpha1.SchemeGroupVersion.Group, Resource: "clusters", Subresource: "status", Name: pullMember},
 		{Namespace: ownNS, Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Name: clusterv1alpha1.AgentLeaseName},
 		{Namespace: ownNS, Verb: "create", Resource: "serviceaccounts", Subresource: "token", Name: clusterv1alpha1.AgentServiceAccountName},
+		{Namespace: ownNS, Verb: "create", Group: mcv1alpha1.GroupName, Resource: "exportedservices"},
+		{Namespace: ownNS, Verb: "delete", Group: mcv1alpha1.GroupName, Resource: "exportedservices"},
 	} {
 		if !allowed(t, kc, a) {
 			t.Errorf("the agent may not %+v, which it needs", a)
