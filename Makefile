@@ -14,13 +14,14 @@ VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo v0.1.0-dev)
 
 all: generate build
 
-## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/, the controller manager's RBAC (config/rbac/role.yaml) from those in pkg/, and the Helm chart's copies of both
+## generate: deepcopy functions and CRD manifests from the kubebuilder markers in api/, the ServiceExport CRD from sigs.k8s.io/mcs-api (templates on the hub), the controller manager's RBAC (config/rbac/role.yaml) from those in pkg/, and the Helm chart's copies of all
 generate:
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=shepherd-controller-manager paths=./pkg/... output:rbac:artifacts:config=config/rbac
+	cp "$$(go list -m -f '{{.Dir}}' sigs.k8s.io/mcs-api)/config/crd/multicluster.x-k8s.io_serviceexports.yaml" config/crd/mcs/ && chmod 644 config/crd/mcs/*.yaml
 	rm -f charts/shepherd/crds/*.yaml
-	cp config/crd/bases/*.yaml charts/shepherd/crds/
+	cp config/crd/bases/*.yaml config/crd/mcs/*.yaml charts/shepherd/crds/
 	cp config/rbac/role.yaml charts/shepherd/files/role.yaml
 
 ## build: the shepherd CLI and the lean component binaries (shepherd-controller-manager, shepherd-agent) into bin/

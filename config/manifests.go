@@ -11,7 +11,7 @@ import "embed"
 // kustomization lists but this pattern misses makes package install fail
 // with its name (and a test fails first).
 //
-//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml admission/*.yaml flowcontrol/*.yaml
+//go:embed default/*.yaml crd/kustomization.yaml crd/bases/*.yaml crd/mcs/*.yaml rbac/*.yaml manager/*.yaml controllermanager/*.yaml agent/*.yaml pull/*.yaml admission/*.yaml flowcontrol/*.yaml
 var Manifests embed.FS
 
 // DefaultKustomization is the directory of Manifests that installs

@@ -1,6 +1,11 @@
 package crd
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+
+	mcscrd "sigs.k8s.io/mcs-api/config/crd"
+)
 
 func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 	crds, err := CRDs()
@@ -35,5 +40,25 @@ func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %d CRDs, want %d: %v", len(got), len(want), got)
+	}
+}
+
+// TestServiceExportCRDIsTheModules: the hub's ServiceExport CRD is the one
+// of the sigs.k8s.io/mcs-api version in go.mod, byte for byte (`make
+// generate` copies it), and Hub serves it beside Shepherd's.
+func TestServiceExportCRDIsTheModules(t *testing.T) {
+	if !bytes.Equal(mcsServiceExport, mcscrd.ServiceExportCRD) {
+		t.Fatal("config/crd/mcs/multicluster.x-k8s.io_serviceexports.yaml differs from sigs.k8s.io/mcs-api's: run make generate")
+	}
+	hub, err := Hub()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := CRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hub) != len(own)+1 || hub[len(hub)-1].Name != "serviceexports.multicluster.x-k8s.io" {
+		t.Fatalf("Hub: %d CRDs, last %s; want Shepherd's %d and the ServiceExport CRD", len(hub), hub[len(hub)-1].Name, len(own))
 	}
 }

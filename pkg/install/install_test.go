@@ -166,7 +166,7 @@ func TestUninstallRefusesWhileBindingsExist(t *testing.T) {
 			if !apierrors.IsNotFound(saErr) {
 				t.Errorf("the ServiceAccount is still there (%v); output:\n%s", saErr, out.String())
 			}
-			if !strings.Contains(out.String(), "kept Namespace shepherd-system, 12 CustomResourceDefinitions") {
+			if !strings.Contains(out.String(), "kept Namespace shepherd-system, 13 CustomResourceDefinitions") {
 				t.Errorf("output does not say what was kept:\n%s", out.String())
 			}
 		})

@@ -187,6 +187,11 @@ func TestCRDKustomizationListsEveryBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mcs, err := filepath.Glob(filepath.Join(configDir, "crd/mcs/*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, mcs...)
 	for _, f := range files {
 		objs, err := decodeFile(os.DirFS(filepath.Dir(f)), filepath.Base(f))
 		if err != nil {
@@ -194,11 +199,11 @@ func TestCRDKustomizationListsEveryBase(t *testing.T) {
 		}
 		for _, o := range objs {
 			if !slices.Contains(listed, o.GetName()) {
-				t.Errorf("config/crd/kustomization.yaml does not list bases/%s: add it to resources", filepath.Base(f))
+				t.Errorf("config/crd/kustomization.yaml does not list %s: add it to resources", f)
 			}
 		}
 	}
 	if len(listed) != len(files) {
-		t.Errorf("config/crd/kustomization.yaml lists %d CRDs, config/crd/bases holds %d files", len(listed), len(files))
+		t.Errorf("config/crd/kustomization.yaml lists %d CRDs, config/crd/bases and config/crd/mcs hold %d files", len(listed), len(files))
 	}
 }

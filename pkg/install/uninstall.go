@@ -155,7 +155,7 @@ func Uninstall(ctx context.Context, c client.Client, objs []*unstructured.Unstru
 	return nil
 }
 
-// names lists objects for a message: "Namespace shepherd-system, 12 CustomResourceDefinitions".
+// names lists objects for a message: "Namespace shepherd-system, 13 CustomResourceDefinitions".
 func names(objs []*unstructured.Unstructured) string {
 	byKind := map[string][]string{}
 	var kinds []string

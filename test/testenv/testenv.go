@@ -59,7 +59,7 @@ func Start(dataDir string) (*Hub, error) {
 	if short() {
 		return nil, ErrShort
 	}
-	crds, err := crd.CRDs()
+	crds, err := crd.Hub()
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ var (
 // measures each case in turn.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	o = o.withDefaults()
-	crds, err := crd.CRDs()
+	crds, err := crd.Hub()
 	if err != nil {
 		return nil, err
 	}

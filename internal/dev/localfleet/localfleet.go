@@ -139,7 +139,7 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 			return nil, err
 		}
 	}
-	crds, err := crd.CRDs()
+	crds, err := crd.Hub()
 	if err != nil {
 		return nil, err
 	}

@@ -94,10 +94,13 @@ func exportConditions(valid metav1.Condition, hub *mcv1alpha1.ExportedService, r
 
 // importFill is what a member adds to a ServiceImport the hub sent: for a
 // ClusterSetIP import, the cluster IPs and families of its derived Service
-// (nil while the Service has none yet); for a Headless one, none. The
-// exporting clusters come from the import's annotation.
-func importFill(si *mcsv1beta1.ServiceImport, derived *corev1.Service) (ips []string, families []corev1.IPFamily, clusters []mcsv1beta1.ClusterStatus) {
-	if si.Spec.Type == mcsv1beta1.ClusterSetIP && derived != nil {
+// (nil while the Service has none yet); for a Headless one no IP, and the
+// families of the endpoints imported (the address types of the imported
+// EndpointSlices), which is what a client of the Headless import can
+// reach. The exporting clusters come from the import's annotation.
+func importFill(si *mcsv1beta1.ServiceImport, derived *corev1.Service, imported []*discoveryv1.EndpointSlice) (ips []string, families []corev1.IPFamily, clusters []mcsv1beta1.ClusterStatus) {
+	switch {
+	case si.Spec.Type == mcsv1beta1.ClusterSetIP && derived != nil:
 		for _, ip := range derived.Spec.ClusterIPs {
 			if ip != "" && ip != corev1.ClusterIPNone {
 				ips = append(ips, ip)
@@ -107,6 +110,12 @@ func importFill(si *mcsv1beta1.ServiceImport, derived *corev1.Service) (ips []st
 			families = derived.Spec.IPFamilies
 		} else {
 			ips = nil
+		}
+	case si.Spec.Type == mcsv1beta1.Headless:
+		for _, f := range []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} {
+			if slices.ContainsFunc(imported, func(s *discoveryv1.EndpointSlice) bool { return string(s.AddressType) == string(f) }) {
+				families = append(families, f)
+			}
 		}
 	}
 	for c := range strings.SplitSeq(si.Annotations[mcs.AnnotationClusters], ",") {

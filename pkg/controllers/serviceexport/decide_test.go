@@ -285,6 +285,7 @@ func TestImportFill(t *testing.T) {
 		ips       []string
 		families  []corev1.IPFamily
 		exporters []string
+		imported  []discoveryv1.AddressType // address types of the imported slices
 	}{
 		{name: "ClusterSetIP takes the derived Service's IPs and families", typ: mcsv1beta1.ClusterSetIP, clusters: ptr.To("m1,m2"),
 			derived: derived([]string{"10.96.0.5"}, corev1.IPv4Protocol),
@@ -301,6 +302,11 @@ func TestImportFill(t *testing.T) {
 			derived: derived([]string{corev1.ClusterIPNone}, corev1.IPv4Protocol), exporters: []string{"m1"}},
 		{name: "Headless: no IPs even with a Service of that name", typ: mcsv1beta1.Headless, clusters: ptr.To("m1"),
 			derived: derived([]string{"10.96.0.5"}, corev1.IPv4Protocol), exporters: []string{"m1"}},
+		{name: "Headless: the families of the imported endpoints", typ: mcsv1beta1.Headless, clusters: ptr.To("m1,m2"),
+			imported: []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6, discoveryv1.AddressTypeFQDN, discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv4},
+			families: []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}, exporters: []string{"m1", "m2"}},
+		{name: "ClusterSetIP: families from the derived Service, never from the slices", typ: mcsv1beta1.ClusterSetIP, clusters: ptr.To("m1"),
+			imported: []discoveryv1.AddressType{discoveryv1.AddressTypeIPv6}, exporters: []string{"m1"}},
 		{name: "empty pieces of the annotation are skipped", typ: mcsv1beta1.Headless, clusters: ptr.To(",m1,,m2,"),
 			exporters: []string{"m1", "m2"}},
 		{name: "an empty annotation is no cluster", typ: mcsv1beta1.Headless, clusters: ptr.To("")},
@@ -312,11 +318,15 @@ func TestImportFill(t *testing.T) {
 			if tc.clusters != nil {
 				si.Annotations = map[string]string{mcs.AnnotationClusters: *tc.clusters}
 			}
-			ips, families, clusters := importFill(si, tc.derived)
+			var imported []*discoveryv1.EndpointSlice
+			for _, at := range tc.imported {
+				imported = append(imported, &discoveryv1.EndpointSlice{AddressType: at})
+			}
+			ips, families, clusters := importFill(si, tc.derived, imported)
 			if !slices.Equal(ips, tc.ips) || !slices.Equal(families, tc.families) {
 				t.Errorf("ips %v families %v, want %v %v", ips, families, tc.ips, tc.families)
 			}
-			if len(ips) != len(families) {
+			if tc.typ == mcsv1beta1.ClusterSetIP && len(ips) != len(families) {
 				t.Errorf("%d IPs for %d families", len(ips), len(families))
 			}
 			var got []string

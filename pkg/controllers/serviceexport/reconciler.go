@@ -218,7 +218,14 @@ func (r *Reconciler) imports(ctx context.Context, w *memberWatch, mc mcsclient.I
 			errs = append(errs, err)
 			continue
 		}
-		ips, families, clusters := importFill(si, derived)
+		imported, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(si.Namespace).List(labels.SelectorFromSet(labels.Set{
+			mcsv1beta1.LabelServiceName: si.Name, discoveryv1.LabelManagedBy: mcs.ManagedBy,
+		}))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		ips, families, clusters := importFill(si, derived, imported)
 		if !slices.Equal(ips, si.Spec.IPs) || !slices.Equal(families, si.Spec.IPFamilies) {
 			errs = append(errs, r.applyIPs(ctx, mc, si, ips, families))
 		}
