@@ -28,7 +28,7 @@ type getOptions struct {
 func newGetCommand() *cobra.Command {
 	o := &getOptions{}
 	cmd := &cobra.Command{
-		Use:   "get clusters|bindings|placements|rendered TYPE/NAME",
+		Use:   "get clusters|bindings|placements|services|rendered TYPE/NAME",
 		Short: "Show the fleet's clusters, bindings and placements, and what each cluster is sent",
 		Long: `Show what the hub knows, in tables a person can read:
 
@@ -38,16 +38,21 @@ func newGetCommand() *cobra.Command {
                and [N unschedulable] for replicas Pending unschedulable there,
                [drifted] where the copy was edited in the member, [unclaimed]
                on a workload whose policy was deleted
+  services     multi-cluster Services: each exported Service, its import type,
+               the clusters serving it with their endpoint counts ([not ready]
+               where the hub left a cluster's endpoints out), and the conflict
+               between its exports, if any
   rendered     TYPE/NAME: the manifest each cluster is sent (its share of the
                replicas, its override policies), with the override rules applied
 
-kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
+kubectl works for all of these too (kubectl get clusters,rb,crb,expsvc -A).`,
 		Example: `  shepherd get clusters
   shepherd get placements -A
   shepherd get bindings -n default
+  shepherd get services -A
   shepherd get rendered deployment/shop -n default --cluster member2`,
 		Args:      cobra.RangeArgs(1, 2),
-		ValidArgs: []string{"clusters", "bindings", "placements", "rendered"},
+		ValidArgs: []string{"clusters", "bindings", "placements", "services", "rendered"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(args); err != nil {
 				return err
@@ -70,13 +75,19 @@ kubectl works for all of these too (kubectl get clusters,rb,crb -A).`,
 				return o.printBindings(ctx, c, w, false)
 			case "placements", "placement":
 				return o.printBindings(ctx, c, w, true)
+			case "services", "service":
+				ns := o.namespace
+				if o.allNamespaces {
+					ns = ""
+				}
+				return printServices(ctx, c, w, ns)
 			default:
-				return fmt.Errorf("unknown resource %q: use clusters, bindings or placements", args[0])
+				return fmt.Errorf("unknown resource %q: use clusters, bindings, placements or services", args[0])
 			}
 		},
 	}
 	o.hub.AddTo(cmd)
-	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the bindings")
+	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "default", "namespace of the bindings (services: of the Services)")
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "bindings of every namespace, and cluster-scoped ones")
 	cmd.Flags().StringVar(&o.cluster, "cluster", "", "rendered: only this cluster's manifest")
 	return cmd

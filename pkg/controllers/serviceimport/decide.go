@@ -41,6 +41,10 @@ type plan struct {
 	// conditions are the Ready and Conflict conditions of each export, by
 	// the export's cluster.
 	conditions map[string][]metav1.Condition
+	// serving is how many clusters' endpoints the import carries, and
+	// conflict the exports' Conflict reason ("" for none): the metrics.
+	serving  int
+	conflict string
 }
 
 // planImport merges the exports of the Service namespace/name from the
@@ -72,6 +76,10 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 		return p, nil
 	}
 	merged := mcs.Merge(specs)
+	p.serving = len(merged.Clusters)
+	if v := merged.Verdicts[merged.Winner]; v.Conflict {
+		p.conflict = string(v.Reason)
+	}
 	rendered, err := mcs.Render(namespace, name, merged, specs)
 	generation := map[string]int64{}
 	for _, es := range exports {

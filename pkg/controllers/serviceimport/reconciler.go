@@ -56,6 +56,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	serving := p.serving
+	if p.manifests == nil {
+		serving = 0
+	}
+	observe(ns, name, serving, p.conflict)
 	errs := []error{r.sendImports(ctx, ns, name, members, p.manifests)}
 	for _, es := range exports {
 		if want, ok := p.conditions[es.Spec.Cluster]; ok {
