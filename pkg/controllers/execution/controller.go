@@ -22,6 +22,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -68,6 +69,10 @@ type Reconciler struct {
 	// lost carries overwrites whose status write was refused (see
 	// lostOverwrites).
 	lost lostOverwrites
+	// conflicts turns a write that lost a race (the work status controller
+	// writes the Work's status too) into a quiet, rate-limited retry; nil
+	// returns conflicts as errors.
+	conflicts *bindingutil.Conflicts
 
 	// beforeCreate, when set (by tests), runs between reading that a member
 	// object is missing and creating it: the window in which someone else
@@ -77,6 +82,14 @@ type Reconciler struct {
 
 // Reconcile applies a Work, or cleans up after a deleted one.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	if r.conflicts == nil {
+		return res, err
+	}
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	work := &workv1alpha1.Work{}
 	if err := r.Client.Get(ctx, req.NamespacedName, work); err != nil {

@@ -15,6 +15,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -39,6 +40,7 @@ func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
 		fence:         d.Fence,
 		pullCluster:   d.PullCluster,
 		hubNamespaces: d.Client(),
+		conflicts:     bindingutil.NewConflicts(),
 	}
 	if d.Agent() {
 		r.hubNamespaces = d.Manager.GetAPIReader()
