@@ -32,7 +32,9 @@ func TestReconcileRetriesAConflictQuietly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithInterceptorFuncs(interceptor.Funcs{
-				Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error { return tc.err },
+				Get: func(context.Context, client.WithWatch, client.ObjectKey, client.Object, ...client.GetOption) error {
+					return tc.err
+				},
 			}).Build()
 			r := &Reconciler{Client: c, conflicts: bindingutil.NewConflicts()}
 			res, err := r.Reconcile(context.Background(), req)
