@@ -1,14 +1,16 @@
 // Package dashboard serves Shepherd's web dashboard: the fleet as a
-// picture, every workload and why it is where it is, failover and
-// rescheduling with their actions, and a what-if planner.
+// picture, every workload and why it is where it is, the multi-cluster
+// Services, failover and rescheduling with their actions, and a what-if
+// planner.
 //
 // Guarantees, each enforced by a test:
 //
 //   - One watch for all browser tabs. The server reads the hub through one
-//     informer cache (Clusters, bindings, Works, RescheduleTasks, events);
-//     every page renders from it. A change in the cache is pushed
-//     to open tabs as a server-sent event, and a tab then reloads its page
-//     from this server, never from the hub: no tab polls the hub.
+//     informer cache (Clusters, bindings, Works, RescheduleTasks, events,
+//     ExportedServices); every page renders from it. A change in the cache
+//     is pushed to open tabs as a server-sent event, and a tab then
+//     reloads its page from this server, never from the hub: no tab polls
+//     the hub.
 //   - Actions use the user's identity. Confirm and Reschedule are sent to
 //     the hub with the user's bearer token when one was given, else with
 //     the kubeconfig the dashboard was started with (which, on loopback, is

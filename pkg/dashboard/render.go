@@ -18,7 +18,7 @@ type pages struct {
 	sets map[string]*template.Template
 }
 
-var pageNames = []string{"fleet", "workloads", "workload", "failover", "whatif", "login", "error"}
+var pageNames = []string{"fleet", "workloads", "workload", "services", "failover", "whatif", "login", "error"}
 
 func loadPages() (*pages, error) {
 	p := &pages{sets: map[string]*template.Template{}}

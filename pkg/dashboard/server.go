@@ -90,6 +90,7 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /workloads", s.read(s.workloads))
 	s.mux.HandleFunc("GET /workloads/ns/{namespace}/{name}", s.read(s.workload))
 	s.mux.HandleFunc("GET /workloads/cluster/{name}", s.read(s.workload))
+	s.mux.HandleFunc("GET /services", s.read(s.services))
 	s.mux.HandleFunc("GET /failover", s.read(s.failover))
 	s.mux.HandleFunc("GET /whatif", s.read(s.whatIfForm))
 	s.mux.HandleFunc("POST /whatif", s.post(s.whatIf))
@@ -262,6 +263,10 @@ func (s *Server) workload(r *http.Request, snap *Snapshot) view {
 		}
 	}
 	return view{page: "workload", title: v.Row.Name, data: v}
+}
+
+func (s *Server) services(_ *http.Request, snap *Snapshot) view {
+	return view{page: "services", title: "Services", data: BuildServices(snap)}
 }
 
 func (s *Server) failover(_ *http.Request, snap *Snapshot) view {

@@ -6,6 +6,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -20,6 +21,9 @@ type Snapshot struct {
 	Works    []*workv1alpha1.Work
 	Tasks    []*taskv1alpha1.RescheduleTask
 	Events   []*eventsv1.Event
+	// ExportedServices are the members' exports of Services, in their
+	// execution namespaces.
+	ExportedServices []*mcv1alpha1.ExportedService
 }
 
 // Binding is a ResourceBinding or a ClusterResourceBinding.

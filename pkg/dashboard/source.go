@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -70,7 +71,7 @@ func NewHubSource(ctx context.Context, cfg *rest.Config) (*HubSource, error) {
 	syncCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if !c.WaitForCacheSync(syncCtx) {
-		return nil, fmt.Errorf("the hub's objects could not be listed within a minute: check the kubeconfig and that it may list and watch clusters, bindings, works, rescheduletasks and events")
+		return nil, fmt.Errorf("the hub's objects could not be listed within a minute: check the kubeconfig and that it may list and watch clusters, bindings, works, rescheduletasks, exportedservices and events")
 	}
 	return s, nil
 }
@@ -79,7 +80,7 @@ func NewHubSource(ctx context.Context, cfg *rest.Config) (*HubSource, error) {
 func watched() []client.Object {
 	return []client.Object{
 		&clusterv1alpha1.Cluster{}, &workv1alpha1.ResourceBinding{}, &workv1alpha1.ClusterResourceBinding{},
-		&workv1alpha1.Work{}, &taskv1alpha1.RescheduleTask{}, &eventsv1.Event{},
+		&workv1alpha1.Work{}, &taskv1alpha1.RescheduleTask{}, &eventsv1.Event{}, &mcv1alpha1.ExportedService{},
 	}
 }
 
@@ -110,8 +111,9 @@ func (s *HubSource) Snapshot(ctx context.Context) (*Snapshot, error) {
 		works    workv1alpha1.WorkList
 		tasks    taskv1alpha1.RescheduleTaskList
 		events   eventsv1.EventList
+		exports  mcv1alpha1.ExportedServiceList
 	)
-	for _, l := range []client.ObjectList{&clusters, &rbs, &crbs, &works, &tasks, &events} {
+	for _, l := range []client.ObjectList{&clusters, &rbs, &crbs, &works, &tasks, &events, &exports} {
 		if err := s.cache.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, err
 		}
@@ -133,6 +135,9 @@ func (s *HubSource) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	for i := range events.Items {
 		snap.Events = append(snap.Events, &events.Items[i])
+	}
+	for i := range exports.Items {
+		snap.ExportedServices = append(snap.ExportedServices, &exports.Items[i])
 	}
 	return snap, nil
 }

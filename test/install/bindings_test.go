@@ -307,7 +307,8 @@ func testDashboardRoles(t *testing.T) {
 	}{
 		{"dashboard-viewer",
 			[]check{{"list", work, "resourcebindings", ""}, {"watch", work, "clusterresourcebindings", ""}, {"list", "cluster.shepherd.io", "clusters", ""},
-				{"list", "policy.shepherd.io", "propagationpolicies", ""}, {"list", "task.shepherd.io", "rescheduletasks", ""}, {"list", "events.k8s.io", "events", ""}},
+				{"list", "policy.shepherd.io", "propagationpolicies", ""}, {"list", "task.shepherd.io", "rescheduletasks", ""}, {"list", "events.k8s.io", "events", ""},
+				{"watch", "multicluster.shepherd.io", "exportedservices", ""}},
 			[]check{{"list", work, "works", ""}, {"get", "", "secrets", ""}, {"patch", work, "resourcebindings", ""}, {"create", "task.shepherd.io", "rescheduletasks", ""},
 				{"confirm", work, "resourcebindings", "failover"}, {"approve", work, "resourcebindings", "rollout"}, {"list", "apps", "deployments", ""}}},
 		{"dashboard-operator",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/shepherd-io/shepherd/pkg/admission"
@@ -39,6 +40,8 @@ func NewControllerManagerCommand() *cobra.Command {
 		verbose int
 		// schedulerConfig is the --scheduler-config file, if any.
 		schedulerConfig string
+		// clusterSetSelector is --clusterset-selector, parsed before start.
+		clusterSetSelector string
 	)
 	cmd := &cobra.Command{
 		Use:   "controller-manager",
@@ -95,6 +98,13 @@ hub that reaches this process directly.`,
 			}
 			if errs := validation.IsDNS1123Label(opts.ServiceImport.ClusterSet); len(errs) > 0 {
 				return fmt.Errorf("--clusterset %q is not a valid ClusterSet ID: %s", opts.ServiceImport.ClusterSet, strings.Join(errs, "; "))
+			}
+			if clusterSetSelector != "" {
+				sel, err := labels.Parse(clusterSetSelector)
+				if err != nil {
+					return fmt.Errorf("--clusterset-selector %q: %w (write a label selector, e.g. mcs=enabled or tier in (prod,staging))", clusterSetSelector, err)
+				}
+				opts.ServiceImport.Members = sel
 			}
 			lease := cmp.Or(opts.LeaseDuration, controllermanager.DefaultLeaseDuration)
 			renew := cmp.Or(opts.RenewDeadline, controllermanager.DefaultRenewDeadline)
@@ -157,6 +167,7 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.Descheduler.Threshold, "unschedulable-threshold", descheduler.DefaultThreshold, "how long replicas stay Pending unschedulable in a member before they are placed elsewhere (Divided by dynamic weights or Aggregated; a policy's replicaScheduling.unschedulableThresholdSeconds overrides it)")
 	f.DurationVar(&opts.Execution.DriftRevertDelay, "drift-revert-delay", execution.DefaultDriftRevertDelay, "how long a member edit of a field Shepherd applies is reported (Drifted=True) before Shepherd puts the field back, under applyStrategy.whenToApply Always")
 	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often each member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
+	f.StringVar(&clusterSetSelector, "clusterset-selector", "", "the Clusters of the ClusterSet, by their labels (default: every Cluster); the others get no multi-cluster Service imports and their exports are not imported")
 	f.StringVar(&opts.ServiceImport.ClusterSet, "clusterset", serviceimport.DefaultClusterSet, "the ClusterSet's ID, written into every member as the About API's ClusterProperty clusterset.k8s.io (a DNS label)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")
 	f.IntVar(&opts.Burst, "kube-api-burst", controllermanager.DefaultBurst, "burst of queries to the hub")

@@ -10,10 +10,10 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 )
 
-// TestControllerManagerRefusesBadDurations: the controller manager's
-// durations are checked before anything starts, each refusal naming its
-// flag.
-func TestControllerManagerRefusesBadDurations(t *testing.T) {
+// TestControllerManagerRefusesBadFlags: the controller manager's
+// durations, ClusterSet ID and selector are checked before anything starts,
+// each refusal naming its flag.
+func TestControllerManagerRefusesBadFlags(t *testing.T) {
 	for _, tc := range []struct{ flag, want string }{
 		{"--orphan-sweep-period=0s", "--orphan-sweep-period 0s must be positive"},
 		{"--orphan-sweep-period=-1m", "--orphan-sweep-period -1m0s must be positive"},
@@ -22,6 +22,7 @@ func TestControllerManagerRefusesBadDurations(t *testing.T) {
 		{"--drift-revert-delay=-5s", "--drift-revert-delay -5s must be positive"},
 		{"--clusterset=Fleet_A", `--clusterset "Fleet_A" is not a valid ClusterSet ID`},
 		{"--clusterset=", `--clusterset "" is not a valid ClusterSet ID`},
+		{"--clusterset-selector=tier in prod", `--clusterset-selector "tier in prod"`},
 	} {
 		cmd := NewControllerManagerCommand()
 		cmd.SetArgs([]string{tc.flag})

@@ -48,8 +48,10 @@ type plan struct {
 }
 
 // planImport merges the exports of the Service namespace/name from the
-// members of the ClusterSet. exports of clusters outside members are
-// ignored (the member left; its reports go with its execution namespace).
+// members of the ClusterSet. Exports of clusters outside members are not
+// imported and are told so (a cluster the ClusterSet's selector leaves
+// out; one that left the fleet takes its reports with its execution
+// namespace).
 func planImport(namespace, name string, members []member, exports []*mcv1alpha1.ExportedService) (plan, error) {
 	ready := map[string]bool{}
 	known := map[string]bool{}
@@ -62,6 +64,10 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 		c := es.Spec.Cluster
 		switch {
 		case !known[c]:
+			p.conditions[c] = []metav1.Condition{{
+				Type: mcv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: string(mcsv1beta1.ServiceExportReasonPending),
+				Message: fmt.Sprintf("cluster %s is not a member of the ClusterSet (the controller manager's --clusterset-selector): its export is not imported", c), ObservedGeneration: es.Generation,
+			}}
 			continue
 		case !ready[c]:
 			p.conditions[c] = []metav1.Condition{{

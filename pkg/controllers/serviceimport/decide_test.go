@@ -142,8 +142,9 @@ func TestPlanImport(t *testing.T) {
 		addresses []string
 	}{
 		{name: "no exports: no import"},
-		{name: "exports of clusters outside the ClusterSet are ignored: no conditions, no import",
-			exports: []*mcv1alpha1.ExportedService{export("gone", 2, 0, "10.9.0.1", portHTTP)}},
+		{name: "exports of clusters outside the ClusterSet: Pending, saying so, and no import",
+			exports:  []*mcv1alpha1.ExportedService{export("gone", 2, 0, "10.9.0.1", portHTTP)},
+			verdicts: map[string]verdict{"gone": {gen: 2, ready: cond{metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonPending, []string{"cluster gone is not a member of the ClusterSet"}}}}},
 		{name: "one exporter: Ready True Exported, no conflict",
 			exports:  []*mcv1alpha1.ExportedService{export("m1", 2, 0, "10.1.0.1", portHTTP)},
 			verdicts: map[string]verdict{"m1": ready(2, "3 members", "endpoints of m1")},

@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -67,7 +69,9 @@ func TestServicesAcrossRealMembers(t *testing.T) {
 		for _, setup := range []func() error{
 			func() error { return execution.Setup(d, execution.Options{}) },
 			func() error { return serviceexport.Setup(d, serviceexport.Options{}) },
-			func() error { return serviceimport.Setup(d, serviceimport.Options{ClusterSet: "fleet"}) },
+			func() error {
+				return serviceimport.Setup(d, serviceimport.Options{ClusterSet: "fleet", Members: labels.SelectorFromSet(nil).Add(notOff())})
+			},
 		} {
 			if err := setup(); err != nil {
 				return err
@@ -217,6 +221,26 @@ func TestServicesAcrossRealMembers(t *testing.T) {
 	}))
 	eventually("m2's export without conflict", condition("m2", "Conflict", metav1.ConditionFalse))
 
+	// m2 leaves the ClusterSet (its labels no longer match the
+	// selector): its export is not imported any more, and says why; the
+	// import, exported by no member now, leaves m1.
+	c := &clusterv1alpha1.Cluster{}
+	if err := hub.Get(ctx, client.ObjectKey{Name: "m2"}, c); err != nil {
+		t.Fatal(err)
+	}
+	c.Labels = map[string]string{"mcs": "off"}
+	if err := hub.Update(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	eventually("m2's export Pending outside the ClusterSet", condition("m2", "Ready", metav1.ConditionFalse))
+	eventually("no import in m1 once m2 left", func() error {
+		_, err := ms["m1"].mcs.MulticlusterV1beta1().ServiceImports("shop").Get(ctx, "checkout", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+
 	// Unexported everywhere, the import leaves every member.
 	if err := ms["m2"].mcs.MulticlusterV1beta1().ServiceExports("shop").Delete(ctx, "checkout", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -234,4 +258,13 @@ func TestServicesAcrossRealMembers(t *testing.T) {
 	if _, err := ms["m1"].kube.CoreV1().Services("shop").Get(ctx, "checkout", metav1.GetOptions{}); err != nil {
 		t.Fatalf("the exported Service itself: %v", err)
 	}
+}
+
+// notOff selects Clusters not labelled mcs=off.
+func notOff() labels.Requirement {
+	r, err := labels.NewRequirement("mcs", selection.NotEquals, []string{"off"})
+	if err != nil {
+		panic(err)
+	}
+	return *r
 }

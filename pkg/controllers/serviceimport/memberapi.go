@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -30,9 +32,15 @@ const (
 // member that already has the CRDs (another MCS implementation installed
 // them) keeps its own: the execution controller does not take over objects
 // Shepherd did not create, and reports the Work's conflict instead.
+//
+// Its Works preserve their objects when they go (a cluster that leaves the
+// ClusterSet or the fleet): deleting a CRD deletes every object of its
+// kind, the ServiceExports a member team wrote among them, so Shepherd
+// releases the CRDs rather than remove them.
 type memberAPIReconciler struct {
 	client     client.Client
 	clusterSet string
+	selector   labels.Selector
 }
 
 func (r *memberAPIReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -43,6 +51,9 @@ func (r *memberAPIReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if !cluster.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, nil // the cluster's Works go with it
 	}
+	if !inClusterSet(r.selector, cluster) {
+		return reconcile.Result{}, r.removeMemberAPI(ctx, cluster.Name)
+	}
 	apiManifests, propManifests, err := memberAPIManifests(cluster.Name, r.clusterSet)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -52,7 +63,7 @@ func (r *memberAPIReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	}
 	ns := names.ExecutionNamespace(cluster.Name)
 	im := &Reconciler{client: r.client}
-	if err := im.ensureWork(ctx, ns, WorkMemberAPI, map[string]string{LabelMemberAPI: "true"}, apiManifests, manifestsHash(apiManifests)); err != nil {
+	if err := im.ensureWork(ctx, ns, WorkMemberAPI, map[string]string{LabelMemberAPI: "true"}, apiManifests, manifestsHash(apiManifests), true); err != nil {
 		return reconcile.Result{}, err
 	}
 	// The properties wait for their CRD: sent earlier, their Work would
@@ -64,10 +75,33 @@ func (r *memberAPIReconciler) Reconcile(ctx context.Context, req reconcile.Reque
 	if !meta.IsStatusConditionTrue(api.Status.Conditions, workv1alpha1.WorkConditionApplied) {
 		return reconcile.Result{}, nil // the Work's status change brings this back
 	}
-	if err := im.ensureWork(ctx, ns, WorkClusterProperties, map[string]string{LabelMemberAPI: "true"}, propManifests, manifestsHash(propManifests)); err != nil {
+	if err := im.ensureWork(ctx, ns, WorkClusterProperties, map[string]string{LabelMemberAPI: "true"}, propManifests, manifestsHash(propManifests), true); err != nil {
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{}, nil
+}
+
+// removeMemberAPI removes the MCS API Works of a cluster that left the
+// ClusterSet (its labels no longer match): what they applied leaves the
+// member with them.
+func (r *memberAPIReconciler) removeMemberAPI(ctx context.Context, cluster string) error {
+	for _, name := range []string{WorkClusterProperties, WorkMemberAPI} {
+		w := &workv1alpha1.Work{}
+		err := r.client.Get(ctx, client.ObjectKey{Namespace: names.ExecutionNamespace(cluster), Name: name}, w)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if w.Labels[LabelMemberAPI] == "" || !w.DeletionTimestamp.IsZero() {
+			continue // not this controller's, or going already
+		}
+		if err := r.client.Delete(ctx, w); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // memberAPIManifests are the manifests of a member's two MCS API Works.

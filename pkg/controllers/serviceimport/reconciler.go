@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -32,6 +33,8 @@ const AnnotationManifestsHash = "multicluster.shepherd.io/manifests-hash"
 type Reconciler struct {
 	client client.Client
 	now    func() metav1.Time
+	// selector picks the ClusterSet's Clusters (Options.Members).
+	selector labels.Selector
 }
 
 // Reconcile merges the Service's exports, writes the verdicts and sends
@@ -70,7 +73,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, errors.Join(errs...)
 }
 
-// members lists the ClusterSet: every Cluster not being deleted, by name.
+// members lists the ClusterSet: every Cluster the selector picks that is
+// not being deleted, by name.
 func (r *Reconciler) members(ctx context.Context) ([]member, error) {
 	clusters := &clusterv1alpha1.ClusterList{}
 	if err := r.client.List(ctx, clusters); err != nil {
@@ -78,7 +82,7 @@ func (r *Reconciler) members(ctx context.Context) ([]member, error) {
 	}
 	out := make([]member, 0, len(clusters.Items))
 	for _, c := range clusters.Items {
-		if !c.DeletionTimestamp.IsZero() {
+		if !c.DeletionTimestamp.IsZero() || !inClusterSet(r.selector, &c) {
 			continue
 		}
 		out = append(out, member{Name: c.Name, Ready: meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)})
@@ -106,7 +110,7 @@ func (r *Reconciler) sendImports(ctx context.Context, ns, name string, members [
 			want[workNS] = true
 			errs = append(errs, r.ensureWork(ctx, workNS, importWorkName(ns, name), map[string]string{
 				LabelServiceNamespace: ns, LabelServiceName: name,
-			}, manifests, hash))
+			}, manifests, hash, false))
 		}
 	}
 	for i := range existing.Items {
@@ -120,8 +124,9 @@ func (r *Reconciler) sendImports(ctx context.Context, ns, name string, members [
 	return errors.Join(errs...)
 }
 
-// ensureWork creates the Work or updates it when its manifests changed.
-func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map[string]string, manifests []workv1alpha1.Manifest, hash string) error {
+// ensureWork creates the Work or updates it when its manifests (or
+// preserve, its PreserveResourcesOnDeletion) changed.
+func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map[string]string, manifests []workv1alpha1.Manifest, hash string, preserve bool) error {
 	cur := &workv1alpha1.Work{}
 	err := r.client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cur)
 	if apierrors.IsNotFound(err) {
@@ -131,7 +136,7 @@ func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map
 		}
 		w := &workv1alpha1.Work{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: l, Annotations: map[string]string{AnnotationManifestsHash: hash}},
-			Spec:       workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: manifests}},
+			Spec:       workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: manifests}, PreserveResourcesOnDeletion: preserve},
 		}
 		if err := r.client.Create(ctx, w); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating Work %s/%s: %w", ns, name, err)
@@ -141,7 +146,7 @@ func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map
 	if err != nil {
 		return err
 	}
-	if cur.Annotations[AnnotationManifestsHash] == hash || !cur.DeletionTimestamp.IsZero() {
+	if (cur.Annotations[AnnotationManifestsHash] == hash && cur.Spec.PreserveResourcesOnDeletion == preserve) || !cur.DeletionTimestamp.IsZero() {
 		return nil
 	}
 	next := cur.DeepCopy()
@@ -150,6 +155,7 @@ func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map
 	}
 	next.Annotations[AnnotationManifestsHash] = hash
 	next.Spec.Workload.Manifests = manifests
+	next.Spec.PreserveResourcesOnDeletion = preserve
 	if err := r.client.Update(ctx, next); err != nil {
 		if apierrors.IsConflict(err) {
 			return nil // the watch brings the newer Work and another reconcile
@@ -184,6 +190,11 @@ func manifestsHash(ms []workv1alpha1.Manifest) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// inClusterSet reports whether the selector (nil: every Cluster) picks c.
+func inClusterSet(selector labels.Selector, c *clusterv1alpha1.Cluster) bool {
+	return selector == nil || selector.Matches(labels.Set(c.Labels))
 }
 
 func clusterOf(ns string) string {

@@ -2,6 +2,7 @@ package serviceimport
 
 import (
 	"context"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,7 +30,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	if err := index.SetupExportsByService(d); err != nil {
 		return err
 	}
-	r := &Reconciler{client: mgr.GetClient(), now: metaNow}
+	r := &Reconciler{client: mgr.GetClient(), now: metaNow, selector: o.Members}
 	// A Cluster that joins, leaves or changes readiness changes every
 	// import: it receives them, or its endpoints come and go.
 	everyService := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
@@ -73,7 +74,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName+"-members").
-		For(&clusterv1alpha1.Cluster{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&clusterv1alpha1.Cluster{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetLabels()[LabelMemberAPI] == "" {
 				return nil
@@ -85,7 +86,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 			CreateFunc: func(event.CreateEvent) bool { return false },
 		})).
 		WithOptions(d.ControllerOptions(1)).
-		Complete(&memberAPIReconciler{client: mgr.GetClient(), clusterSet: o.ClusterSet})
+		Complete(&memberAPIReconciler{client: mgr.GetClient(), clusterSet: o.ClusterSet, selector: o.Members})
 }
 
 // membershipChanged passes Cluster events that change the ClusterSet or a
@@ -98,7 +99,7 @@ func membershipChanged() predicate.Funcs {
 			if !ok1 || !ok2 {
 				return false
 			}
-			return o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() ||
+			return o.DeletionTimestamp.IsZero() != n.DeletionTimestamp.IsZero() || !maps.Equal(o.Labels, n.Labels) ||
 				meta.IsStatusConditionTrue(o.Status.Conditions, clusterv1alpha1.ClusterConditionReady) !=
 					meta.IsStatusConditionTrue(n.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 		},

@@ -9,12 +9,15 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/dashboard"
@@ -178,4 +181,29 @@ func Events(b dashboard.Binding, n int) []*eventsv1.Event {
 		})
 	}
 	return out
+}
+
+// ExportedService builds cluster's export of the ClusterSetIP Service
+// ns/name, exported at Epoch with port 80 and endpoints endpoints in one
+// slice, in the cluster's execution namespace; ready is the hub's verdict
+// (its Ready condition: whether the endpoints are in the import).
+func ExportedService(cluster, ns, name string, endpoints int, ready bool) *mcv1alpha1.ExportedService {
+	es := &mcv1alpha1.ExportedService{
+		ObjectMeta: metav1.ObjectMeta{Namespace: names.ExecutionNamespace(cluster), Name: mcv1alpha1.ExportedServiceName(ns, name)},
+		Spec: mcv1alpha1.ExportedServiceSpec{
+			Cluster: cluster, Namespace: ns, Name: name, ExportedAt: metav1.Time{Time: Epoch}, Type: mcsv1beta1.ClusterSetIP,
+			Ports: []mcsv1beta1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
+		},
+	}
+	slice := mcv1alpha1.ExportedEndpointSlice{Name: name + "-1", AddressType: discoveryv1.AddressTypeIPv4}
+	for i := 0; i < endpoints; i++ {
+		slice.Endpoints = append(slice.Endpoints, discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.0.0.%d", i+1)}})
+	}
+	es.Spec.EndpointSlices = []mcv1alpha1.ExportedEndpointSlice{slice}
+	status, reason := metav1.ConditionTrue, mcsv1beta1.ServiceExportReasonExported
+	if !ready {
+		status, reason = metav1.ConditionFalse, mcsv1beta1.ServiceExportReasonPending
+	}
+	es.Status.Conditions = []metav1.Condition{{Type: mcv1alpha1.ConditionReady, Status: status, Reason: string(reason)}}
+	return es
 }
