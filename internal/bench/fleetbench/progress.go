@@ -374,8 +374,10 @@ func allApplied(ctx context.Context, hub client.Reader) (int, bool, error) {
 	for i := range rbs.Items {
 		want += len(rbs.Items[i].Spec.Clusters)
 	}
+	// The bindings' Works only: the fleet's own (the multi-cluster Service
+	// API sent to every member) are no part of the pipeline measured.
 	var works workv1alpha1.WorkList
-	if err := hub.List(ctx, &works); err != nil {
+	if err := hub.List(ctx, &works, client.HasLabels{workv1alpha1.LabelBindingName}); err != nil {
 		return 0, false, err
 	}
 	for i := range works.Items {

@@ -486,7 +486,7 @@ func soakViolations(ctx context.Context, hub client.Reader, ns string, replicas 
 		return nil, err
 	}
 	var works workv1alpha1.WorkList
-	if err := hub.List(ctx, &works); err != nil {
+	if err := hub.List(ctx, &works, client.HasLabels{workv1alpha1.LabelBindingName}); err != nil {
 		return nil, err
 	}
 	worksOf := map[string][]string{}
