@@ -19,7 +19,7 @@ import (
 func TestServiceRows(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	export := func(cluster, ns, name string, endpoints int, ready bool, at time.Time, ports ...int32) mcv1alpha1.ExportedService {
-		es := mcv1alpha1.ExportedService{Spec: mcv1alpha1.ExportedServiceSpec{Cluster: cluster, Namespace: ns, Name: name,
+		es := mcv1alpha1.ExportedService{ObjectMeta: metav1.ObjectMeta{Namespace: "shepherd-es-" + cluster}, Spec: mcv1alpha1.ExportedServiceSpec{Cluster: cluster, Namespace: ns, Name: name,
 			ExportedAt: metav1.NewTime(at), Type: mcsv1beta1.ClusterSetIP}}
 		for _, p := range ports {
 			es.Spec.Ports = append(es.Spec.Ports, mcsv1beta1.ServicePort{Name: "p", Port: p, Protocol: "TCP"})
@@ -52,6 +52,16 @@ func TestServiceRows(t *testing.T) {
 				{"shop", "api", "ClusterSetIP", "member1(1)", "-"},
 				{"shop", "web", "ClusterSetIP", "member1(2)[not ready], member2(3)", "-"},
 			}},
+		{"a report stored in another cluster's namespace is left out, as the hub leaves it",
+			[]mcv1alpha1.ExportedService{
+				export("member1", "shop", "web", 1, true, t0, 80),
+				func() mcv1alpha1.ExportedService {
+					forged := export("member1", "shop", "web", 9, true, t0, 80)
+					forged.Namespace = "shepherd-es-member2"
+					return forged
+				}(),
+			},
+			[][]string{{"shop", "web", "ClusterSetIP", "member1(1)", "-"}}},
 		{"exports that disagree on ports show the conflict",
 			[]mcv1alpha1.ExportedService{
 				export("member1", "shop", "web", 1, true, t0, 80),

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // Summary is one exported Service across the ClusterSet, as the CLI and
@@ -34,11 +35,16 @@ type Serving struct {
 }
 
 // Summarize groups ExportedServices by Service, in namespace and name
-// order, and merges each group as the hub does.
+// order, and merges each group as the hub does. A report that names
+// another cluster than the one whose execution namespace holds it is left
+// out, as the hub leaves it out of the import.
 func Summarize(exports []mcv1alpha1.ExportedService) []Summary {
 	by := map[string][]mcv1alpha1.ExportedService{}
 	var keys []string
 	for _, es := range exports {
+		if owner, ok := names.ClusterOfExecutionNamespace(es.Namespace); !ok || owner != es.Spec.Cluster {
+			continue // not that cluster's report: the hub does not import it
+		}
 		k := es.Spec.Namespace + "/" + es.Spec.Name
 		if _, ok := by[k]; !ok {
 			keys = append(keys, k)

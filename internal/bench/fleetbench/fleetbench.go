@@ -217,6 +217,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The fleet's own Works (the multi-cluster Service API every member
+	// receives when it joins: CRDs whose installation loads each member's
+	// API server for a while) are a one-off of joining, not part of the
+	// pipeline measured: they settle before the clock starts.
+	var memberNames []string
+	for _, m := range fleetSpec.Members {
+		memberNames = append(memberNames, m.Name)
+	}
+	if err := poll(ctx, func() (bool, error) { return fleetWorksApplied(ctx, hub, memberNames) }); err != nil {
+		return nil, fmt.Errorf("waiting for the fleet's own Works to be applied: %w", err)
+	}
 	// The floor first, in this hub, before the load and its counters.
 	floor, err := floorCost(ctx, cfg)
 	if err != nil {

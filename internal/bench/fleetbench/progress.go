@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -386,4 +387,28 @@ func allApplied(ctx context.Context, hub client.Reader) (int, bool, error) {
 		}
 	}
 	return len(works.Items), len(works.Items) == want && want > 0, nil
+}
+
+// fleetWorksApplied reports whether the members' Works that no binding
+// owns (those the controllers send every member when it joins) are all
+// Applied, and every member has one, so that a fleet whose Works are not
+// written yet does not count as settled.
+func fleetWorksApplied(ctx context.Context, hub client.Reader, members []string) (bool, error) {
+	var works workv1alpha1.WorkList
+	if err := hub.List(ctx, &works); err != nil {
+		return false, err
+	}
+	have := map[string]bool{}
+	for i := range works.Items {
+		w := &works.Items[i]
+		cluster, ok := names.ClusterOfExecutionNamespace(w.Namespace)
+		if !ok || !slices.Contains(members, cluster) || w.Labels[workv1alpha1.LabelBindingName] != "" {
+			continue
+		}
+		if !meta.IsStatusConditionTrue(w.Status.Conditions, workv1alpha1.WorkConditionApplied) {
+			return false, nil
+		}
+		have[cluster] = true
+	}
+	return len(have) == len(members), nil
 }

@@ -99,6 +99,9 @@ hub that reaches this process directly.`,
 			if errs := validation.IsDNS1123Label(opts.ServiceImport.ClusterSet); len(errs) > 0 {
 				return fmt.Errorf("--clusterset %q is not a valid ClusterSet ID: %s", opts.ServiceImport.ClusterSet, strings.Join(errs, "; "))
 			}
+			if opts.ServiceImport.EndpointGracePeriod <= 0 || opts.ServiceImport.MaxEndpointsPerCluster <= 0 {
+				return fmt.Errorf("--mcs-endpoint-grace-period %s and --mcs-max-endpoints-per-cluster %d must be positive", opts.ServiceImport.EndpointGracePeriod, opts.ServiceImport.MaxEndpointsPerCluster)
+			}
 			if clusterSetSelector != "" {
 				sel, err := labels.Parse(clusterSetSelector)
 				if err != nil {
@@ -167,6 +170,8 @@ hub that reaches this process directly.`,
 	f.DurationVar(&opts.Descheduler.Threshold, "unschedulable-threshold", descheduler.DefaultThreshold, "how long replicas stay Pending unschedulable in a member before they are placed elsewhere (Divided by dynamic weights or Aggregated; a policy's replicaScheduling.unschedulableThresholdSeconds overrides it)")
 	f.DurationVar(&opts.Execution.DriftRevertDelay, "drift-revert-delay", execution.DefaultDriftRevertDelay, "how long a member edit of a field Shepherd applies is reported (Drifted=True) before Shepherd puts the field back, under applyStrategy.whenToApply Always")
 	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often each member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
+	f.DurationVar(&opts.ServiceImport.EndpointGracePeriod, "mcs-endpoint-grace-period", serviceimport.DefaultEndpointGracePeriod, "how long a member that stopped being Ready keeps its endpoints in multi-cluster Service imports before they are withdrawn")
+	f.IntVar(&opts.ServiceImport.MaxEndpointsPerCluster, "mcs-max-endpoints-per-cluster", serviceimport.DefaultMaxEndpointsPerCluster, "the most endpoints one member contributes to one multi-cluster Service's import (the export's Ready condition says when it was capped)")
 	f.StringVar(&clusterSetSelector, "clusterset-selector", "", "the Clusters of the ClusterSet, by their labels (default: every Cluster); the others get no multi-cluster Service imports and their exports are not imported")
 	f.StringVar(&opts.ServiceImport.ClusterSet, "clusterset", serviceimport.DefaultClusterSet, "the ClusterSet's ID, written into every member as the About API's ClusterProperty clusterset.k8s.io (a DNS label)")
 	f.Float32Var(&opts.QPS, "kube-api-qps", controllermanager.DefaultQPS, "queries per second to the hub, shared by all controllers")

@@ -23,6 +23,8 @@ func TestControllerManagerRefusesBadFlags(t *testing.T) {
 		{"--clusterset=Fleet_A", `--clusterset "Fleet_A" is not a valid ClusterSet ID`},
 		{"--clusterset=", `--clusterset "" is not a valid ClusterSet ID`},
 		{"--clusterset-selector=tier in prod", `--clusterset-selector "tier in prod"`},
+		{"--mcs-endpoint-grace-period=0s", "--mcs-endpoint-grace-period 0s and --mcs-max-endpoints-per-cluster 500 must be positive"},
+		{"--mcs-max-endpoints-per-cluster=-1", "--mcs-endpoint-grace-period 30s and --mcs-max-endpoints-per-cluster -1 must be positive"},
 	} {
 		cmd := NewControllerManagerCommand()
 		cmd.SetArgs([]string{tc.flag})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -13,6 +14,7 @@ import (
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/mcs"
+	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // Labels on the Works this controller writes: they find a Service's Works
@@ -27,9 +29,11 @@ const (
 // member is a Cluster of the ClusterSet, as the plan needs it.
 type member struct {
 	Name string
-	// Ready is the Cluster's Ready condition: the exports of a member that
-	// is not Ready are left out of the import, so that clients elsewhere
-	// stop being sent to it.
+	// Ready is false once the Cluster has not been Ready for the grace
+	// period (Options.EndpointGracePeriod): the exports of such a member
+	// are left out of the import, so that clients elsewhere stop being
+	// sent to it. A blip shorter than the grace period keeps its
+	// endpoints.
 	Ready bool
 }
 
@@ -41,6 +45,10 @@ type plan struct {
 	// conditions are the Ready and Conflict conditions of each export, by
 	// the export's cluster.
 	conditions map[string][]metav1.Condition
+	// refused are the conditions of ExportedServices that name another
+	// cluster than the one whose execution namespace holds them, by
+	// namespace/name: a member reports only its own exports.
+	refused map[string][]metav1.Condition
 	// serving is how many clusters' endpoints the import carries, and
 	// conflict the exports' Conflict reason ("" for none): the metrics.
 	serving  int
@@ -52,16 +60,24 @@ type plan struct {
 // imported and are told so (a cluster the ClusterSet's selector leaves
 // out; one that left the fleet takes its reports with its execution
 // namespace).
-func planImport(namespace, name string, members []member, exports []*mcv1alpha1.ExportedService) (plan, error) {
+func planImport(namespace, name string, members []member, exports []*mcv1alpha1.ExportedService, maxEndpoints int) (plan, error) {
 	ready := map[string]bool{}
 	known := map[string]bool{}
 	for _, m := range members {
 		known[m.Name], ready[m.Name] = true, m.Ready
 	}
-	p := plan{conditions: map[string][]metav1.Condition{}}
+	p := plan{conditions: map[string][]metav1.Condition{}, refused: map[string][]metav1.Condition{}}
 	var specs []mcv1alpha1.ExportedServiceSpec
+	capped := map[string]string{}
 	for _, es := range exports {
 		c := es.Spec.Cluster
+		if owner, ok := names.ClusterOfExecutionNamespace(es.Namespace); !ok || owner != c {
+			p.refused[es.Namespace+"/"+es.Name] = []metav1.Condition{{
+				Type: mcv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: string(mcsv1beta1.ServiceExportReasonFailed), ObservedGeneration: es.Generation,
+				Message: fmt.Sprintf("this export names cluster %q but is stored in namespace %s, which is not that cluster's execution namespace: a member reports only its own exports; it is not imported", c, es.Namespace),
+			}}
+			continue
+		}
 		switch {
 		case !known[c]:
 			p.conditions[c] = []metav1.Condition{{
@@ -76,7 +92,11 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 			}}
 			continue
 		}
-		specs = append(specs, es.Spec)
+		spec, n := capEndpoints(es.Spec, maxEndpoints)
+		if n > maxEndpoints {
+			capped[c] = fmt.Sprintf("; capped: cluster %s reported %d endpoints, the import carries its first %d (the controller manager's --mcs-max-endpoints-per-cluster)", c, n, maxEndpoints)
+		}
+		specs = append(specs, spec)
 	}
 	if len(specs) == 0 {
 		return p, nil
@@ -94,7 +114,7 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 	for _, s := range specs {
 		g := generation[s.Cluster]
 		readyCond := metav1.Condition{Type: mcv1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: string(mcsv1beta1.ServiceExportReasonExported),
-			Message: fmt.Sprintf("exported to the ClusterSet's %d members with the endpoints of %s", len(members), strings.Join(merged.Clusters, ", ")), ObservedGeneration: g}
+			Message: fmt.Sprintf("exported to the ClusterSet's %d members with the endpoints of %s", len(members), strings.Join(merged.Clusters, ", ")) + capped[s.Cluster], ObservedGeneration: g}
 		if err != nil {
 			readyCond.Status, readyCond.Reason, readyCond.Message = metav1.ConditionFalse, string(mcsv1beta1.ServiceExportReasonFailed), err.Error()
 		}
@@ -111,6 +131,49 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 		p.manifests = append(p.manifests, workv1alpha1.Manifest{RawExtension: runtime.RawExtension{Raw: raw}})
 	}
 	return p, nil
+}
+
+// withinGrace says whether a member counts as Ready for its exports: its
+// Ready condition is True, or has not been for less than grace (left is
+// the time until it loses them). A member never seen Ready (no condition)
+// has nothing to keep.
+func withinGrace(ready *metav1.Condition, grace time.Duration, now time.Time) (ok bool, left time.Duration) {
+	switch {
+	case ready == nil:
+		return false, 0
+	case ready.Status == metav1.ConditionTrue:
+		return true, 0
+	}
+	if left := ready.LastTransitionTime.Add(grace).Sub(now); left > 0 {
+		return true, left
+	}
+	return false, 0
+}
+
+// capEndpoints keeps at most max endpoints of an export, in the order of
+// its slices, so that one member cannot flood every other member's
+// EndpointSlices; it returns the export and how many endpoints it had.
+func capEndpoints(spec mcv1alpha1.ExportedServiceSpec, max int) (mcv1alpha1.ExportedServiceSpec, int) {
+	n := 0
+	for _, s := range spec.EndpointSlices {
+		n += len(s.Endpoints)
+	}
+	if max <= 0 || n <= max {
+		return spec, n
+	}
+	out := spec
+	out.EndpointSlices = nil
+	left := max
+	for _, s := range spec.EndpointSlices {
+		if left == 0 {
+			break
+		}
+		k := min(left, len(s.Endpoints))
+		s.Endpoints = s.Endpoints[:k]
+		out.EndpointSlices = append(out.EndpointSlices, s)
+		left -= k
+	}
+	return out, n
 }
 
 // importWorkName is the name of the Work carrying the import of the

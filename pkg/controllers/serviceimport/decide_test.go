@@ -3,6 +3,7 @@ package serviceimport
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -205,7 +206,7 @@ func TestPlanImport(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, name := cmp.Or(tc.namespace, "shop"), cmp.Or(tc.svc, "web")
-			p, err := planImport(ns, name, slices.Clone(members), tc.exports)
+			p, err := planImport(ns, name, slices.Clone(members), tc.exports, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,11 +299,11 @@ func TestPlanImportIsOrderFree(t *testing.T) {
 	members := []member{{Name: "m1", Ready: true}, {Name: "m2", Ready: true}}
 	a := []*mcv1alpha1.ExportedService{export("m1", 3, 0, "10.1.0.1", portHTTP), export("m2", 4, 0, "10.2.0.1", portGRPC)}
 	b := []*mcv1alpha1.ExportedService{a[1], a[0]}
-	pa, err := planImport("shop", "web", members, a)
+	pa, err := planImport("shop", "web", members, a, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := planImport("shop", "web", []member{members[1], members[0]}, b)
+	pb, err := planImport("shop", "web", []member{members[1], members[0]}, b, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,6 +353,103 @@ func TestMemberOrder(t *testing.T) {
 			}
 			if !slices.Equal(names, tc.want) {
 				t.Errorf("order %v, want %v", names, tc.want)
+			}
+		})
+	}
+}
+
+// TestPlanImportRefusesAnotherClustersReport: an ExportedService stored in
+// one cluster's execution namespace that names another cluster (a Pull
+// agent may write only there, but writes what it likes) is not imported,
+// is told why, and takes nothing from the real cluster's export.
+func TestPlanImportRefusesAnotherClustersReport(t *testing.T) {
+	members := []member{{Name: "m1", Ready: true}, {Name: "m2", Ready: true}}
+	real := export("m1", 1, 0, "10.1.0.1", portHTTP)
+	forged := export("m1", 7, 0, "10.66.0.1", portHTTP)
+	forged.Namespace = "shepherd-es-m2" // m2's agent, claiming to be m1
+	p, err := planImport("shop", "web", members, []*mcv1alpha1.ExportedService{real, forged}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := p.refused["shepherd-es-m2/shop.web"]
+	if !ok || len(got) != 1 || got[0].Status != metav1.ConditionFalse || got[0].Reason != string(mcsv1beta1.ServiceExportReasonFailed) ||
+		!strings.Contains(got[0].Message, "a member reports only its own exports") || got[0].ObservedGeneration != 7 {
+		t.Fatalf("the forged report's conditions: %+v", got)
+	}
+	for _, m := range p.manifests {
+		if strings.Contains(string(m.Raw), "10.66.0.1") {
+			t.Errorf("the forged endpoint reached a manifest: %s", m.Raw)
+		}
+	}
+	if c := p.conditions["m1"]; len(c) != 2 || c[0].Status != metav1.ConditionTrue {
+		t.Errorf("the real export's conditions: %+v", c)
+	}
+}
+
+// TestPlanImportCapsEndpoints: a member reporting more endpoints than the
+// cap contributes the first ones only, and its Ready condition says so.
+func TestPlanImportCapsEndpoints(t *testing.T) {
+	flood := export("m1", 1, 0, "10.1.0.1", portHTTP)
+	for i := range 999 {
+		flood.Spec.EndpointSlices[0].Endpoints = append(flood.Spec.EndpointSlices[0].Endpoints,
+			discoveryv1.Endpoint{Addresses: []string{fmt.Sprintf("10.1.%d.%d", i/250, i%250+2)}})
+	}
+	for _, tc := range []struct {
+		name      string
+		max       int
+		endpoints int
+		capped    bool
+	}{
+		{"under the cap: every endpoint", 2000, 1000, false},
+		{"over the cap: the first ones, named in Ready", 500, 500, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := planImport("shop", "web", []member{{Name: "m1", Ready: true}}, []*mcv1alpha1.ExportedService{flood}, tc.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, m := range p.manifests {
+				var s discoveryv1.EndpointSlice
+				if err := json.Unmarshal(m.Raw, &s); err == nil && s.Kind == "EndpointSlice" {
+					n += len(s.Endpoints)
+				}
+			}
+			if n != tc.endpoints {
+				t.Errorf("%d endpoints imported, want %d", n, tc.endpoints)
+			}
+			msg := p.conditions["m1"][0].Message
+			if says := strings.Contains(msg, "capped: cluster m1 reported 1000 endpoints"); says != tc.capped {
+				t.Errorf("Ready message %q: names the cap %v, want %v", msg, says, tc.capped)
+			}
+		})
+	}
+	if len(flood.Spec.EndpointSlices[0].Endpoints) != 1000 {
+		t.Errorf("the cap changed the stored export")
+	}
+}
+
+func TestWithinGrace(t *testing.T) {
+	now := t0.Add(time.Hour)
+	cond := func(status metav1.ConditionStatus, ago time.Duration) *metav1.Condition {
+		return &metav1.Condition{Type: "Ready", Status: status, LastTransitionTime: metav1.NewTime(now.Add(-ago))}
+	}
+	for _, tc := range []struct {
+		name  string
+		ready *metav1.Condition
+		ok    bool
+		left  time.Duration
+	}{
+		{"Ready: kept", cond(metav1.ConditionTrue, time.Hour), true, 0},
+		{"not Ready for 10s of 30s: kept for 20s more", cond(metav1.ConditionFalse, 10*time.Second), true, 20 * time.Second},
+		{"Unknown for 10s: the same", cond(metav1.ConditionUnknown, 10*time.Second), true, 20 * time.Second},
+		{"not Ready for 30s: withdrawn", cond(metav1.ConditionFalse, 30*time.Second), false, 0},
+		{"never seen Ready: nothing kept", nil, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, left := withinGrace(tc.ready, 30*time.Second, now)
+			if ok != tc.ok || left != tc.left {
+				t.Errorf("withinGrace = %v, %s; want %v, %s", ok, left, tc.ok, tc.left)
 			}
 		})
 	}

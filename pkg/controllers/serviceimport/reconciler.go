@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,13 +36,17 @@ type Reconciler struct {
 	now    func() metav1.Time
 	// selector picks the ClusterSet's Clusters (Options.Members).
 	selector labels.Selector
+	// grace and maxEndpoints are Options.EndpointGracePeriod and
+	// Options.MaxEndpointsPerCluster.
+	grace        time.Duration
+	maxEndpoints int
 }
 
 // Reconcile merges the Service's exports, writes the verdicts and sends
 // every member its import (or removes it).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ns, name := req.Namespace, req.Name
-	members, err := r.members(ctx)
+	members, recheck, err := r.members(ctx)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -55,7 +60,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			exports = append(exports, &list.Items[i])
 		}
 	}
-	p, err := planImport(ns, name, members, exports)
+	p, err := planImport(ns, name, members, exports, r.maxEndpoints)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -66,28 +71,37 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	observe(ns, name, serving, p.conflict)
 	errs := []error{r.sendImports(ctx, ns, name, members, p.manifests)}
 	for _, es := range exports {
-		if want, ok := p.conditions[es.Spec.Cluster]; ok {
+		want, ok := p.refused[es.Namespace+"/"+es.Name]
+		if !ok {
+			want, ok = p.conditions[es.Spec.Cluster]
+		}
+		if ok {
 			errs = append(errs, r.writeVerdict(ctx, es, want))
 		}
 	}
-	return reconcile.Result{}, errors.Join(errs...)
+	return reconcile.Result{RequeueAfter: recheck}, errors.Join(errs...)
 }
 
 // members lists the ClusterSet: every Cluster the selector picks that is
-// not being deleted, by name.
-func (r *Reconciler) members(ctx context.Context) ([]member, error) {
+// not being deleted, by name. recheck, when not zero, is when a member
+// still within its grace period loses it.
+func (r *Reconciler) members(ctx context.Context) (out []member, recheck time.Duration, err error) {
 	clusters := &clusterv1alpha1.ClusterList{}
 	if err := r.client.List(ctx, clusters); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	out := make([]member, 0, len(clusters.Items))
+	now := r.now().Time
 	for _, c := range clusters.Items {
 		if !c.DeletionTimestamp.IsZero() || !inClusterSet(r.selector, &c) {
 			continue
 		}
-		out = append(out, member{Name: c.Name, Ready: meta.IsStatusConditionTrue(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)})
+		ready, left := withinGrace(meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady), r.grace, now)
+		if left > 0 && (recheck == 0 || left < recheck) {
+			recheck = left
+		}
+		out = append(out, member{Name: c.Name, Ready: ready})
 	}
-	return sortedMembers(out), nil
+	return sortedMembers(out), recheck, nil
 }
 
 // sendImports makes every member's Work of the Service carry manifests,

@@ -30,7 +30,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	if err := index.SetupExportsByService(d); err != nil {
 		return err
 	}
-	r := &Reconciler{client: mgr.GetClient(), now: metaNow, selector: o.Members}
+	r := &Reconciler{client: mgr.GetClient(), now: metaNow, selector: o.Members, grace: o.EndpointGracePeriod, maxEndpoints: o.MaxEndpointsPerCluster}
 	// A Cluster that joins, leaves or changes readiness changes every
 	// import: it receives them, or its endpoints come and go.
 	everyService := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, _ client.Object) []reconcile.Request {
