@@ -348,6 +348,9 @@ type pass struct {
 	retry                bool
 	conflicts, refusedNS int
 	refusedRBAC          []string
+	// terminating counts manifests refused because their namespace is
+	// being deleted in the member: retried on a timer, not as an error.
+	terminating int
 }
 
 // applyAll applies the manifests in order; once the member does not
@@ -394,6 +397,13 @@ func (r *Reconciler) applyOne(ctx context.Context, clients *clusterclient.Client
 	if clusterclient.IsUnreachable(err) {
 		r.breaker.trip(cluster, err)
 		p.unreachable = err
+	}
+	// A namespace being deleted in the member (by its team, or by
+	// Kubernetes' namespace controller) refuses new objects until it is
+	// gone; the apply then recreates it. That is a wait, not a failure.
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		p.terminating++
+		return err
 	}
 	// Retrying helps neither a refusal by the API (permanent) nor
 	// Shepherd's own refusals, which last until something changes.

@@ -118,6 +118,10 @@ func appliedCondition(work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster,
 	return cond, result
 }
 
+// namespaceTerminatingRetry is how soon a Work whose namespace was being
+// deleted in the member is applied again.
+const namespaceTerminatingRetry = 5 * time.Second
+
 // afterApply says when to look at the Work again once its status is
 // written.
 func (r *Reconciler) afterApply(work *workv1alpha1.Work, cluster *clusterv1alpha1.Cluster, conditions []metav1.Condition, p *pass, full bool, message string) (reconcile.Result, error) {
@@ -126,6 +130,10 @@ func (r *Reconciler) afterApply(work *workv1alpha1.Work, cluster *clusterv1alpha
 		return reconcile.Result{RequeueAfter: r.untilDue(work, conditions)}, nil
 	case p.retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", workKey(work), cluster.Name, message)
+	case p.terminating > 0:
+		// The Applied condition says which namespace is going; it is
+		// looked at again until it is gone and can be created anew.
+		return reconcile.Result{RequeueAfter: namespaceTerminatingRetry}, nil
 	case p.conflicts > 0 || p.refusedNS > 0 || len(p.refusedRBAC) > 0:
 		// The conflict lasts until the member object goes or the policy
 		// says Overwrite (which changes the Work); the resync notices the

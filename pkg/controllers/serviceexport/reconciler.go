@@ -179,6 +179,11 @@ func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha
 	next := cur.DeepCopy()
 	next.Spec = *spec
 	if err := r.client.Update(ctx, next); err != nil {
+		if apierrors.IsConflict(err) {
+			// The hub wrote its verdict meanwhile; that write's event
+			// brings this member back with the newer object.
+			return cur, nil
+		}
 		return nil, fmt.Errorf("updating the export of %s/%s: %w", spec.Namespace, spec.Name, err)
 	}
 	return next, nil
@@ -249,10 +254,19 @@ func (r *Reconciler) imports(ctx context.Context, w *memberWatch, mc mcsclient.I
 // under FieldManager: the execution controller applies the rest of the
 // object under its own manager, so neither undoes the other.
 func (r *Reconciler) applyIPs(ctx context.Context, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport, ips []string, families []corev1.IPFamily) error {
+	// A field left out of the apply is released (and removed, as no other
+	// manager sets it); null would be refused by the schema.
+	spec := map[string]any{}
+	if len(ips) > 0 {
+		spec["ips"] = ips
+	}
+	if len(families) > 0 {
+		spec["ipFamilies"] = families
+	}
 	patch := map[string]any{
 		"apiVersion": mcsv1beta1.GroupVersion.String(), "kind": mcsv1beta1.ServiceImportKindName,
 		"metadata": map[string]any{"name": si.Name, "namespace": si.Namespace},
-		"spec":     map[string]any{"ips": ips, "ipFamilies": families},
+		"spec":     spec,
 	}
 	data, err := json.Marshal(patch)
 	if err != nil {
