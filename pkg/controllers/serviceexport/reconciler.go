@@ -169,6 +169,11 @@ func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha
 			Spec:       *spec,
 		}
 		if err := r.client.Create(ctx, es); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				// The cache had not seen it yet; its event brings this
+				// member back with it.
+				return nil, nil
+			}
 			return nil, fmt.Errorf("reporting the export of %s/%s: %w", spec.Namespace, spec.Name, err)
 		}
 		return es, nil
