@@ -49,15 +49,24 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 }
 
 // TestChartCopiesAreFresh keeps the Helm chart's copies of generated files
-// equal to them: its crds/ to config/crd/bases and files/role.yaml to
-// config/rbac/role.yaml (`make generate` writes both copies).
+// equal to them: its crds/ to config/crd/bases and config/crd/mcs (the MCS
+// API's ServiceExport), and files/role.yaml to config/rbac/role.yaml
+// (`make generate` writes every copy).
 func TestChartCopiesAreFresh(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	chart := filepath.Join(root, "charts/shepherd")
-	compareTrees(t, filepath.Join(root, "config/crd/bases"), filepath.Join(chart, "crds"), ".yaml")
+	crds := t.TempDir()
+	for _, dir := range []string{"config/crd/bases", "config/crd/mcs"} {
+		for name, data := range collect(t, filepath.Join(root, dir), ".yaml") {
+			if err := os.WriteFile(filepath.Join(crds, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	compareTrees(t, crds, filepath.Join(chart, "crds"), ".yaml")
 	compareTrees(t, filepath.Join(root, "config/rbac"), filepath.Join(chart, "files"), "role.yaml")
 }
 
