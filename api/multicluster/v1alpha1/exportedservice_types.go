@@ -76,6 +76,14 @@ type ExportedEndpointSlice struct {
 	Ports       []discoveryv1.EndpointPort `json:"ports,omitempty"`
 }
 
+// AnnotationPropertiesGeneration on an ExportedService is the generation
+// at which what the hub merges last changed: everything of the spec but
+// its endpoints. A verdict the hub made at that generation or later still
+// holds while only endpoints changed since, so the member's ServiceExport
+// keeps it instead of going back to Pending at every endpoint change. The
+// writer of the ExportedService sets it.
+const AnnotationPropertiesGeneration = "multicluster.shepherd.io/properties-generation"
+
 // Condition types of an ExportedService, the ServiceExport's own.
 const (
 	// ConditionConflict is True when this export disagrees with the one

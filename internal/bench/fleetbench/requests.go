@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -26,7 +27,7 @@ type RequestCount struct {
 
 // requestKey names a series of apiserver_request_total without its code
 // and the other labels a run does not compare.
-type requestKey struct{ verb, resource, subresource string }
+type requestKey struct{ verb, group, resource, subresource string }
 
 // apiRequests reads apiserver_request_total from the hub's /metrics (the
 // process-wide registry, so every API server of a local fleet counts),
@@ -52,7 +53,7 @@ func apiRequests(ctx context.Context, cfg *rest.Config) (map[requestKey]float64,
 		return out, nil
 	}
 	for _, m := range fam.GetMetric() {
-		k := requestKey{verb: label(m, "verb"), resource: label(m, "resource"), subresource: label(m, "subresource")}
+		k := requestKey{verb: label(m, "verb"), group: label(m, "group"), resource: label(m, "resource"), subresource: label(m, "subresource")}
 		if k.verb == "WATCH" || k.resource == "" {
 			continue
 		}
@@ -71,19 +72,43 @@ func label(m *dto.Metric, name string) string {
 }
 
 // requestDelta returns the requests served between two readings, most
-// first (ties by verb, resource and subresource), the ones above zero only.
+// first (ties by verb, resource and subresource), the ones above zero
+// only; a resource of the same name in two groups counts as one.
 func requestDelta(before, after map[requestKey]float64) []RequestCount {
-	var out []RequestCount
+	byName := map[requestKey]int{}
 	for k, v := range after {
 		if n := int(v - before[k]); n > 0 {
-			out = append(out, RequestCount{Verb: k.verb, Resource: k.resource, Subresource: k.subresource, Count: n})
+			byName[requestKey{verb: k.verb, resource: k.resource, subresource: k.subresource}] += n
 		}
+	}
+	var out []RequestCount
+	for k, n := range byName {
+		out = append(out, RequestCount{Verb: k.verb, Resource: k.resource, Subresource: k.subresource, Count: n})
 	}
 	slices.SortFunc(out, func(a, b RequestCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Verb, b.Verb),
 			cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Subresource, b.Subresource))
 	})
 	return out
+}
+
+// hubAndMemberWrites sums the write requests between two readings: those
+// of Shepherd's API groups (served by the hub alone) and the others (in a
+// local fleet of API-only members, the members' API servers serve nearly
+// all of them; the hub's own Leases are among them and are steady, so an
+// idle reading taken before subtracts them).
+func hubAndMemberWrites(before, after map[requestKey]float64) (hub, member float64) {
+	for k, v := range after {
+		if !writeVerbs[k.verb] {
+			continue
+		}
+		if strings.HasSuffix(k.group, "shepherd.io") {
+			hub += v - before[k]
+		} else {
+			member += v - before[k]
+		}
+	}
+	return hub, member
 }
 
 // RequestRate is the write requests of one verb on one resource per

@@ -3,6 +3,7 @@ package serviceexport
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -71,8 +72,10 @@ func exportOf(cluster string, se *mcsv1beta1.ServiceExport, svc *corev1.Service,
 
 // exportConditions are a ServiceExport's conditions: Valid from the member,
 // Ready and Conflict from the hub's verdict on the reported export (hub nil:
-// not reported yet). A verdict on an older report than the one stored
-// leaves Ready False (Pending) until the hub catches up.
+// not reported yet). A verdict on older properties (ports, type, ...) than
+// the ones reported leaves Ready False (Pending) until the hub catches up;
+// one on older endpoints only still holds: an endpoint change (a pod
+// restarted) does not take the export out of Ready.
 func exportConditions(valid metav1.Condition, hub *mcv1alpha1.ExportedService, reported *mcv1alpha1.ExportedServiceSpec) []metav1.Condition {
 	out := []metav1.Condition{valid}
 	ready := metav1.Condition{Type: string(mcsv1beta1.ServiceExportConditionReady), Status: metav1.ConditionFalse, ObservedGeneration: valid.ObservedGeneration}
@@ -80,7 +83,7 @@ func exportConditions(valid metav1.Condition, hub *mcv1alpha1.ExportedService, r
 	case valid.Status != metav1.ConditionTrue:
 		ready.Reason, ready.Message = string(mcsv1beta1.ServiceExportReasonFailed), "the export is not valid (see the Valid condition)"
 		return append(out, ready)
-	case hub == nil || hub.Status.ObservedGeneration != hub.Generation || !equality.Semantic.DeepEqual(&hub.Spec, reported):
+	case hub == nil || !sameProperties(&hub.Spec, reported) || hub.Status.ObservedGeneration < propertiesGeneration(hub):
 		ready.Reason, ready.Message = string(mcsv1beta1.ServiceExportReasonPending), "waiting for the hub to merge this export into the ClusterSet's ServiceImport"
 		return append(out, ready)
 	}
@@ -124,4 +127,23 @@ func importFill(si *mcsv1beta1.ServiceImport, derived *corev1.Service, imported 
 		}
 	}
 	return ips, families, clusters
+}
+
+// sameProperties: two reports of one export agree on everything the hub
+// merges but the endpoints.
+func sameProperties(a, b *mcv1alpha1.ExportedServiceSpec) bool {
+	x, y := *a, *b
+	x.EndpointSlices, y.EndpointSlices = nil, nil
+	return equality.Semantic.DeepEqual(&x, &y)
+}
+
+// propertiesGeneration is the generation at which an ExportedService's
+// properties last changed (AnnotationPropertiesGeneration); without a
+// readable annotation, its generation: any change may be one of them.
+func propertiesGeneration(es *mcv1alpha1.ExportedService) int64 {
+	g, err := strconv.ParseInt(es.Annotations[mcv1alpha1.AnnotationPropertiesGeneration], 10, 64)
+	if err != nil || g <= 0 || g > es.Generation {
+		return es.Generation
+	}
+	return g
 }

@@ -197,6 +197,11 @@ func hubVerdict(spec *mcv1alpha1.ExportedServiceSpec, gen, observed int64, conds
 	}
 }
 
+func withPropertiesGeneration(es *mcv1alpha1.ExportedService, g string) *mcv1alpha1.ExportedService {
+	es.Annotations = map[string]string{mcv1alpha1.AnnotationPropertiesGeneration: g}
+	return es
+}
+
 func TestExportConditions(t *testing.T) {
 	validTrue := metav1.Condition{Type: string(mcsv1beta1.ServiceExportConditionValid), Status: metav1.ConditionTrue,
 		Reason: string(mcsv1beta1.ServiceExportReasonValid), ObservedGeneration: 4}
@@ -213,6 +218,8 @@ func TestExportConditions(t *testing.T) {
 	roundTripped := reportedSpec()
 	roundTripped.ExportedAnnotations = nil
 	spec.ExportedAnnotations = map[string]string{}
+	moreEndpoints := reportedSpec()
+	moreEndpoints.EndpointSlices[0].Endpoints = append(moreEndpoints.EndpointSlices[0].Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.1.0.2"}})
 
 	type want struct {
 		ready, conflict *metav1.Condition // nil: absent
@@ -239,6 +246,21 @@ func TestExportConditions(t *testing.T) {
 			want: want{ready: &metav1.Condition{Status: metav1.ConditionTrue, Reason: string(mcsv1beta1.ServiceExportReasonExported), Message: "exported"},
 				conflict: &metav1.Condition{Status: metav1.ConditionTrue, Reason: string(mcsv1beta1.ServiceExportReasonPortConflict), Message: "conflicting ports"}}},
 		{name: "a verdict without conditions copies none", valid: validTrue, reported: spec, hub: hubVerdict(spec, 7, 7)},
+		{name: "only endpoints changed since the verdict: it still holds", valid: validTrue, reported: moreEndpoints,
+			hub:  withPropertiesGeneration(hubVerdict(moreEndpoints, 8, 7, hubReady), "7"),
+			want: want{ready: &metav1.Condition{Status: metav1.ConditionTrue, Reason: string(mcsv1beta1.ServiceExportReasonExported), Message: "exported"}}},
+		{name: "endpoints reported but not stored yet: the verdict still holds", valid: validTrue, reported: moreEndpoints,
+			hub:  withPropertiesGeneration(hubVerdict(reportedSpec(), 7, 7, hubReady), "7"),
+			want: want{ready: &metav1.Condition{Status: metav1.ConditionTrue, Reason: string(mcsv1beta1.ServiceExportReasonExported), Message: "exported"}}},
+		{name: "properties changed after the verdict: Pending", valid: validTrue, reported: changed,
+			hub:  withPropertiesGeneration(hubVerdict(changed, 8, 7, hubReady), "8"),
+			want: want{ready: &metav1.Condition{Status: metav1.ConditionFalse, Reason: string(mcsv1beta1.ServiceExportReasonPending)}}},
+		{name: "an unreadable properties generation counts as the generation: Pending", valid: validTrue, reported: spec,
+			hub:  withPropertiesGeneration(hubVerdict(spec, 8, 7, hubReady), "x"),
+			want: want{ready: &metav1.Condition{Status: metav1.ConditionFalse, Reason: string(mcsv1beta1.ServiceExportReasonPending)}}},
+		{name: "a properties generation beyond the generation counts as the generation: Pending", valid: validTrue, reported: spec,
+			hub:  withPropertiesGeneration(hubVerdict(spec, 8, 7, hubReady), "9"),
+			want: want{ready: &metav1.Condition{Status: metav1.ConditionFalse, Reason: string(mcsv1beta1.ServiceExportReasonPending)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := exportConditions(tc.valid, tc.hub, tc.reported)

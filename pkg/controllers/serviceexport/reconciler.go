@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -165,8 +166,9 @@ func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha
 			}
 		}
 		es := &mcv1alpha1.ExportedService{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd}},
-			Spec:       *spec,
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{workv1alpha1.LabelManagedBy: workv1alpha1.ManagedByShepherd},
+				Annotations: map[string]string{mcv1alpha1.AnnotationPropertiesGeneration: "1"}},
+			Spec: *spec,
 		}
 		if err := r.client.Create(ctx, es); err != nil {
 			if apierrors.IsAlreadyExists(err) {
@@ -182,6 +184,10 @@ func (r *Reconciler) report(ctx context.Context, ns, name string, cur *mcv1alpha
 		return cur, nil
 	}
 	next := cur.DeepCopy()
+	if !sameProperties(&cur.Spec, spec) {
+		// This update is the next generation of the spec.
+		metav1.SetMetaDataAnnotation(&next.ObjectMeta, mcv1alpha1.AnnotationPropertiesGeneration, strconv.FormatInt(cur.Generation+1, 10))
+	}
 	next.Spec = *spec
 	if err := r.client.Update(ctx, next); err != nil {
 		if apierrors.IsConflict(err) {

@@ -1,0 +1,300 @@
+package fleetbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/internal/dev/simmember"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
+)
+
+// The multi-cluster Services benchmark: how fast an endpoint change in one
+// member reaches every other member's imported EndpointSlices, what it
+// costs the hub in writes, and what each exported Service costs in memory.
+//
+// A local fleet of API-only members (no controllers, pods or kubelets: the
+// benchmark plays each exporting member's EndpointSlice controller by
+// writing its slices itself, so nothing else moves them) runs Shepherd's
+// controllers as `shepherd up` does. Services of ServicesNamespaces
+// namespaces are each exported from ExportersPerService members, with
+// EndpointsPerSlice endpoints each. Once every member imports them all,
+// Changes endpoint changes are made at ChangesPerSecond: each replaces one
+// endpoint's address of one export with an address never used before, and
+// its latency is from the write to the moment the last other member's
+// imported slices, seen through a watch, carry the new address.
+
+// Defaults of ServicesOptions: the scale the multi-cluster Services are
+// held to.
+const (
+	DefaultServicesMembers          = 20
+	DefaultServices                 = 1000
+	DefaultServicesExporters        = 2
+	DefaultServicesEndpoints        = 2
+	DefaultServicesNamespaces       = 10
+	DefaultServicesChanges          = 300
+	DefaultServicesChangesPerSecond = 5
+	DefaultServicesTimeout          = 15 * time.Minute
+	servicesIdleWindow              = 10 * time.Second
+	servicesCreators                = 16
+	servicesMaxExportersPerService  = 8
+	servicesMaxEndpoints            = 100
+)
+
+// ServicesOptions size the multi-cluster Services benchmark.
+type ServicesOptions struct {
+	Members             int
+	Services            int
+	ExportersPerService int
+	EndpointsPerSlice   int
+	Namespaces          int
+	Changes             int
+	ChangesPerSecond    float64
+	// Timeout bounds each wait: for the imports, and for the changes.
+	Timeout time.Duration
+	// DataDir for the fleet; empty uses a temporary directory removed
+	// afterwards.
+	DataDir string
+	Logger  logr.Logger
+}
+
+// Validate refuses a size that cannot be run, naming the flag of `shepherd
+// bench services` that sets it.
+func (o ServicesOptions) Validate() error {
+	var errs []error
+	if o.Members < 2 {
+		errs = append(errs, fmt.Errorf("--members %d: at least 2 (a change is seen by the members other than its own)", o.Members))
+	}
+	if o.Services < 1 {
+		errs = append(errs, fmt.Errorf("--services %d: at least 1 Service must be exported", o.Services))
+	}
+	if o.ExportersPerService < 1 || o.ExportersPerService > min(o.Members, servicesMaxExportersPerService) {
+		errs = append(errs, fmt.Errorf("--exporters %d: between 1 and %d (the members, at most %d)", o.ExportersPerService,
+			min(max(o.Members, 1), servicesMaxExportersPerService), servicesMaxExportersPerService))
+	}
+	if o.EndpointsPerSlice < 1 || o.EndpointsPerSlice > servicesMaxEndpoints {
+		errs = append(errs, fmt.Errorf("--endpoints %d: between 1 and %d (one EndpointSlice per export)", o.EndpointsPerSlice, servicesMaxEndpoints))
+	}
+	if o.Namespaces < 1 {
+		errs = append(errs, fmt.Errorf("--namespaces %d: at least 1", o.Namespaces))
+	}
+	if o.Changes < 1 {
+		errs = append(errs, fmt.Errorf("--changes %d: at least 1 endpoint change is measured", o.Changes))
+	}
+	if o.ChangesPerSecond <= 0 {
+		errs = append(errs, fmt.Errorf("--changes-per-second %g: must be positive", o.ChangesPerSecond))
+	}
+	if o.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("--timeout %s: must be positive", o.Timeout))
+	}
+	return errors.Join(errs...)
+}
+
+// ServicesReport is what one run measured.
+type ServicesReport struct {
+	Members             int     `json:"members"`
+	Services            int     `json:"services"`
+	ExportersPerService int     `json:"exportersPerService"`
+	EndpointsPerSlice   int     `json:"endpointsPerSlice"`
+	Changes             int     `json:"changes"`
+	ChangesPerSecond    float64 `json:"changesPerSecond"`
+	FleetStartSeconds   float64 `json:"fleetStartSeconds"`
+	// ImportedSeconds is from the first Service created until every
+	// member other than an export's own carries every export's endpoints.
+	ImportedSeconds float64 `json:"importedSeconds"`
+	// Propagation is the latency of an endpoint change, from the write in
+	// its member to the last other member's imported slices carrying it.
+	Propagation LatencyStats `json:"propagation"`
+	// FirstMember is the latency to the first other member.
+	FirstMember LatencyStats `json:"firstMember"`
+	// HubWritesPerChange are the hub's writes per endpoint change, net of
+	// the idle rate measured for IdleWindowSeconds just before the
+	// changes; MemberWritesPerChange the members' writes (the benchmark's
+	// own change excluded).
+	HubWritesPerChange    float64 `json:"hubWritesPerChange"`
+	MemberWritesPerChange float64 `json:"memberWritesPerChange"`
+	IdleWindowSeconds     float64 `json:"idleWindowSeconds"`
+	// WritesPerChange are the write requests per change by verb and
+	// resource, most first, idle rate not subtracted.
+	WritesPerChange []RequestRate `json:"writesPerChange"`
+	// Reconciles counts each controller's reconciles during the changes.
+	Reconciles []ReconcileCount `json:"reconciles"`
+	// Memory is the live heap the exports added, per exported Service.
+	Memory ServicesMemory `json:"memory"`
+}
+
+// LatencyStats are percentiles of a latency, in seconds.
+type LatencyStats struct {
+	P50Seconds float64 `json:"p50Seconds"`
+	P90Seconds float64 `json:"p90Seconds"`
+	P99Seconds float64 `json:"p99Seconds"`
+	MaxSeconds float64 `json:"maxSeconds"`
+}
+
+func latencyStats(ds []time.Duration) LatencyStats {
+	if len(ds) == 0 {
+		return LatencyStats{}
+	}
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	return LatencyStats{
+		P50Seconds: percentile(sorted, 50).Seconds(), P90Seconds: percentile(sorted, 90).Seconds(),
+		P99Seconds: percentile(sorted, 99).Seconds(), MaxSeconds: sorted[len(sorted)-1].Seconds(),
+	}
+}
+
+// RunServices starts a fleet, exports and imports the Services, makes the
+// endpoint changes, measures, and stops the fleet.
+func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.DataDir == "" {
+		dir, err := os.MkdirTemp("", "shepherd-bench-services-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		o.DataDir = dir
+	}
+	rep := &ServicesReport{Members: o.Members, Services: o.Services, ExportersPerService: o.ExportersPerService,
+		EndpointsPerSlice: o.EndpointsPerSlice, Changes: o.Changes, ChangesPerSecond: o.ChangesPerSecond}
+	started := time.Now()
+	fleetSpec := simmember.DefaultFleet(o.Members)
+	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger, MembersAPIOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Stop() }()
+	rep.FleetStartSeconds = time.Since(started).Seconds()
+	cfg := f.Hub.RestConfig()
+	cfg.QPS, cfg.Burst = 1000, 2000
+	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	load, err := newServicesLoad(o, f.Members)
+	if err != nil {
+		return nil, err
+	}
+	// The fleet's own Works (the multi-cluster Service API each member
+	// receives when it joins) settle before anything is measured.
+	if err := poll(ctx, func() (bool, error) { return fleetWorksApplied(ctx, hub, load.memberNames()) }); err != nil {
+		return nil, fmt.Errorf("waiting for the fleet's own Works to be applied: %w", err)
+	}
+	if err := load.awaitAPI(ctx); err != nil {
+		return nil, err
+	}
+	if err := load.createNamespaces(ctx); err != nil {
+		return nil, err
+	}
+	heapBefore, err := liveHeap()
+	if err != nil {
+		return nil, err
+	}
+
+	// Import: every export's endpoints in every other member.
+	waitCtx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	begin := time.Now()
+	tr, err := startTracker(waitCtx, load)
+	if err != nil {
+		return nil, err
+	}
+	initial := load.expectInitial(tr, begin)
+	if err := load.export(waitCtx); err != nil {
+		tr.stop()
+		return nil, err
+	}
+	if err := tr.await(waitCtx, initial); err != nil {
+		tr.stop()
+		return nil, fmt.Errorf("waiting for every export to be imported: %w", err)
+	}
+	rep.ImportedSeconds = time.Since(begin).Seconds()
+	// The tracker's caches are the benchmark's, not Shepherd's: gone
+	// before the heap is measured.
+	tr.stop()
+	heapAfter, err := liveHeap()
+	if err != nil {
+		return nil, err
+	}
+	rep.Memory = heapAfter.minus(heapBefore).per(o.Services)
+
+	// The idle rate of writes, then the changes.
+	idleBefore, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	idleStart := time.Now()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(servicesIdleWindow):
+	}
+	idleAfter, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	idle := time.Since(idleStart)
+	rep.IdleWindowSeconds = idle.Seconds()
+
+	changeCtx, cancelChanges := context.WithTimeout(ctx, o.Timeout)
+	defer cancelChanges()
+	tr, err = startTracker(changeCtx, load)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.stop()
+	before, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	reconcilesBefore, err := reconciles()
+	if err != nil {
+		return nil, err
+	}
+	changesStart := time.Now()
+	changes, err := load.change(changeCtx, tr)
+	if err != nil {
+		return nil, err
+	}
+	if err := tr.await(changeCtx, changes); err != nil {
+		return nil, fmt.Errorf("waiting for the endpoint changes to reach every member: %w", err)
+	}
+	span := time.Since(changesStart)
+	after, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	reconcilesAfter, err := reconciles()
+	if err != nil {
+		return nil, err
+	}
+	rep.Reconciles = reconcileDelta(reconcilesBefore, reconcilesAfter)
+	last, first := tr.latencies(changes)
+	rep.Propagation, rep.FirstMember = latencyStats(last), latencyStats(first)
+	rep.WritesPerChange = writesPer(requestDelta(before, after), o.Changes)
+	hubIdle, memberIdle := hubAndMemberWrites(idleBefore, idleAfter)
+	hubW, memberW := hubAndMemberWrites(before, after)
+	scale := span.Seconds() / idle.Seconds()
+	rep.HubWritesPerChange = max(0, hubW-hubIdle*scale) / float64(o.Changes)
+	// The benchmark's own write of each change is a member's write too.
+	rep.MemberWritesPerChange = max(0, memberW-memberIdle*scale-float64(o.Changes)) / float64(o.Changes)
+	return rep, nil
+}
+
+// liveHeap collects the garbage twice (the second frees what the first
+// could only mark) and reads the live heap, split by component.
+func liveHeap() (heapSplit, error) {
+	runtime.GC()
+	runtime.GC()
+	return heapByComponent()
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+
+	"github.com/shepherd-io/shepherd/internal/bench/fleetbench"
+)
+
+func newBenchServicesCommand() *cobra.Command {
+	var (
+		o       fleetbench.ServicesOptions
+		output  string
+		verbose int
+	)
+	cmd := &cobra.Command{
+		Use:   "services",
+		Short: "Measure multi-cluster Services: endpoint-change latency, hub writes and memory per exported Service",
+		Long: `Start a hub with its controllers and --members API-only members, and export
+--services Services, each from --exporters members with --endpoints
+endpoints, spread over --namespaces namespaces (created in every member).
+The benchmark writes the exporting members' EndpointSlices itself, as their
+EndpointSlice controllers would, so that nothing else moves them.
+
+Once every member imports every export, it reports how long that took and
+the live heap the exports added per Service (the whole process's, and its
+split between the API servers with etcd, which store the imports, and
+Shepherd's controllers with their caches).
+
+Then --changes endpoint changes are made at --changes-per-second: each moves
+one endpoint of one export to an address never used before. Each change's
+latency runs from its write to the moment the last other member's imported
+EndpointSlices carry the address, as a watch on every member sees it; the
+report gives p50, p90, p99 and the maximum, and the same to the first
+member. Writes per change are counted from the API servers' request
+metrics, the hub's (Shepherd's API groups) apart from the members', net of
+the idle rate measured for 10 s just before the changes.`,
+		Example: `  shepherd bench services
+  shepherd bench services --members 5 --services 100 --changes 50 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBench(cmd, output, verbose, o.Validate, func(log logr.Logger) error {
+				o.Logger = log
+				rep, err := fleetbench.RunServices(cmd.Context(), o)
+				if err != nil {
+					return err
+				}
+				if output == "json" {
+					return printJSON(cmd.OutOrStdout(), rep)
+				}
+				return printServicesBench(cmd.OutOrStdout(), rep)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Members, "members", fleetbench.DefaultServicesMembers, "API-only members (at least 2)")
+	f.IntVar(&o.Services, "services", fleetbench.DefaultServices, "Services exported")
+	f.IntVar(&o.ExportersPerService, "exporters", fleetbench.DefaultServicesExporters, "members exporting each Service")
+	f.IntVar(&o.EndpointsPerSlice, "endpoints", fleetbench.DefaultServicesEndpoints, "endpoints of each export")
+	f.IntVar(&o.Namespaces, "namespaces", fleetbench.DefaultServicesNamespaces, "namespaces the Services are spread over")
+	f.IntVar(&o.Changes, "changes", fleetbench.DefaultServicesChanges, "endpoint changes measured")
+	f.Float64Var(&o.ChangesPerSecond, "changes-per-second", fleetbench.DefaultServicesChangesPerSecond, "rate of the endpoint changes")
+	f.DurationVar(&o.Timeout, "timeout", fleetbench.DefaultServicesTimeout, "how long the imports, and then the changes, may take")
+	f.StringVar(&o.DataDir, "data-dir", "", "the fleet's data directory (default: a temporary one, removed afterwards)")
+	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
+	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
+	return cmd
+}
+
+// printServicesBench writes the report as a table.
+func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
+	fmt.Fprintf(out, "services: %d Services on %d members, each exported from %d with %d endpoints; fleet started in %.1f s\n",
+		rep.Services, rep.Members, rep.ExportersPerService, rep.EndpointsPerSlice, rep.FleetStartSeconds)
+	fmt.Fprintf(out, "imported everywhere after %.1f s\n", rep.ImportedSeconds)
+	fmt.Fprintf(out, "live heap per exported Service: %.0f KiB (API servers and etcd %.0f KiB, controllers %.0f KiB)\n",
+		rep.Memory.LiveBytesPerService/1024, rep.Memory.APIServersBytesPerService/1024, rep.Memory.ControllersBytesPerService/1024)
+	fmt.Fprintf(out, "%d endpoint changes at %g/s:\n", rep.Changes, rep.ChangesPerSecond)
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "REACHED\tP50\tP90\tP99\tMAX")
+	for _, l := range []struct {
+		name  string
+		stats fleetbench.LatencyStats
+	}{{"every other member", rep.Propagation}, {"the first member", rep.FirstMember}} {
+		fmt.Fprintf(w, "%s\t%.2f s\t%.2f s\t%.2f s\t%.2f s\n", l.name, l.stats.P50Seconds, l.stats.P90Seconds, l.stats.P99Seconds, l.stats.MaxSeconds)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "writes per change (idle rate of %.0f s subtracted): hub %.1f, members %.1f\n",
+		rep.IdleWindowSeconds, rep.HubWritesPerChange, rep.MemberWritesPerChange)
+	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "VERB\tRESOURCE\tPER CHANGE")
+	for _, r := range rep.WritesPerChange {
+		res := r.Resource
+		if r.Subresource != "" {
+			res += "/" + r.Subresource
+		}
+		fmt.Fprintf(w, "%s\t%s\t%.2f\n", r.Verb, res, r.PerWorkload)
+	}
+	return w.Flush()
+}
