@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -150,18 +151,26 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 	if o.inOrder {
 		room = s.Room()
 	}
+	// Workload affinity places a workload by where the earlier ones of its
+	// groups went, so with groups every workload is placed, in order, and
+	// each one's peers are the others as placed so far.
+	grouped := s.HasWorkloadAffinity()
+	placed := map[*framework.Workload][]string{}
 	for _, w := range s.Workloads {
 		selected := o.selects(w)
-		if !selected && room == nil {
+		if !selected && room == nil && !grouped {
 			continue
 		}
 		snap := s.Snapshot
 		if room != nil {
 			snap = room.Snapshot()
 		}
-		p, targets, err := planWorkload(ctx, sched, snap, w, o.explain && selected)
+		p, targets, err := planWorkload(ctx, sched, snap, s.WithPeers(w, placed), o.explain && selected)
 		if err != nil {
 			return err
+		}
+		if grouped && len(targets) > 0 {
+			placed[w] = targetNames(targets)
 		}
 		if selected && o.waves && p.Scheduled {
 			if err := p.planWaves(s, w); err != nil {
@@ -207,6 +216,16 @@ func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// targetNames are the clusters of targets, sorted.
+func targetNames(targets []workv1alpha1.TargetCluster) []string {
+	out := make([]string, 0, len(targets))
+	for _, t := range targets {
+		out = append(out, t.Name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // planWaves sets the waves a change of w would go out in, over its

@@ -78,6 +78,14 @@ func (o Options) ManagerOptions() ctrl.Options {
 		Controller:              config.Controller{SkipNameValidation: ptr.To(o.SkipNameValidation)},
 		GracefulShutdownTimeout: positive(o.GracefulShutdownTimeout),
 	}
+	if out.Cache.DefaultTransform == nil {
+		// managedFields are often the larger half of a stored object, no
+		// controller reads them from the cache, and every read from it
+		// deep-copies what it holds: they are dropped as objects enter
+		// it. An update of an object read from the cache leaves them out,
+		// which the API server takes as "keep the stored ones".
+		out.Cache.DefaultTransform = cache.TransformStripManagedFields()
+	}
 	if le := o.LeaderElection; le != nil {
 		out.LeaderElection = true
 		out.LeaderElectionNamespace = le.Namespace

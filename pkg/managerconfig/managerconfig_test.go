@@ -4,8 +4,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -29,6 +32,25 @@ func TestManagerOptionsDefaults(t *testing.T) {
 	}
 	if got.Scheme != scheme.Scheme {
 		t.Error("the scheme was not passed on")
+	}
+	if got.Cache.DefaultTransform == nil {
+		t.Fatal("no cache transform: managedFields would be cached")
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
+	out, err := got.Cache.DefaultTransform(cm)
+	if err != nil || len(out.(*corev1.ConfigMap).ManagedFields) != 0 || out.(*corev1.ConfigMap).Name != "x" {
+		t.Errorf("transform gave %+v, %v; want the object without managedFields", out, err)
+	}
+}
+
+// TestManagerOptionsKeepsACallersTransform: a cache transform the caller
+// set is not replaced.
+func TestManagerOptionsKeepsACallersTransform(t *testing.T) {
+	called := false
+	mine := func(o any) (any, error) { called = true; return o, nil }
+	got := Options{Scheme: scheme.Scheme, Cache: cache.Options{DefaultTransform: mine}}.ManagerOptions()
+	if _, err := got.Cache.DefaultTransform(&corev1.ConfigMap{}); err != nil || !called {
+		t.Errorf("the caller's transform was replaced (called %v, err %v)", called, err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 	"github.com/shepherd-io/shepherd/pkg/policymatch"
 	"github.com/shepherd-io/shepherd/pkg/resourceselector"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
@@ -64,6 +65,10 @@ func (b *builder) addObject(apiVersion, kind string, raw []byte) error {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
 		w := framework.WorkloadFromBinding(&rb, b.now)
+		if kind == "ClusterResourceBinding" {
+			// Only ResourceBindings carry workload affinity groups.
+			w.AffinityGroup, w.AntiAffinityGroup = nil, nil
+		}
 		b.workloads = append(b.workloads, w)
 		b.setRollout(w, rb.Spec.Rollout)
 	default:
@@ -136,6 +141,9 @@ func (b *builder) placeTemplates() error {
 		if requirements != nil {
 			w.Request = framework.ResourcesFromList(requirements.ResourceRequest)
 		}
+		// The groups the detector would write on the template's binding.
+		w.AffinityGroup, w.AntiAffinityGroup = framework.WorkloadAffinityGroups(&workv1alpha1.BindingSpec{
+			WorkloadAffinityGroups: placement.WorkloadAffinityGroups(w.Placement, t.GetLabels())})
 		b.workloads = append(b.workloads, w)
 		b.setRollout(w, spec.Rollout)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/resourcefit"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/spreadconstraint"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/tainttoleration"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/workloadaffinity"
 )
 
 // DefaultProfileName is the name of the default profile, the
@@ -24,6 +25,7 @@ func InTreeRegistry() framework.Registry {
 		clusteraffinity.Name:   clusteraffinity.New,
 		tainttoleration.Name:   tainttoleration.New,
 		clustereviction.Name:   clustereviction.New,
+		workloadaffinity.Name:  workloadaffinity.New,
 		spreadconstraint.Name:  spreadconstraint.New,
 		resourcefit.Name:       resourcefit.New,
 		locality.Name:          locality.New,
@@ -37,6 +39,9 @@ func InTreeRegistry() framework.Registry {
 // Filters run cheapest and most selective first: the API check and the
 // affinity are bit tests that drop most ineligible clusters, so the later
 // filters (and the only one doing arithmetic, ResourceFit) see fewer.
+// WorkloadAffinity runs before ResourceFit so that, when an affinity
+// group's clusters are full, the other clusters are explained by the group
+// and the group's own by their room.
 //
 // Score weights (each plugin scores 0..100):
 //   - Locality 4: a cluster holding the workload scores 400, more than any
@@ -54,6 +59,7 @@ func DefaultProfile() framework.Profile {
 			clusteraffinity.Name,
 			tainttoleration.Name,
 			clustereviction.Name,
+			workloadaffinity.Name,
 			spreadconstraint.Name,
 			resourcefit.Name,
 		},

@@ -181,7 +181,8 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
   dispatchingOnClusters: {clusterNames: [member1]}`),
 			[]string{"spec.suspension", "dispatching: true already holds every cluster; remove dispatchingOnClusters or set dispatching to false"}},
 		// Karmada fields in the schema (so they are never pruned silently)
-		// that Shepherd does not implement yet: refused, naming the field.
+		// that Shepherd does not implement yet are refused, naming the
+		// field; so are workload affinity terms that cannot group anything.
 		{"Karmada association", policy("bad-association", selectNginx+`association: true`),
 			[]string{"spec.association is not supported", "propagateDeps"}},
 		{"unknown preemption", policy("bad-preemption-enum", selectNginx+`preemption: Sometimes`),
@@ -194,10 +195,19 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
   priorityClassSource: KubePriorityClass
   priorityClassName: ""`),
 			[]string{"spec.schedulePriority.priorityClassName"}},
-		{"Karmada workload affinity", policy("bad-workload-affinity", selectNginx+`placement:
+		{"workload affinity with an empty key", policy("bad-workload-affinity-empty", selectNginx+`placement:
   workloadAffinity:
-    affinity: {groupByLabelKey: app.group}`),
-			[]string{"spec.placement", "spec.placement.workloadAffinity is not supported yet"}},
+    affinity: {groupByLabelKey: ""}`),
+			[]string{"spec.placement.workloadAffinity.affinity.groupByLabelKey", "must not be empty"}},
+		{"workload anti-affinity with a key that is no label key", policy("bad-workload-affinity-key", selectNginx+`placement:
+  workloadAffinity:
+    antiAffinity: {groupByLabelKey: "not a key!"}`),
+			[]string{"spec.placement.workloadAffinity.antiAffinity.groupByLabelKey", "should match"}},
+		{"workload affinity and anti-affinity on one key", policy("bad-workload-affinity-same", selectNginx+`placement:
+  workloadAffinity:
+    affinity: {groupByLabelKey: app.example.com/group}
+    antiAffinity: {groupByLabelKey: app.example.com/group}`),
+			[]string{"spec.placement.workloadAffinity", "affinity and antiAffinity group by the same label key"}},
 		{"replica limit of zero", policy("bad-replica-limit", selectNginx+`placement:
   replicaLimits: {maxReplicas: 0}`),
 			[]string{"spec.placement.replicaLimits.maxReplicas", "should be greater than or equal to 1"}},
@@ -206,7 +216,7 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 			[]string{"spec.placement.replicaLimits.maxReplicasPerCluster", "should be greater than or equal to 1"}},
 		// ClusterPropagationPolicy shares the spec and so every rule; one
 		// case shows the rules reach it.
-		{"cluster policy with a Karmada field", `apiVersion: policy.shepherd.io/v1alpha1
+		{"cluster policy with workload affinity on an empty key", `apiVersion: policy.shepherd.io/v1alpha1
 kind: ClusterPropagationPolicy
 metadata: {name: bad-cluster-policy-workload-affinity}
 spec:
@@ -214,8 +224,8 @@ spec:
   - {apiVersion: v1, kind: Namespace, name: team-a}
   placement:
     workloadAffinity:
-      affinity: {groupByLabelKey: app.group}
-`, []string{"ClusterPropagationPolicy", "spec.placement.workloadAffinity is not supported yet"}},
+      antiAffinity: {groupByLabelKey: ""}
+`, []string{"ClusterPropagationPolicy", "spec.placement.workloadAffinity.antiAffinity.groupByLabelKey", "must not be empty"}},
 		{"preferred weight above 100", policy("bad-pref-weight", selectNginx+`placement:
   preferredClusterAffinities:
   - weight: 101
@@ -412,7 +422,10 @@ placement:
   - affinityName: primary
     clusterNames: [member1]
     overflowAffinities:
-    - {affinityName: burst, clusterNames: [member2]}`)
+    - {affinityName: burst, clusterNames: [member2]}
+  workloadAffinity:
+    affinity: {groupByLabelKey: app.example.io/shop}
+    antiAffinity: {groupByLabelKey: ha-pair}`)
 	want, err := testenv.DecodeYAML([]byte(written))
 	if err != nil {
 		t.Fatal(err)
@@ -433,6 +446,8 @@ placement:
 		{[]string{"spec", "schedulePriority", "priorityClassName"}, "high-priority"},
 		{[]string{"spec", "failover", "application", "purgeMode"}, "Directly"},
 		{[]string{"spec", "failover", "cluster", "purgeMode"}, "Gracefully"},
+		{[]string{"spec", "placement", "workloadAffinity", "affinity", "groupByLabelKey"}, "app.example.io/shop"},
+		{[]string{"spec", "placement", "workloadAffinity", "antiAffinity", "groupByLabelKey"}, "ha-pair"},
 	} {
 		if got, _, _ := unstructured.NestedString(stored.Object, f.path...); got != f.want {
 			t.Errorf("%s: stored %q, written %q", strings.Join(f.path, "."), got, f.want)

@@ -3,8 +3,8 @@ package v1alpha1
 // This file holds the fields of a policy that govern the life of what it
 // propagates rather than where it goes: who may own a member object
 // (ConflictResolution), when a policy change reaches its bindings
-// (ActivationPreference), holding Works back (Suspension) and Karmada
-// fields Shepherd stores but refuses until it implements them.
+// (ActivationPreference), holding Works back (Suspension) and where it
+// goes relative to other workloads (WorkloadAffinity).
 
 // ConflictResolution says what Shepherd does when the object it is about
 // to create in a member already exists there and was not created by
@@ -107,18 +107,33 @@ type SchedulePriority struct {
 	PriorityClassName string `json:"priorityClassName"`
 }
 
-// WorkloadAffinity is Karmada's spec.placement.workloadAffinity: stored
-// with its shape so that it is never pruned, and refused until implemented.
+// WorkloadAffinity is Karmada's spec.placement.workloadAffinity: it
+// places a workload relative to the other workloads of its group, the
+// templates in its namespace carrying the same value of a template label.
+// Both terms are hard requirements. docs/workload-affinity.md has the
+// details.
+// +kubebuilder:validation:XValidation:rule="!(has(self.affinity) && has(self.antiAffinity) && self.affinity.groupByLabelKey == self.antiAffinity.groupByLabelKey)",message="spec.placement.workloadAffinity: affinity and antiAffinity group by the same label key, so a workload would have to run with and apart from the same workloads; use a different groupByLabelKey for one of them"
 type WorkloadAffinity struct {
+	// Affinity keeps the workloads of a group together: once one of them
+	// is placed, the others only go to the clusters every placed member
+	// runs on. The first member of a group is placed freely.
 	// +optional
 	Affinity *WorkloadAffinityTerm `json:"affinity,omitempty"`
+	// AntiAffinity keeps the workloads of a group apart: a cluster running
+	// another member of the group is not eligible.
 	// +optional
 	AntiAffinity *WorkloadAffinityTerm `json:"antiAffinity,omitempty"`
 }
 
 // WorkloadAffinityTerm groups workloads by the value of a template label.
 type WorkloadAffinityTerm struct {
+	// GroupByLabelKey is the label key on the resource templates whose
+	// value names the group: templates of one namespace with the same
+	// value are one group. A template without the label is in no group and
+	// is placed as if the term were not set.
+	// +kubebuilder:validation:XValidation:rule="self != ''",message="groupByLabelKey must not be empty: give the template label key that names the group, e.g. app.example.com/group"
 	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:Pattern=`^(([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$`
 	GroupByLabelKey string `json:"groupByLabelKey"`
 }
 

@@ -13,7 +13,6 @@ import (
 // minGroups = maxGroups = N, and "these clusters" (PickFixed) is
 // clusterAffinity.clusterNames.
 // +kubebuilder:validation:XValidation:rule="!(has(self.clusterAffinity) && has(self.clusterAffinities))",message="spec.placement.clusterAffinity and spec.placement.clusterAffinities are mutually exclusive: keep one"
-// +kubebuilder:validation:XValidation:rule="!has(self.workloadAffinity)",message="spec.placement.workloadAffinity is not supported yet; remove it"
 type Placement struct {
 	// ClusterAffinity restricts the clusters the workload may run on.
 	// +optional
@@ -57,8 +56,8 @@ type Placement struct {
 	// +optional
 	ReplicaScheduling *ReplicaSchedulingStrategy `json:"replicaScheduling,omitempty"`
 
-	// WorkloadAffinity is Karmada's inter-workload affinity; refused until
-	// supported.
+	// WorkloadAffinity places the workload relative to the other workloads
+	// of its group: with them (affinity) or apart from them (antiAffinity).
 	// +optional
 	WorkloadAffinity *WorkloadAffinity `json:"workloadAffinity,omitempty"`
 

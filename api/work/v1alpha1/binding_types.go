@@ -234,6 +234,16 @@ type BindingSpec struct {
 	// +optional
 	Rollout *policyv1alpha1.RolloutStrategy `json:"rollout,omitempty"`
 
+	// WorkloadAffinityGroups are the groups of the placement's
+	// workloadAffinity this binding's template belongs to, resolved from
+	// the template's labels by the detector. The scheduler places the
+	// binding with (affinity) or apart from (antiAffinity) the other
+	// ResourceBindings of its namespace in the same group. Only
+	// ResourceBindings carry it: groups never cross namespaces, so a
+	// cluster-scoped template is in none.
+	// +optional
+	WorkloadAffinityGroups *WorkloadAffinityGroups `json:"workloadAffinityGroups,omitempty"`
+
 	// RolloutControl holds what users decide about the binding's rollout
 	// (`shepherd rollout pause|resume|approve|undo`): the detector never
 	// writes it.
@@ -265,6 +275,21 @@ type BindingSpec struct {
 	// +listType=atomic
 	// +optional
 	EvictionHistory []EvictionHistoryEntry `json:"evictionHistory,omitempty"`
+}
+
+// WorkloadAffinityGroups names a binding's workload affinity groups, each
+// as "<labelKey>=<labelValue>" of the template label that puts the
+// template in it (e.g. "app.example.com/group=checkout"), as Karmada
+// writes them. An empty name means no group for that term.
+type WorkloadAffinityGroups struct {
+	// AffinityGroup is the group the workload runs together with.
+	// +kubebuilder:validation:MaxLength=381
+	// +optional
+	AffinityGroup string `json:"affinityGroup,omitempty"`
+	// AntiAffinityGroup is the group the workload runs apart from.
+	// +kubebuilder:validation:MaxLength=381
+	// +optional
+	AntiAffinityGroup string `json:"antiAffinityGroup,omitempty"`
 }
 
 // ClusterDecision explains one cluster's fate in the last scheduling.

@@ -15,6 +15,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/pkg/placement"
 )
 
 // Policy kinds, as written in LabelPolicyKind and spec.policyRef.kind.
@@ -40,7 +41,8 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // holding only the fields the detector owns: the policy labels, the owner
 // reference to the template, and spec.resource, policyRef, replicas,
 // replicaRequirements, placement, failover, propagateDeps, schedulerName,
-// applyStrategy and the life-cycle fields (schedulePriority is resolved by the reconciler). spec.clusters, rescheduleTriggeredAt, the eviction fields
+// applyStrategy, the life-cycle fields (schedulePriority is resolved by the
+// reconciler) and workloadAffinityGroups, resolved from the template's labels. spec.clusters, rescheduleTriggeredAt, the eviction fields
 // and the status belong to other controllers and are left unset, so
 // applying this never touches them.
 //
@@ -109,6 +111,12 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	spec.Suspension = ps.Suspension.DeepCopy()
 	spec.PreserveResourcesOnDeletion = ptr.Deref(ps.PreserveResourcesOnDeletion, false)
 	spec.Rollout = ps.Rollout.DeepCopy()
+	if namespaced {
+		// Groups never cross namespaces, so a cluster-scoped template is
+		// in none (as in Karmada, whose ClusterResourceBindings carry no
+		// groups).
+		spec.WorkloadAffinityGroups = placement.WorkloadAffinityGroups(spec.Placement, tmpl.GetLabels())
+	}
 	return b, nil
 }
 
@@ -161,6 +169,7 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		equality.Semantic.DeepEqual(e.Suspension, d.Suspension) &&
 		e.PreserveResourcesOnDeletion == d.PreserveResourcesOnDeletion &&
 		equality.Semantic.DeepEqual(e.Rollout, d.Rollout) &&
+		equality.Semantic.DeepEqual(e.WorkloadAffinityGroups, d.WorkloadAffinityGroups) &&
 		equality.Semantic.DeepEqual(e.SchedulePriority, d.SchedulePriority)
 }
 

@@ -25,7 +25,10 @@ func setupIndexes[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bind
 	if err := index.SetupBindingsByTargetCluster(d, kind); err != nil {
 		return err
 	}
-	return index.SetupBindingsByClass(d, kind)
+	if err := index.SetupBindingsByClass(d, kind); err != nil {
+		return err
+	}
+	return index.SetupBindingsByWorkloadAffinityGroup(d)
 }
 
 // clusterHandler invalidates the fleet snapshot on every cluster event and

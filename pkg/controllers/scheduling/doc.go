@@ -12,7 +12,7 @@
 //     cycle, fallback affinity terms restarting from the first; it records
 //     the stamp it served in that annotation;
 //   - it was never scheduled, or its last attempt failed;
-//   - its replicas, placement or active targets differ from what the
+//   - its replicas, placement, workload affinity groups or active targets differ from what the
 //     scheduler last wrote. That is recorded as a hash in the annotation
 //     workv1alpha1.AnnotationScheduledHash, written in the same patch as spec.clusters.
 //     The generation is no use here: the detector bumps it on every

@@ -127,6 +127,10 @@ type ledgerRecord struct {
 	resourceVersion string
 	assumed         bool
 	entries         []ledgerEntry
+	// targets are an assumed record's active target names, sorted: the
+	// clusters workload affinity peers see before the write reaches the
+	// cache (peers.go).
+	targets []string
 }
 
 func newLedger(kinds interpreter.Interpreter) *ledger {
@@ -168,7 +172,18 @@ func (l *ledger) assume(key string, b workv1alpha1.BindingObject, targets []work
 	withTargets := &workv1alpha1.ResourceBinding{Spec: spec, Status: *b.GetBindingStatus()}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), assumed: true, entries: entriesOf(l.kinds, withTargets)})
+	l.set(key, ledgerRecord{resourceVersion: b.GetResourceVersion(), assumed: true, entries: entriesOf(l.kinds, withTargets), targets: activeNames(targets)})
+}
+
+// assumedTargets returns the targets assumed for the binding at key, when
+// its decision is not in the cache yet.
+func (l *ledger) assumedTargets(key string) ([]string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if cur, ok := l.entries[key]; ok && cur.assumed {
+		return cur.targets, true
+	}
+	return nil, false
 }
 
 // written records the version a cycle's write produced: events of older

@@ -144,6 +144,10 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 		// RescheduleServed) and must be Fresh as well.
 		w.Mode = core.Fresh
 	}
+	if err := r.lookupPeers(ctx, b, w); err != nil {
+		unlock()
+		return resultError, err
+	}
 	res, err := r.opts.Scheduler.Schedule(ctx, snap, w)
 	defer res.Release()
 	spec := b.GetBindingSpec()

@@ -109,6 +109,9 @@ type hashInput struct {
 	Replicas  int32                     `json:"replicas"`
 	Placement *policyv1alpha1.Placement `json:"placement,omitempty"`
 	Targets   []hashTarget              `json:"targets,omitempty"`
+	// Groups: a template joining or leaving a workload affinity group is
+	// placed again (omitted when none, so that older hashes still hold).
+	Groups *workv1alpha1.WorkloadAffinityGroups `json:"groups,omitempty"`
 }
 
 type hashTarget struct {
@@ -122,7 +125,7 @@ type hashTarget struct {
 // ones it removes). encoding/json writes struct fields in order and map
 // keys sorted, so equal inputs give equal hashes.
 func SchedulingHash(spec *workv1alpha1.BindingSpec) string {
-	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement}
+	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement, Groups: spec.WorkloadAffinityGroups}
 	for _, t := range spec.Clusters {
 		if bindingutil.IsActive(t) {
 			in.Targets = append(in.Targets, hashTarget{Name: t.Name, Replicas: t.Replicas})

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	mcsclient "sigs.k8s.io/mcs-api/pkg/client/clientset/versioned"
 	mcsinformers "sigs.k8s.io/mcs-api/pkg/client/informers/externalversions"
 
@@ -36,6 +37,10 @@ type memberWatch struct {
 
 	mu         sync.Mutex
 	mcsStarted bool
+
+	// pending are the exports and imports changed since the last
+	// reconcile (changes.go).
+	pending *pending
 }
 
 func newMembers(notify func(string)) *members {
@@ -68,15 +73,22 @@ func (m *members) forClients(c *clusterclient.Clients) (*memberWatch, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &memberWatch{
-		clients: c, ctx: ctx, cancel: cancel, write: write,
-		kube: informers.NewSharedInformerFactory(kc, 0),
-		mcs:  mcsinformers.NewSharedInformerFactory(mc, 0),
+		clients: c, ctx: ctx, cancel: cancel, write: write, pending: newPending(),
+		// managedFields (the larger half of an imported EndpointSlice)
+		// are read by nobody here.
+		kube: informers.NewSharedInformerFactoryWithOptions(kc, 0, informers.WithTransform(ctrlcache.TransformStripManagedFields())),
+		mcs:  mcsinformers.NewSharedInformerFactoryWithOptions(mc, 0, mcsinformers.WithTransform(ctrlcache.TransformStripManagedFields())),
 	}
 	name := c.Cluster
+	changed := func(obj any) {
+		if w.pending.mark(changesOf(obj)...) {
+			m.notify(name)
+		}
+	}
 	h := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { m.notify(name) },
-		UpdateFunc: func(any, any) { m.notify(name) },
-		DeleteFunc: func(any) { m.notify(name) },
+		AddFunc:    changed,
+		UpdateFunc: func(_, obj any) { changed(obj) },
+		DeleteFunc: changed,
 	}
 	for _, inf := range []cache.SharedIndexInformer{
 		w.kube.Core().V1().Services().Informer(),
@@ -122,6 +134,17 @@ func (w *memberWatch) stop() {
 	w.cancel()
 	w.kube.Shutdown()
 	w.mcs.Shutdown()
+}
+
+// mark records a change in a member whose informers run (the hub's
+// verdict on one of its exports).
+func (m *members) mark(cluster string, c change) {
+	m.mu.Lock()
+	w := m.m[cluster]
+	m.mu.Unlock()
+	if w != nil {
+		w.pending.mark(c)
+	}
 }
 
 // stop stops a member's informers, if any.

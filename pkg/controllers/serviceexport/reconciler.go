@@ -90,7 +90,71 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !w.synced() {
 		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
-	return reconcile.Result{}, errors.Join(r.exports(ctx, cluster.Name, w, w.write), r.imports(ctx, w, w.write))
+	full, changes := w.pending.take(r.now().Time)
+	if full {
+		err = errors.Join(r.exports(ctx, cluster.Name, w, w.write), r.imports(ctx, w, w.write))
+	} else {
+		err = r.changed(ctx, cluster.Name, w, changes)
+	}
+	if err != nil {
+		// What failed is looked at again, with everything else: errors
+		// are rare, and a full pass needs no record of what failed.
+		w.pending.markFull()
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: fullPassEvery}, nil
+}
+
+// changed looks at the exports and imports that changed since the last
+// reconcile.
+func (r *Reconciler) changed(ctx context.Context, cluster string, w *memberWatch, changes []change) error {
+	var errs []error
+	for _, c := range changes {
+		if c.export {
+			errs = append(errs, r.exportChanged(ctx, cluster, w, c.namespace, c.name))
+			continue
+		}
+		si, err := w.mcs.Multicluster().V1beta1().ServiceImports().Lister().ServiceImports(c.namespace).Get(c.name)
+		if apierrors.IsNotFound(err) || (err == nil && si.Labels[workv1alpha1.LabelManagedBy] != workv1alpha1.ManagedByShepherd) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, r.importOne(ctx, w, w.write, si))
+	}
+	return errors.Join(errs...)
+}
+
+// exportChanged reports one export again, or removes its report when the
+// export ended or is not valid.
+func (r *Reconciler) exportChanged(ctx context.Context, cluster string, w *memberWatch, namespace, name string) error {
+	se, err := w.mcs.Multicluster().V1beta1().ServiceExports().Lister().ServiceExports(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		se = nil
+	} else if err != nil {
+		return err
+	}
+	key := types.NamespacedName{Namespace: names.ExecutionNamespace(cluster), Name: mcv1alpha1.ExportedServiceName(namespace, name)}
+	hub := &mcv1alpha1.ExportedService{}
+	if err := r.client.Get(ctx, key, hub); apierrors.IsNotFound(err) {
+		hub = nil
+	} else if err != nil {
+		return err
+	}
+	reported := false
+	if se != nil {
+		if reported, err = r.exportOne(ctx, cluster, w, w.write, se, hub); err != nil {
+			return err
+		}
+	}
+	if !reported && hub != nil && hub.DeletionTimestamp.IsZero() {
+		if err := r.client.Delete(ctx, hub); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing the report of an export that ended (%s): %w", key, err)
+		}
+	}
+	return nil
 }
 
 // serves: the hub serves Push members, an agent its own.
@@ -121,30 +185,10 @@ func (r *Reconciler) exports(ctx context.Context, cluster string, w *memberWatch
 	var errs []error
 	keep := map[string]bool{}
 	for _, se := range ses {
-		svc, err := w.kube.Core().V1().Services().Lister().Services(se.Namespace).Get(se.Name)
-		if apierrors.IsNotFound(err) {
-			svc = nil
-		} else if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		epSlices, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(se.Namespace).List(
-			labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: se.Name}))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		spec, valid := exportOf(cluster, se, svc, epSlices)
 		name := mcv1alpha1.ExportedServiceName(se.Namespace, se.Name)
-		hub := byName[name]
-		if spec != nil {
-			keep[name] = true
-			if hub, err = r.report(ctx, ns, name, hub, spec); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		errs = append(errs, r.writeConditions(ctx, mc, se, exportConditions(valid, hub, spec)))
+		reported, err := r.exportOne(ctx, cluster, w, mc, se, byName[name])
+		keep[name] = reported
+		errs = append(errs, err)
 	}
 	for name, es := range byName {
 		if !keep[name] && es.DeletionTimestamp.IsZero() {
@@ -154,6 +198,30 @@ func (r *Reconciler) exports(ctx context.Context, cluster string, w *memberWatch
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// exportOne reports one ServiceExport's export to the hub (hub: its
+// report there, nil when none) and writes its conditions; it returns
+// whether the export is reported (it is valid).
+func (r *Reconciler) exportOne(ctx context.Context, cluster string, w *memberWatch, mc mcsclient.Interface, se *mcsv1beta1.ServiceExport, hub *mcv1alpha1.ExportedService) (bool, error) {
+	svc, err := w.kube.Core().V1().Services().Lister().Services(se.Namespace).Get(se.Name)
+	if apierrors.IsNotFound(err) {
+		svc = nil
+	} else if err != nil {
+		return true, err // not known to be invalid: its report stays
+	}
+	epSlices, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(se.Namespace).List(
+		labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: se.Name}))
+	if err != nil {
+		return true, err
+	}
+	spec, valid := exportOf(cluster, se, svc, epSlices)
+	if spec != nil {
+		if hub, err = r.report(ctx, names.ExecutionNamespace(cluster), mcv1alpha1.ExportedServiceName(se.Namespace, se.Name), hub, spec); err != nil {
+			return true, err
+		}
+	}
+	return spec != nil, r.writeConditions(ctx, mc, se, exportConditions(valid, hub, spec))
 }
 
 // report creates or updates the member's ExportedService; it returns the
@@ -227,35 +295,39 @@ func (r *Reconciler) imports(ctx context.Context, w *memberWatch, mc mcsclient.I
 	}
 	var errs []error
 	for _, si := range sis {
-		derived, err := w.kube.Core().V1().Services().Lister().Services(si.Namespace).Get(mcs.DerivedServiceName(si.Name))
-		if apierrors.IsNotFound(err) {
-			derived = nil
-		} else if err != nil {
+		errs = append(errs, r.importOne(ctx, w, mc, si))
+	}
+	return errors.Join(errs...)
+}
+
+// importOne completes one ServiceImport Shepherd sent.
+func (r *Reconciler) importOne(ctx context.Context, w *memberWatch, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport) error {
+	derived, err := w.kube.Core().V1().Services().Lister().Services(si.Namespace).Get(mcs.DerivedServiceName(si.Name))
+	if apierrors.IsNotFound(err) {
+		derived = nil
+	} else if err != nil {
+		return err
+	}
+	imported, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(si.Namespace).List(labels.SelectorFromSet(labels.Set{
+		mcsv1beta1.LabelServiceName: si.Name, discoveryv1.LabelManagedBy: mcs.ManagedBy,
+	}))
+	if err != nil {
+		return err
+	}
+	ips, families, clusters := importFill(si, derived, imported)
+	var errs []error
+	if !slices.Equal(ips, si.Spec.IPs) || !slices.Equal(families, si.Spec.IPFamilies) {
+		errs = append(errs, r.applyIPs(ctx, mc, si, ips, families))
+	}
+	if !equality.Semantic.DeepEqual(clusters, si.Status.Clusters) && !(len(clusters) == 0 && len(si.Status.Clusters) == 0) {
+		next := si.DeepCopy()
+		next.Status.Clusters = clusters
+		if err := r.fenced(); err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		if _, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil &&
+			!apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
-			continue
-		}
-		imported, err := w.kube.Discovery().V1().EndpointSlices().Lister().EndpointSlices(si.Namespace).List(labels.SelectorFromSet(labels.Set{
-			mcsv1beta1.LabelServiceName: si.Name, discoveryv1.LabelManagedBy: mcs.ManagedBy,
-		}))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		ips, families, clusters := importFill(si, derived, imported)
-		if !slices.Equal(ips, si.Spec.IPs) || !slices.Equal(families, si.Spec.IPFamilies) {
-			errs = append(errs, r.applyIPs(ctx, mc, si, ips, families))
-		}
-		if !equality.Semantic.DeepEqual(clusters, si.Status.Clusters) && !(len(clusters) == 0 && len(si.Status.Clusters) == 0) {
-			next := si.DeepCopy()
-			next.Status.Clusters = clusters
-			if err := r.fenced(); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if _, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil &&
-				!apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-				errs = append(errs, err)
-			}
 		}
 	}
 	return errors.Join(errs...)

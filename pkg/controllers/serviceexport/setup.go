@@ -50,6 +50,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 			if !ok || es.Spec.Cluster == "" {
 				return nil
 			}
+			ms.mark(es.Spec.Cluster, change{export: true, namespace: es.Spec.Namespace, name: es.Spec.Name})
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: es.Spec.Cluster}}}
 		})).
 		WatchesRawSource(source.Channel(memberEvents, &handler.EnqueueRequestForObject{})).

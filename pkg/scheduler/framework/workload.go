@@ -41,6 +41,45 @@ type Workload struct {
 	// Mode: core.Steady keeps the previous placement where possible,
 	// core.Fresh recomputes it (a reschedule).
 	Mode core.Mode
+	// AffinityGroup and AntiAffinityGroup are the workload's groups under
+	// placement.workloadAffinity (nil: none) and the other members' current
+	// clusters, which whoever builds the workload looks up (the scheduling
+	// controller in its cache, `shepherd plan` in its input).
+	AffinityGroup, AntiAffinityGroup *PeerGroup
+}
+
+// PeerGroup is a workload affinity group ("<labelKey>=<labelValue>") and
+// its other members.
+type PeerGroup struct {
+	Name string
+	// Peers are the other members, sorted by Name; never the workload
+	// itself, so a workload that moves is not held back by where it was.
+	Peers []Peer
+}
+
+// Peer is another member of a workload affinity group.
+type Peer struct {
+	// Name identifies the member in explanations ("<Kind>/<name>").
+	Name string
+	// Clusters it runs on (its active targets), sorted; none while it is
+	// not placed yet.
+	Clusters []string
+}
+
+// WorkloadAffinityGroups returns the groups of a binding's spec, without
+// peers (nil when it has none).
+func WorkloadAffinityGroups(spec *workv1alpha1.BindingSpec) (affinity, antiAffinity *PeerGroup) {
+	g := spec.WorkloadAffinityGroups
+	if g == nil {
+		return nil, nil
+	}
+	if g.AffinityGroup != "" {
+		affinity = &PeerGroup{Name: g.AffinityGroup}
+	}
+	if g.AntiAffinityGroup != "" {
+		antiAffinity = &PeerGroup{Name: g.AntiAffinityGroup}
+	}
+	return affinity, antiAffinity
 }
 
 // APIKey is the workload's "group/version/Kind", the key of ClusterInfo.APIs.
@@ -66,6 +105,7 @@ func WorkloadFromBinding(b workv1alpha1.BindingObject, now time.Time) *Workload 
 		Now:                   now,
 		Mode:                  core.Steady,
 	}
+	w.AffinityGroup, w.AntiAffinityGroup = WorkloadAffinityGroups(spec)
 	if rr := spec.ReplicaRequirements; rr != nil {
 		w.Request = ResourcesFromList(rr.ResourceRequest)
 	}
