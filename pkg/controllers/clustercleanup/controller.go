@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
@@ -35,6 +37,10 @@ const recheck = 10 * time.Second
 type Reconciler struct {
 	client   client.Client
 	recorder events.EventRecorder
+	// conflicts: the finalizer patches carry an optimistic lock (a merge
+	// patch writes the whole list), which a Cluster's status write in
+	// between breaks; retried quietly.
+	conflicts *bindingutil.Conflicts
 }
 
 // clusterOfWork wakes the Cluster of a Work's execution namespace.
@@ -47,6 +53,11 @@ func clusterOfWork(_ context.Context, o client.Object) []reconcile.Request {
 
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := &clusterv1alpha1.Cluster{}
 	if err := r.client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
