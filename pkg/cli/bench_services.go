@@ -75,7 +75,11 @@ the idle rate measured for 10 s just before the changes.`,
 func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 	fmt.Fprintf(out, "services: %d Services on %d members, each exported from %d with %d endpoints; fleet started in %.1f s\n",
 		rep.Services, rep.Members, rep.ExportersPerService, rep.EndpointsPerSlice, rep.FleetStartSeconds)
-	fmt.Fprintf(out, "imported everywhere after %.1f s\n", rep.ImportedSeconds)
+	fmt.Fprintf(out, "imported everywhere after %.1f s, %.0f s of CPU:", rep.ImportedSeconds, rep.ImportCPUSeconds)
+	for _, c := range rep.ImportCPU {
+		fmt.Fprintf(out, " %s %.0f%%", c.Component, 100*c.Share)
+	}
+	fmt.Fprintln(out)
 	fmt.Fprintf(out, "live heap per exported Service: %.0f KiB (API servers and etcd %.0f KiB, controllers %.0f KiB)\n",
 		rep.Memory.LiveBytesPerService/1024, rep.Memory.APIServersBytesPerService/1024, rep.Memory.ControllersBytesPerService/1024)
 	fmt.Fprintf(out, "%d endpoint changes at %g/s:\n", rep.Changes, rep.ChangesPerSecond)

@@ -1,17 +1,20 @@
 package fleetbench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
@@ -42,7 +45,7 @@ const (
 	DefaultServicesNamespaces       = 10
 	DefaultServicesChanges          = 300
 	DefaultServicesChangesPerSecond = 5
-	DefaultServicesTimeout          = 15 * time.Minute
+	DefaultServicesTimeout          = 40 * time.Minute
 	servicesIdleWindow              = 10 * time.Second
 	servicesCreators                = 16
 	servicesMaxExportersPerService  = 8
@@ -129,6 +132,12 @@ type ServicesReport struct {
 	Reconciles []ReconcileCount `json:"reconciles"`
 	// Memory is the live heap the exports added, per exported Service.
 	Memory ServicesMemory `json:"memory"`
+	// ImportCPU splits the process's CPU while the imports were made by
+	// component (hub, controllers, member), per 1,000 Services, as a CPU
+	// profile sampled it: where importing a ClusterSet's Services goes.
+	ImportCPU []ComponentCPU `json:"importCPU"`
+	// ImportCPUSeconds is the process's CPU while the imports were made.
+	ImportCPUSeconds float64 `json:"importCPUSeconds"`
 }
 
 // LatencyStats are percentiles of a latency, in seconds.
@@ -210,15 +219,27 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 		return nil, err
 	}
 	initial := load.expectInitial(tr, begin)
-	if err := load.export(waitCtx); err != nil {
+	var prof bytes.Buffer
+	if err := pprof.StartCPUProfile(&prof); err != nil {
+		tr.stop()
+		return nil, fmt.Errorf("starting the CPU profile: %w", err)
+	}
+	cpuBegin := hubbench.ProcessCPU()
+	err = load.export(waitCtx)
+	if err == nil {
+		err = tr.await(waitCtx, initial)
+	}
+	pprof.StopCPUProfile()
+	if err != nil {
+		tr.stop()
+		return nil, fmt.Errorf("exporting and importing the Services: %w", err)
+	}
+	rep.ImportedSeconds = time.Since(begin).Seconds()
+	rep.ImportCPUSeconds = (hubbench.ProcessCPU() - cpuBegin).Seconds()
+	if rep.ImportCPU, err = componentCPU(prof.Bytes(), o.Services); err != nil {
 		tr.stop()
 		return nil, err
 	}
-	if err := tr.await(waitCtx, initial); err != nil {
-		tr.stop()
-		return nil, fmt.Errorf("waiting for every export to be imported: %w", err)
-	}
-	rep.ImportedSeconds = time.Since(begin).Seconds()
 	// The tracker's caches are the benchmark's, not Shepherd's: gone
 	// before the heap is measured.
 	tr.stop()

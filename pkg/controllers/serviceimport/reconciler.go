@@ -170,10 +170,12 @@ func (r *Reconciler) ensureWork(ctx context.Context, ns, name string, labels map
 	next.Annotations[AnnotationManifestsHash] = hash
 	next.Spec.Workload.Manifests = manifests
 	next.Spec.PreserveResourcesOnDeletion = preserve
-	if err := r.client.Update(ctx, next); err != nil {
-		if apierrors.IsConflict(err) {
-			return nil // the watch brings the newer Work and another reconcile
-		}
+	// A patch without a resourceVersion: this controller is the only
+	// writer of an import Work's spec, and the execution controller writes
+	// its status meanwhile, which an update from the cache would conflict
+	// with; the Work's updates wake no reconcile here, so a conflict would
+	// leave the import behind until the Service's exports change again.
+	if err := r.client.Patch(ctx, next, client.MergeFrom(cur)); err != nil {
 		return fmt.Errorf("updating Work %s/%s: %w", ns, name, err)
 	}
 	return nil
