@@ -40,7 +40,7 @@ func TestEnsureWorkFromAStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The cache still answers with the older copy.
-	c := interceptor.NewClient(base.(client.WithWatch), interceptor.Funcs{
+	c := interceptor.NewClient(base, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			if wk, ok := obj.(*workv1alpha1.Work); ok {
 				stale.DeepCopyInto(wk)
