@@ -218,10 +218,15 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	if err != nil {
 		return nil, err
 	}
+	// Whichever tracker runs when the run ends stops (stop is idempotent).
+	defer func() {
+		if tr != nil {
+			tr.stop()
+		}
+	}()
 	initial := load.expectInitial(tr, begin)
 	var prof bytes.Buffer
 	if err := pprof.StartCPUProfile(&prof); err != nil {
-		tr.stop()
 		return nil, fmt.Errorf("starting the CPU profile: %w", err)
 	}
 	cpuBegin := hubbench.ProcessCPU()
@@ -231,13 +236,11 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	}
 	pprof.StopCPUProfile()
 	if err != nil {
-		tr.stop()
 		return nil, fmt.Errorf("exporting and importing the Services: %w", err)
 	}
 	rep.ImportedSeconds = time.Since(begin).Seconds()
 	rep.ImportCPUSeconds = (hubbench.ProcessCPU() - cpuBegin).Seconds()
 	if rep.ImportCPU, err = componentCPU(prof.Bytes(), o.Services); err != nil {
-		tr.stop()
 		return nil, err
 	}
 	// The tracker's caches are the benchmark's, not Shepherd's: gone
@@ -269,11 +272,9 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 
 	changeCtx, cancelChanges := context.WithTimeout(ctx, o.Timeout)
 	defer cancelChanges()
-	tr, err = startTracker(changeCtx, load)
-	if err != nil {
+	if tr, err = startTracker(changeCtx, load); err != nil {
 		return nil, err
 	}
-	defer tr.stop()
 	before, err := apiRequests(ctx, cfg)
 	if err != nil {
 		return nil, err
