@@ -205,6 +205,11 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
+// errHubUnreachable marks a Check failure that waiting can mend: the hub
+// did not answer (down, restarting, or its network cut), unlike
+// credentials it rejects or a cluster it does not know as a Pull cluster.
+var errHubUnreachable = errors.New("the hub did not answer")
+
 // Check makes sure the agent can serve cluster with hubCfg before it
 // starts: the hub answers, accepts the credentials, lets them read the
 // Cluster, and the Cluster is a Pull cluster. Each failure says what to do.
@@ -225,7 +230,7 @@ func Check(ctx context.Context, hubCfg *rest.Config, cluster string) error {
 	case apierrors.IsNotFound(err):
 		return fmt.Errorf("cluster %q is not registered on the hub at %s: run `shepherd register %s` first", cluster, hubCfg.Host, cluster)
 	case err != nil:
-		return fmt.Errorf("reaching the hub at %s: %w", hubCfg.Host, err)
+		return fmt.Errorf("reaching the hub at %s: %w: %w", hubCfg.Host, errHubUnreachable, err)
 	}
 	if cl.Spec.SyncMode != clusterv1alpha1.Pull {
 		return fmt.Errorf("cluster %q is in %s mode: the hub applies its Works itself, and an agent would be a second writer; register a Pull cluster with `shepherd register`", cluster, cl.Spec.SyncMode)
@@ -234,17 +239,38 @@ func Check(ctx context.Context, hubCfg *rest.Config, cluster string) error {
 }
 
 // Run checks the hub (see Check), then runs the agent until ctx ends. A
-// manager that stops by itself (its Lease lost, e.g. while the hub was
-// unreachable) is started again after RestartDelay: a lost Lease must not
-// end the agent for good. Only a failed Check or ctx's end returns.
+// hub that does not answer yet is asked again every RestartDelay: an agent
+// started while the hub restarts, or while its network is cut, must serve
+// its cluster once the hub is back, whether or not something restarts the
+// agent. A manager that stops by itself (its Lease lost, e.g. while the
+// hub was unreachable) is started again after RestartDelay too: a lost
+// Lease must not end the agent for good. Only a Check failure that waiting
+// cannot mend (see errHubUnreachable), or ctx's end, returns.
 func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log logr.Logger) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	if err := Check(ctx, hubCfg, opts.Cluster); err != nil {
-		return err
-	}
 	opts = opts.withDefaults()
+	for {
+		err := Check(ctx, hubCfg, opts.Cluster)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !errors.Is(err, errHubUnreachable) {
+			return err
+		}
+		// Not an error of the agent's: the hub's own state, which the
+		// agent reports until it changes.
+		log.Info("waiting for the hub", "cluster", opts.Cluster, "reason", err.Error(), "after", opts.RestartDelay)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(opts.RestartDelay):
+		}
+	}
 	ctx = logr.NewContext(ctx, log)
 	if cfg, token := withRenewableToken(hubCfg); token != nil {
 		hub, err := kubernetes.NewForConfig(cfg)
