@@ -63,6 +63,7 @@ const (
 	DefaultRenewDeadline = 30 * time.Second
 	DefaultRetryPeriod   = 10 * time.Second
 	DefaultRestartDelay  = 5 * time.Second
+	DefaultHubGrace      = 30 * time.Second
 )
 
 // Options configure an agent. Zero values take the defaults.
@@ -91,6 +92,11 @@ type Options struct {
 	// RestartDelay is how long Run waits before starting again after the
 	// agent lost its Lease or failed (default DefaultRestartDelay).
 	RestartDelay time.Duration
+	// HubGrace is how long Run keeps asking a hub that refuses the
+	// agent's credentials, or does not know its cluster as a Pull cluster,
+	// before it gives up (default DefaultHubGrace): a hub that has just
+	// started refuses every request until its authorizer has loaded.
+	HubGrace time.Duration
 
 	// TokenStore keeps the hub token the agent renews (see token.go), for
 	// its next start; nil keeps it in memory only.
@@ -112,6 +118,7 @@ func (o Options) withDefaults() Options {
 	o.RenewDeadline = cmp.Or(o.RenewDeadline, DefaultRenewDeadline)
 	o.RetryPeriod = cmp.Or(o.RetryPeriod, DefaultRetryPeriod)
 	o.RestartDelay = cmp.Or(o.RestartDelay, DefaultRestartDelay)
+	o.HubGrace = cmp.Or(o.HubGrace, DefaultHubGrace)
 	return o
 }
 
@@ -127,6 +134,9 @@ func (o Options) Validate() error {
 	}
 	if err := controllerdeps.CheckRetryMaxDelay(o.RetryMaxDelay); err != nil {
 		return err
+	}
+	if o.RestartDelay < 0 || o.HubGrace < 0 {
+		return fmt.Errorf("restart delay %s and hub grace %s: neither may be negative (0 takes the defaults %s and %s)", o.RestartDelay, o.HubGrace, DefaultRestartDelay, DefaultHubGrace)
 	}
 	d := o.withDefaults()
 	if !(d.LeaseDuration > d.RenewDeadline && d.RenewDeadline > d.RetryPeriod && d.RetryPeriod > 0) {
@@ -245,12 +255,14 @@ func Check(ctx context.Context, hubCfg *rest.Config, cluster string) error {
 // agent. A manager that stops by itself (its Lease lost, e.g. while the
 // hub was unreachable) is started again after RestartDelay too: a lost
 // Lease must not end the agent for good. Only a Check failure that waiting
-// cannot mend (see errHubUnreachable), or ctx's end, returns.
+// cannot mend (see errHubUnreachable) that lasts HubGrace, or ctx's end,
+// returns.
 func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log logr.Logger) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
 	opts = opts.withDefaults()
+	var refusedSince time.Time
 	for {
 		err := Check(ctx, hubCfg, opts.Cluster)
 		if err == nil {
@@ -259,12 +271,20 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !errors.Is(err, errHubUnreachable) {
-			return err
+		// Neither is an error of the agent's: the hub's own state, which
+		// the agent reports until it changes or the grace ends.
+		if errors.Is(err, errHubUnreachable) {
+			refusedSince = time.Time{}
+			log.Info("waiting for the hub", "cluster", opts.Cluster, "reason", err.Error(), "after", opts.RestartDelay)
+		} else {
+			if refusedSince.IsZero() {
+				refusedSince = time.Now()
+			}
+			if time.Since(refusedSince) >= opts.HubGrace {
+				return err
+			}
+			log.Info("the hub refuses the agent; asking again in case it has just started", "cluster", opts.Cluster, "reason", err.Error(), "after", opts.RestartDelay, "giving up in", opts.HubGrace-time.Since(refusedSince))
 		}
-		// Not an error of the agent's: the hub's own state, which the
-		// agent reports until it changes.
-		log.Info("waiting for the hub", "cluster", opts.Cluster, "reason", err.Error(), "after", opts.RestartDelay)
 		select {
 		case <-ctx.Done():
 			return nil

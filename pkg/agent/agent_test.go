@@ -18,6 +18,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"renew deadline not below the lease", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 4 * time.Second, RetryPeriod: time.Second}, "each must be shorter"},
 		{"retry period not below the renew deadline", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 3 * time.Second}, "each must be shorter"},
 		{"negative retry cap", Options{Cluster: "edge-1", RetryMaxDelay: -time.Second}, "--retry-max-delay -1s is negative"},
+		{"negative restart delay", Options{Cluster: "edge-1", RestartDelay: -time.Second}, "neither may be negative"},
+		{"negative hub grace", Options{Cluster: "edge-1", HubGrace: -time.Second}, "neither may be negative"},
 		{"a test's short timing", Options{Cluster: "edge-1", LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: time.Second}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

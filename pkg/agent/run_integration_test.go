@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,13 +115,14 @@ func TestRunWaitsForTheHub(t *testing.T) {
 	g := newGate(t, u.Host)
 	agentHub.Host = "https://" + g.addr
 
-	// Rejected credentials: Run returns, saying what to run.
+	// Rejected credentials: Run returns once the hub has refused them for
+	// HubGrace, saying what to run.
 	bad := *agentHub
 	bad.BearerToken = "not-a-token"
 	g.open(t)
-	opts := Options{Cluster: cluster, Identity: "edge-1-agent", RestartDelay: 100 * time.Millisecond}
-	if err := Run(ctx, &bad, hub.Config, opts, testr.New(t)); err == nil {
-		t.Error("Run with credentials the hub rejects returned no error")
+	opts := Options{Cluster: cluster, Identity: "edge-1-agent", RestartDelay: 100 * time.Millisecond, HubGrace: 500 * time.Millisecond}
+	if err := Run(ctx, &bad, hub.Config, opts, testr.New(t)); err == nil || !strings.Contains(err.Error(), "rejects the agent's credentials") {
+		t.Errorf("Run with credentials the hub rejects: %v, want an error saying so", err)
 	}
 	g.close()
 

@@ -55,9 +55,11 @@ an agent that stops makes the cluster Unknown, and after the grace periods it
 is tainted and its workloads fail over, as for an unreachable Push member.
 
 The member is reached with --kubeconfig, or in a pod with its ServiceAccount.
-An agent that loses the hub keeps trying, and starts again when its Lease was
-lost; it exits only when it cannot serve NAME at all (rejected credentials,
-credentials of another cluster, a cluster that is not registered or not Pull).`,
+An agent that cannot reach the hub, at start or later, keeps trying, and starts
+again when its Lease was lost; it exits only when it cannot serve NAME at all:
+the hub has refused it for ` + agent.DefaultHubGrace.String() + ` (rejected credentials, credentials of
+another cluster, a cluster that is not registered or not Pull; a hub that has
+just started refuses everyone until its authorizer has loaded).`,
 		Example: `  # beside the member, with the kubeconfig "shepherd register" wrote
   shepherd agent --cluster edge-1 --hub-kubeconfig edge-1-hub.kubeconfig --kubeconfig member.kubeconfig
 
