@@ -66,7 +66,7 @@ func main() {
 	if timesPath != "" {
 		pkgs = ownTimes(pkgs, readTimes(timesPath))
 	}
-	fmt.Print(summary(pkgs, time.Since(started), 15))
+	fmt.Print(summary(pkgs, time.Since(started), 25))
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
