@@ -351,6 +351,10 @@ type pass struct {
 	// terminating counts manifests refused because their namespace is
 	// being deleted in the member: retried on a timer, not as an error.
 	terminating int
+	// unserved counts manifests whose kind the member does not serve:
+	// retried, and applied again once the member's APIs change (see
+	// kindWaiters).
+	unserved int
 }
 
 // applyAll applies the manifests in order; once the member does not
@@ -404,6 +408,9 @@ func (r *Reconciler) applyOne(ctx context.Context, clients *clusterclient.Client
 	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 		p.terminating++
 		return err
+	}
+	if meta.IsNoMatchError(err) {
+		p.unserved++
 	}
 	// Retrying helps neither a refusal by the API (permanent) nor
 	// Shepherd's own refusals, which last until something changes.

@@ -66,6 +66,9 @@ type Reconciler struct {
 	limiter *limiter
 	// stamps remembers each Work's last full apply (see applyDue).
 	stamps stamps
+	// waiting are the Works whose last apply met a kind their member did
+	// not serve (see kindWaiters).
+	waiting kindWaiters
 	// lost carries overwrites whose status write was refused (see
 	// lostOverwrites).
 	lost lostOverwrites
@@ -93,6 +96,9 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	log := logr.FromContextOrDiscard(ctx)
 	work := &workv1alpha1.Work{}
 	if err := r.Client.Get(ctx, req.NamespacedName, work); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.waiting.set(req.NamespacedName, false)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	// The predicate admits only execution namespaces, so there is a cluster.

@@ -23,8 +23,9 @@ import (
 // changes and deletions, and status writes of the work status controller
 // saying that a member object's generation moved past the one Shepherd
 // applied: someone edited it, see memberEdited; its own status writes do
-// not retrigger it), and the Works of a Cluster whose readiness changes or
-// which goes away.
+// not retrigger it), the Works of a Cluster whose readiness changes or
+// which goes away, and the Works waiting for a kind once the Cluster's
+// served APIs change.
 func Setup(d controllerdeps.Deps, opts Options) error {
 	return newReconciler(d, opts).setup(d)
 }
@@ -57,7 +58,10 @@ func (r *Reconciler) setup(d controllerdeps.Deps) error {
 	b := builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&workv1alpha1.Work{}, builder.WithPredicates(inExecutionNamespace, predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, deleting, memberEdited()))).
-		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged()))
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksOfCluster), builder.WithPredicates(readinessChanged())).
+		// Works waiting for a kind their member did not serve (see
+		// kindWaiters).
+		Watches(&clusterv1alpha1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.worksAwaitingKinds), builder.WithPredicates(apisChanged()))
 	if r.pullCluster == "" {
 		// An agent reaches its member with its own credentials.
 		b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.worksOfSecret), builder.WithPredicates(secretDataChanged()))

@@ -51,6 +51,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	full := r.applyDue(work)
 	p := r.applyAll(ctx, clients, work, cluster, manifests, full)
+	r.waiting.set(client.ObjectKeyFromObject(work), p.unserved > 0)
 
 	status := work.Status.DeepCopy()
 	meta.RemoveStatusCondition(&status.Conditions, workv1alpha1.WorkConditionDispatching)

@@ -1,0 +1,90 @@
+package execution
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/names"
+)
+
+// A Work whose manifest's kind the member does not serve (its CRD not
+// there yet, or removed by hand) fails, and its retries back off to
+// RetryMaxDelay: after a few failures the next one is minutes away. The
+// member serving the kind again is what such a Work waits for, and the
+// cluster status controller notices it at its next probe, in the Cluster's
+// apiEnablements. So the Works that last failed for an unserved kind are
+// remembered here, and a change of their Cluster's apiEnablements applies
+// them at once.
+
+// kindWaiters are the Works whose last apply met a kind their member did
+// not serve.
+type kindWaiters struct {
+	mu    sync.Mutex
+	works map[types.NamespacedName]struct{}
+}
+
+// set records whether work's last apply met an unserved kind.
+func (w *kindWaiters) set(work types.NamespacedName, waiting bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !waiting {
+		delete(w.works, work)
+		return
+	}
+	if w.works == nil {
+		w.works = map[types.NamespacedName]struct{}{}
+	}
+	w.works[work] = struct{}{}
+}
+
+// of returns the waiting Works of cluster, sorted. They stay recorded
+// until an apply of theirs meets every kind served.
+func (w *kindWaiters) of(cluster string) []types.NamespacedName {
+	ns := names.ExecutionNamespace(cluster)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []types.NamespacedName
+	for k := range w.works {
+		if k.Namespace == ns {
+			out = append(out, k)
+		}
+	}
+	// One namespace: the names order them.
+	slices.SortFunc(out, func(a, b types.NamespacedName) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
+
+// worksAwaitingKinds maps a Cluster whose served APIs changed to its Works
+// waiting for a kind.
+func (r *Reconciler) worksAwaitingKinds(_ context.Context, o client.Object) []reconcile.Request {
+	works := r.waiting.of(o.GetName())
+	reqs := make([]reconcile.Request, 0, len(works))
+	for _, w := range works {
+		reqs = append(reqs, reconcile.Request{NamespacedName: w})
+	}
+	return reqs
+}
+
+// apisChanged passes a Cluster update whose apiEnablements changed.
+func apisChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*clusterv1alpha1.Cluster)
+			n, ok2 := e.ObjectNew.(*clusterv1alpha1.Cluster)
+			return ok1 && ok2 && !equality.Semantic.DeepEqual(o.Status.APIEnablements, n.Status.APIEnablements)
+		},
+	}
+}
