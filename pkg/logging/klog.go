@@ -7,6 +7,8 @@
 package logging
 
 import (
+	"context"
+	"errors"
 	"io"
 
 	"github.com/go-logr/logr"
@@ -76,30 +78,50 @@ func (s demotingSink) WithName(name string) logr.LogSink {
 // server warms up), which a newcomer reads as failures. A real failure
 // still stops the fleet with Shepherd's own error.
 func ErrorsAsInfo(l logr.Logger, level int) logr.Logger {
+	return errorsAsInfo(l, level, nil)
+}
+
+// CanceledAsInfo returns l with the errors that are a context's end
+// (context.Canceled) logged as informational ones at level, and every
+// other error as an error. A reconcile or request cut off because its
+// process is stopping is how stopping looks, not a failure:
+// controller-runtime reports each as a "Reconciler error", twenty or so
+// when a fleet stops. A deadline that ran out is still an error.
+func CanceledAsInfo(l logr.Logger, level int) logr.Logger {
+	return errorsAsInfo(l, level, func(err error) bool { return errors.Is(err, context.Canceled) })
+}
+
+func errorsAsInfo(l logr.Logger, level int, only func(error) bool) logr.Logger {
 	if l.GetSink() == nil {
 		return l
 	}
-	return logr.New(infoErrorSink{LogSink: l.GetSink(), level: level})
+	return logr.New(infoErrorSink{LogSink: l.GetSink(), level: level, only: only})
 }
 
-// infoErrorSink logs Error as Info at a fixed level.
+// infoErrorSink logs Error as Info at a fixed level: every error, or those
+// only (when set) passes.
 type infoErrorSink struct {
 	logr.LogSink
 	level int
+	only  func(error) bool
 }
 
 func (s infoErrorSink) Error(err error, msg string, kv ...any) {
+	if s.only != nil && !s.only(err) {
+		s.LogSink.Error(err, msg, kv...)
+		return
+	}
 	if s.LogSink.Enabled(s.level) {
 		s.LogSink.Info(s.level, msg, append(kv, "err", err)...)
 	}
 }
 
 func (s infoErrorSink) WithValues(kv ...any) logr.LogSink {
-	return infoErrorSink{LogSink: s.LogSink.WithValues(kv...), level: s.level}
+	return infoErrorSink{LogSink: s.LogSink.WithValues(kv...), level: s.level, only: s.only}
 }
 
 func (s infoErrorSink) WithName(name string) logr.LogSink {
-	return infoErrorSink{LogSink: s.LogSink.WithName(name), level: s.level}
+	return infoErrorSink{LogSink: s.LogSink.WithName(name), level: s.level, only: s.only}
 }
 
 // New returns a structured (klog text format) logger writing to w at the

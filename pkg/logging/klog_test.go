@@ -1,7 +1,9 @@
 package logging_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -82,5 +84,36 @@ func TestErrorsAsInfo(t *testing.T) {
 				t.Errorf("logged %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestCanceledAsInfo(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		// what was logged at -v 0 and at -v 1: "info" or "error", or
+		// "" for nothing
+		v0, v1 string
+	}{
+		{"a context's end, wrapped: info at V(1)", fmt.Errorf("listing: %w", context.Canceled), "", "info"},
+		{"a deadline that ran out: an error", fmt.Errorf("listing: %w", context.DeadlineExceeded), "error", "error"},
+		{"another error: an error", errors.New("disk on fire"), "error", "error"},
+	}
+	for _, tc := range cases {
+		for verbosity, want := range []string{tc.v0, tc.v1} {
+			t.Run(fmt.Sprintf("%s at -v %d", tc.name, verbosity), func(t *testing.T) {
+				got := ""
+				l := funcr.New(func(_, args string) {
+					got = "info"
+					if strings.Contains(args, `"error"=`) {
+						got = "error"
+					}
+				}, funcr.Options{Verbosity: verbosity})
+				logging.CanceledAsInfo(l, 1).WithName("x").WithValues("k", "v").Error(tc.err, "Reconciler error")
+				if got != want {
+					t.Errorf("logged %q, want %q", got, want)
+				}
+			})
+		}
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/shepherd-io/shepherd/pkg/logging"
 )
 
 // Options are a manager's settings. Zero values take the defaults.
@@ -66,11 +68,22 @@ type LeaderElection struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
+// quietShutdown is the manager's logger, l or controller-runtime's global
+// one, with errors that are a context's end demoted to V(1) information:
+// the reconciles and requests cut off when the process stops (see
+// logging.CanceledAsInfo).
+func quietShutdown(l logr.Logger) logr.Logger {
+	if l.GetSink() == nil {
+		l = ctrl.Log
+	}
+	return logging.CanceledAsInfo(l, 1)
+}
+
 // ManagerOptions are o as controller-runtime's options.
 func (o Options) ManagerOptions() ctrl.Options {
 	out := ctrl.Options{
 		Scheme:                  o.Scheme,
-		Logger:                  o.Logger,
+		Logger:                  quietShutdown(o.Logger),
 		Cache:                   o.Cache,
 		NewClient:               o.NewClient,
 		Metrics:                 metricsserver.Options{BindAddress: cmp.Or(o.MetricsBindAddress, "0")},

@@ -1,9 +1,15 @@
 package managerconfig
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -98,3 +104,23 @@ func TestNewReachesNoServer(t *testing.T) {
 
 // fakeLock is a resourcelock.Interface that is never used.
 type fakeLock struct{ resourcelock.Interface }
+
+// TestManagerOptionsQuietOnShutdown: the manager's logger reports a
+// reconcile cut off by the process stopping (context.Canceled) as V(1)
+// information, any other error as an error.
+func TestManagerOptionsQuietOnShutdown(t *testing.T) {
+	var got []string
+	l := funcr.New(func(_, args string) {
+		kind := "info"
+		if strings.Contains(args, `"error"=`) {
+			kind = "error"
+		}
+		got = append(got, kind)
+	}, funcr.Options{Verbosity: 0})
+	log := Options{Logger: l}.ManagerOptions().Logger
+	log.Error(fmt.Errorf("listing Works: %w", context.Canceled), "Reconciler error")
+	log.Error(errors.New("the hub refused the write"), "Reconciler error")
+	if want := []string{"error"}; !slices.Equal(got, want) {
+		t.Errorf("at -v 0 logged %v, want %v (the canceled reconcile hidden, the failure an error)", got, want)
+	}
+}
