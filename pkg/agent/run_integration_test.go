@@ -17,9 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -90,20 +88,8 @@ func TestRunWaitsForTheHub(t *testing.T) {
 	testenv.Heavy(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hub, err := testenv.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = hub.Stop() })
-	admin, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const cluster = "edge-1"
-	reg, err := membership.Register(ctx, hub.Config, admin, membership.RegisterOptions{Name: cluster, TokenTTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, admin, reg := registeredHub(t, cluster)
 	agentHub, err := clientcmd.RESTConfigFromKubeConfig(reg.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)

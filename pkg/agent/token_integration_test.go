@@ -22,9 +22,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/membership"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -37,20 +35,8 @@ import (
 func TestAgentRenewsItsToken(t *testing.T) {
 	testenv.Heavy(t)
 	ctx := context.Background()
-	hub, err := testenv.Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = hub.Stop() })
-	admin, err := client.New(hub.Config, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const cluster = "edge-1"
-	reg, err := membership.Register(ctx, hub.Config, admin, membership.RegisterOptions{Name: cluster, TokenTTL: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hub, admin, reg := registeredHub(t, cluster)
 	path := filepath.Join(t.TempDir(), "hub.kubeconfig")
 	if err := os.WriteFile(path, reg.Kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
