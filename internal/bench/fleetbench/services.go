@@ -230,15 +230,17 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 		return nil, fmt.Errorf("starting the CPU profile: %w", err)
 	}
 	cpuBegin := hubbench.ProcessCPU()
+	o.Logger.Info("exporting the Services", "services", o.Services, "exporters", o.ExportersPerService, "members", o.Members)
 	err = load.export(waitCtx)
 	if err == nil {
-		err = tr.await(waitCtx, initial)
+		err = tr.await(waitCtx, initial, "the imports (endpoint addresses in every other member)", o.Logger)
 	}
 	pprof.StopCPUProfile()
 	if err != nil {
 		return nil, fmt.Errorf("exporting and importing the Services: %w", err)
 	}
 	rep.ImportedSeconds = time.Since(begin).Seconds()
+	o.Logger.Info("every member imports every export", "after", time.Since(begin).Round(time.Second))
 	rep.ImportCPUSeconds = (hubbench.ProcessCPU() - cpuBegin).Seconds()
 	if rep.ImportCPU, err = componentCPU(prof.Bytes(), o.Services); err != nil {
 		return nil, err
@@ -284,11 +286,12 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 		return nil, err
 	}
 	changesStart := time.Now()
+	o.Logger.Info("changing endpoints", "changes", o.Changes, "perSecond", o.ChangesPerSecond)
 	changes, err := load.change(changeCtx, tr)
 	if err != nil {
 		return nil, err
 	}
-	if err := tr.await(changeCtx, changes); err != nil {
+	if err := tr.await(changeCtx, changes, "the endpoint changes (in every other member)", o.Logger); err != nil {
 		return nil, fmt.Errorf("waiting for the endpoint changes to reach every member: %w", err)
 	}
 	span := time.Since(changesStart)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -89,10 +90,15 @@ func (t *tracker) done(key string) bool {
 
 // await waits until every key is done; at ctx's end it names how many are
 // not and where the first of them is missing.
-func (t *tracker) await(ctx context.Context, keys []string) error {
+func (t *tracker) await(ctx context.Context, keys []string, what string, log logr.Logger) error {
+	next := time.Now().Add(trackerProgressEvery)
 	err := poll(ctx, func() (bool, error) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		if time.Now().After(next) {
+			next = time.Now().Add(trackerProgressEvery)
+			log.Info("waiting for "+what, "done", t.count(keys), "of", len(keys))
+		}
 		for _, k := range keys {
 			if !t.done(k) {
 				return false, nil
@@ -123,6 +129,21 @@ func (t *tracker) await(ctx context.Context, keys []string) error {
 		}
 	}
 	return fmt.Errorf("%w: %d of %d endpoint addresses have not reached every other member (%s)", err, missing, len(keys), example)
+}
+
+// trackerProgressEvery is how often a wait reports how far it got: a
+// full-size import runs for many minutes.
+const trackerProgressEvery = 30 * time.Second
+
+// count is how many of keys reached every other member; t.mu is held.
+func (t *tracker) count(keys []string) int {
+	n := 0
+	for _, k := range keys {
+		if t.done(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // latencies returns, for each key, the time from its write to the last
