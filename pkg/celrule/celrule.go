@@ -13,12 +13,16 @@ package celrule
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
 	celast "github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/ext"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -73,6 +77,7 @@ func env(variable string) (*cel.Env, error) {
 type Rule struct {
 	variable string
 	prg      cel.Program
+	ast      *cel.Ast
 }
 
 // OutputError says that an expression returns a type its use cannot take.
@@ -117,8 +122,13 @@ func Compile(variable, expression string, want ...*cel.Type) (*Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Rule{variable: variable, prg: prg}, nil
+	return &Rule{variable: variable, prg: prg, ast: ast}, nil
 }
+
+// AST is the checked expression, for a use that can refuse some bad
+// results before any evaluation (a literal it can read whole). It must not
+// be modified.
+func (r *Rule) AST() *cel.Ast { return r.ast }
 
 // returns reports whether out is one of want, or assignable to it (a
 // list of ints is a list).
@@ -193,6 +203,74 @@ func (r *Rule) Maps(obj *unstructured.Unstructured) ([]map[string]any, error) {
 		return nil, err
 	}
 	return native.([]map[string]any), nil
+}
+
+// JSON evaluates the rule on obj and returns its result as the values of
+// an unstructured object: map[string]any, []any, string, int64, float64,
+// bool and nil. They are fresh copies, never the object's own maps, so the
+// caller may keep or change them; CEL's other values (bytes, timestamps,
+// durations, maps with keys other than strings) are an error naming the
+// value's place in the result.
+func (r *Rule) JSON(obj *unstructured.Unstructured) (any, error) {
+	val, _, err := r.prg.Eval(map[string]any{r.variable: obj.Object})
+	if err != nil {
+		return nil, err
+	}
+	return jsonValue(val, "the result")
+}
+
+// jsonValue copies v into the values of an unstructured object; where
+// names v's place in the result for the message.
+func jsonValue(v ref.Val, where string) (any, error) {
+	switch v := v.(type) {
+	case *types.Err:
+		return nil, fmt.Errorf("%s: %w", where, v)
+	case types.Null:
+		return nil, nil
+	case types.Bool:
+		return bool(v), nil
+	case types.Int:
+		return int64(v), nil
+	case types.Uint:
+		if uint64(v) > math.MaxInt64 {
+			return nil, fmt.Errorf("%s is %d, larger than an int64", where, uint64(v))
+		}
+		return int64(v), nil
+	case types.Double:
+		return float64(v), nil
+	case types.String:
+		return string(v), nil
+	case traits.Mapper:
+		out := map[string]any{}
+		for it := v.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			key, ok := k.(types.String)
+			if !ok {
+				return nil, fmt.Errorf("%s has the key %v, a %s: keys must be strings", where, k, k.Type())
+			}
+			e, err := jsonValue(v.Get(k), fmt.Sprintf("%s[%q]", where, string(key)))
+			if err != nil {
+				return nil, err
+			}
+			out[string(key)] = e
+		}
+		return out, nil
+	case traits.Lister:
+		n, ok := v.Size().(types.Int)
+		if !ok {
+			return nil, fmt.Errorf("%s: %v", where, v.Size())
+		}
+		out := make([]any, 0, int(n))
+		for i := types.Int(0); i < n; i++ {
+			e, err := jsonValue(v.Get(i), fmt.Sprintf("%s[%d]", where, i))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s is a %s, which an object cannot hold", where, v.Type())
 }
 
 // Truncate keeps a compiler message within the limit of a condition's

@@ -97,6 +97,12 @@ func TestEvaluate(t *testing.T) {
 		{"a list of maps", "[{'name': object.spec.name}]", asMaps, []map[string]any{{"name": "x"}}, ""},
 		{"a list of strings is no list of maps", "['x']", asMaps, nil, "map"},
 		{"a raw value", "object.spec.name + '!'", asValue, "x!", ""},
+		{"JSON values of literals and fields", "[{'name': object.spec.name, 'n': 1, 'u': uint(2), 'f': 1.5, 'l': [true, null], 'spec': object.spec}]", asJSON,
+			[]any{map[string]any{"name": "x", "n": int64(1), "u": int64(2), "f": 1.5, "l": []any{true, nil},
+				"spec": map[string]any{"replicas": int64(3), "half": 1.5, "name": "x"}}}, ""},
+		{"JSON keys must be strings", "[{'ok': {1: 'a'}}]", asJSON, nil, `the result[0]["ok"] has the key 1, a int: keys must be strings`},
+		{"JSON holds no bytes", "{'b': b'x'}", asJSON, nil, `the result["b"] is a bytes, which an object cannot hold`},
+		{"JSON holds no timestamps", "[timestamp('2020-01-01T00:00:00Z')]", asJSON, nil, "the result[0] is a google.protobuf.Timestamp"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Compile(Object, tc.expression)
@@ -122,6 +128,25 @@ var evalObject = obj(map[string]any{"spec": map[string]any{"replicas": int64(3),
 func asInt(r *Rule) (any, error)   { return r.Int(evalObject) }
 func asMaps(r *Rule) (any, error)  { return r.Maps(evalObject) }
 func asValue(r *Rule) (any, error) { return r.Value(evalObject) }
+func asJSON(r *Rule) (any, error)  { return r.JSON(evalObject) }
+
+// JSON's maps are copies: changing them leaves the object as it was.
+func TestJSONCopies(t *testing.T) {
+	r, err := Compile(Object, "object.spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := obj(map[string]any{"spec": map[string]any{"list": []any{"a"}}})
+	got, err := r.JSON(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.(map[string]any)["list"].([]any)[0] = "changed"
+	got.(map[string]any)["added"] = true
+	if want := map[string]any{"list": []any{"a"}}; !reflect.DeepEqual(o.Object["spec"], want) {
+		t.Errorf("the object changed: %v, want %v", o.Object["spec"], want)
+	}
+}
 
 func TestTruncate(t *testing.T) {
 	for _, tc := range []struct {
