@@ -28,6 +28,10 @@ type Custom struct {
 	// Health judges the kind's member objects (of the customization's
 	// version only).
 	Health HealthFunc
+	// Components lists the kind's components, its result already checked
+	// and its errors naming the rule (see checked; CompileCustomization
+	// builds it so).
+	Components func(obj *unstructured.Unstructured) ([]Component, error)
 	// Sensitive marks the kind's values secret. It only ever adds: false
 	// keeps the built-in answer, so no customization makes a Secret's
 	// values readable in a diff, even one the API server's rule missed.

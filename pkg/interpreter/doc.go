@@ -1,5 +1,6 @@
 // Package interpreter is what Shepherd knows about resource kinds, in one
-// place: where a kind keeps its replicas and pod template, how a member
+// place: where a kind keeps its replicas and pod template, which pod
+// templates make up a workload that has several, how a member
 // cluster's share of the replicas is written, what the hub allocated that
 // a member allocates itself, which status fields add up on the hub, how
 // many replicas a member runs and how many are ready, whether its status
@@ -14,11 +15,16 @@
 // two compiled here (CompileHealthInterpreter, CompileCustomization; CEL
 // from package celrule) and taught at run time by the controllers of
 // package controllers/customization. Adding a built-in kind means adding
-// one entry to the table in kinds.go. The operations live one per file, as
-// in Karmada's native resource interpreter:
+// one entry to the table in kinds.go (for a kind made of several pod
+// templates, to the table in components.go). The operations live one per
+// file, as in Karmada's native resource interpreter:
 //
 //	interpreter.go  the Interpreter interface and its layers
 //	replicas.go     Replicas: replicas and what one replica needs
+//	components.go   Components: the pod templates of a workload made of
+//	                several (a RayCluster's head and worker groups), and
+//	                the table of the built-in kinds that are; their rules
+//	                in components_rules.go and components_jvm.go
 //	revise.go       ReviseReplicas: a cluster's share written into the object
 //	prune.go        Prune, ReadyReplicas, StatusReplicas, DependencyKinds
 //	aggregate.go    AggregateStatus: member statuses summed for the hub

@@ -53,6 +53,13 @@ type Interpreter interface {
 	// Sensitive reports whether the kind's values are secret: diffs of
 	// its objects show hashes, never values.
 	Sensitive(gk schema.GroupKind) bool
+	// Components lists the pod templates of a workload made of several,
+	// each with its replicas and what one replica needs: nil for a kind
+	// placed as one object.
+	Components(obj *unstructured.Unstructured) ([]Component, error)
+	// HasComponents reports whether the kind's workloads are read as
+	// components; false means they are placed as one object.
+	HasComponents(gk schema.GroupKind) bool
 	// OnChange registers f to hear of every kind whose knowledge changed
 	// at run time, once the change is visible.
 	OnChange(f func(schema.GroupVersionKind))
@@ -207,6 +214,9 @@ func overlay(b *kind, c *Custom) *kind {
 	}
 	if c.Sensitive {
 		k.sensitive = true
+	}
+	if c.Components != nil {
+		k.components = c.Components
 	}
 	return k
 }

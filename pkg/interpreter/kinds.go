@@ -1,6 +1,8 @@
 package interpreter
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -47,6 +49,9 @@ type kind struct {
 	statusReplicas string
 	// sensitive: the kind's values are secret (see Sensitive).
 	sensitive bool
+	// components lists the pod templates of a kind made of several (see
+	// Components); nil: the kind is placed as one object.
+	components componentsFunc
 }
 
 var (
@@ -55,8 +60,9 @@ var (
 )
 
 // builtin are the built-in kinds, by group and kind: every served version
-// keeps its fields in the same places.
-var builtin = map[schema.GroupKind]*kind{
+// keeps its fields in the same places. The kinds made of several pod
+// templates are componentKinds' (components.go), added by withComponents.
+var builtin = withComponents(map[schema.GroupKind]*kind{
 	{Group: "apps", Kind: "Deployment"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(deploymentHealth),
 		summed:     []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
 		apiVersion: "apps/v1", names: []string{"deployment", "deployments", "deploy"}},
@@ -85,4 +91,17 @@ var builtin = map[schema.GroupKind]*kind{
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {apiVersion: "autoscaling/v2",
 		names: []string{"horizontalpodautoscaler", "horizontalpodautoscalers", "hpa"}},
 	{Group: "policy", Kind: "PodDisruptionBudget"}: {apiVersion: "policy/v1", names: []string{"poddisruptionbudget", "poddisruptionbudgets", "pdb"}},
+})
+
+// withComponents adds componentKinds to kinds: each is known by its
+// components only, checked, and every other operation treats it as a kind
+// Shepherd does not know (no replicas, health Unknown).
+func withComponents(kinds map[schema.GroupKind]*kind) map[schema.GroupKind]*kind {
+	for gk, c := range componentKinds {
+		if _, dup := kinds[gk]; dup {
+			panic(fmt.Sprintf("interpreter: %v is both a built-in kind and a kind of components", gk))
+		}
+		kinds[gk] = &kind{apiVersion: c.apiVersion, components: checked(fmt.Sprintf("the built-in rule for %s %s", c.apiVersion, gk.Kind), c.list)}
+	}
+	return kinds
 }

@@ -75,6 +75,13 @@ func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1
 	if err != nil || pod == nil {
 		return nil, err
 	}
+	return podRequirements(pod), nil
+}
+
+// podRequirements is what one replica running pod needs (see Replicas);
+// nil when it asks for nothing. pod's requests are changed: a limit
+// without a request becomes one.
+func podRequirements(pod *corev1.Pod) *workv1alpha1.ReplicaRequirements {
 	for _, cs := range [][]corev1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
 		for i := range cs {
 			requestLimits(&cs[i].Resources)
@@ -87,12 +94,12 @@ func requirements(obj *unstructured.Unstructured, field []string) (*workv1alpha1
 		}
 	}
 	if len(request) == 0 && pod.Spec.PriorityClassName == "" {
-		return nil, nil
+		return nil
 	}
 	if len(request) == 0 {
 		request = nil
 	}
-	return &workv1alpha1.ReplicaRequirements{ResourceRequest: request, PriorityClassName: pod.Spec.PriorityClassName}, nil
+	return &workv1alpha1.ReplicaRequirements{ResourceRequest: request, PriorityClassName: pod.Spec.PriorityClassName}
 }
 
 // podSpec decodes the pod spec at field; nil when there is none.
@@ -104,9 +111,19 @@ func podSpec(obj *unstructured.Unstructured, field []string) (*corev1.Pod, error
 	if err != nil || !found {
 		return nil, err
 	}
+	pod, err := decodePodSpec(m)
+	if err != nil {
+		return nil, fmt.Errorf("reading the pod spec of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return pod, nil
+}
+
+// decodePodSpec decodes a pod spec held as an unstructured map, which it
+// does not change, into a pod.
+func decodePodSpec(m map[string]any) (*corev1.Pod, error) {
 	pod := &corev1.Pod{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pod.Spec); err != nil {
-		return nil, fmt.Errorf("reading the pod spec of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+		return nil, err
 	}
 	return pod, nil
 }
@@ -115,7 +132,17 @@ func podSpec(obj *unstructured.Unstructured, field []string) (*corev1.Pod, error
 // client-go hold int64; objects built from YAML or by hand may hold a
 // whole float64, which is accepted too.
 func nestedInt(obj *unstructured.Unstructured, fields ...string) (int64, bool, error) {
-	v, found, err := unstructured.NestedFieldNoCopy(obj.Object, fields...)
+	n, found, err := intAt(obj.Object, "", fields...)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	return n, found, nil
+}
+
+// intAt reads the integer field at fields of m, as nestedInt does; where
+// is m's own place in the object, for the message ("" for the object).
+func intAt(m map[string]any, where string, fields ...string) (int64, bool, error) {
+	v, found, err := unstructured.NestedFieldNoCopy(m, fields...)
 	if err != nil || !found || v == nil {
 		return 0, false, err
 	}
@@ -127,7 +154,7 @@ func nestedInt(obj *unstructured.Unstructured, fields ...string) (int64, bool, e
 			return int64(n), true, nil
 		}
 	}
-	return 0, false, fmt.Errorf("%s %s: .%s is %v, not an integer", obj.GetKind(), obj.GetName(), strings.Join(fields, "."), v)
+	return 0, false, fmt.Errorf("%s.%s is %v, not an integer", where, strings.Join(fields, "."), v)
 }
 
 // requestLimits makes a limit without a request a request, as Kubernetes

@@ -1,0 +1,132 @@
+package interpreter
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+// Component is one pod template of a workload made of several (a
+// RayCluster's head and worker groups, a Spark driver and its executors):
+// its name in the workload, how many pods run it and what one of them
+// needs. The names are Karmada's (GetComponents), so that a workload
+// keeps its components' names when it moves from Karmada.
+type Component struct {
+	// Name is the component's name, unique in the workload.
+	Name string
+	// Replicas is how many pods run the component's template.
+	Replicas int32
+	// Requirements is what one of those pods needs, computed from its pod
+	// spec as Replicas computes a template's; nil when it asks for nothing.
+	Requirements *workv1alpha1.ReplicaRequirements
+}
+
+// MaxComponents is how many components a workload may have: more is an
+// error, not a truncation. The kinds Shepherd knows have a handful (a
+// TFJob five); the bound keeps what a rule may return, and what a binding
+// would carry, small.
+const MaxComponents = 32
+
+// componentsFunc lists a workload's components.
+type componentsFunc func(obj *unstructured.Unstructured) ([]Component, error)
+
+// componentKinds are the built-in kinds made of several pod templates, by
+// group and kind: the apiVersion their rule reads (every served version
+// keeps its fields in the same places) and the rule, in
+// components_rules.go. Each rule returns its components in a fixed order,
+// the one docs/interpreter.md gives: fixed roles first, in the order their
+// operator starts them; lists in the object's order; maps by sorted key.
+// kinds.go adds them to the built-in kinds.
+var componentKinds = map[schema.GroupKind]struct {
+	apiVersion string
+	list       componentsFunc
+}{
+	{Group: "flink.apache.org", Kind: "FlinkDeployment"}:      {"flink.apache.org/v1beta1", flinkDeployment},
+	{Group: "sparkoperator.k8s.io", Kind: "SparkApplication"}: {"sparkoperator.k8s.io/v1beta2", sparkApplication},
+	{Group: "batch.volcano.sh", Kind: "Job"}:                  {"batch.volcano.sh/v1alpha1", volcanoJob},
+	{Group: "kubeflow.org", Kind: "MPIJob"}:                   {"kubeflow.org/v2beta1", replicaSpecs("mpiReplicaSpecs", map[string]int64{"Worker": 0})},
+	{Group: "kubeflow.org", Kind: "TFJob"}:                    {"kubeflow.org/v1", replicaSpecs("tfReplicaSpecs", nil)},
+	{Group: "kubeflow.org", Kind: "PyTorchJob"}:               {"kubeflow.org/v1", replicaSpecs("pytorchReplicaSpecs", nil)},
+	{Group: "ray.io", Kind: "RayCluster"}:                     {"ray.io/v1", rayCluster(false, "spec")},
+	{Group: "ray.io", Kind: "RayJob"}:                         {"ray.io/v1", rayCluster(true, "spec", "rayClusterSpec")},
+}
+
+// Components lists the components of a workload made of several pod
+// templates, in the order of its kind's rule: a customization's, else the
+// built-in one. A kind with no rule has none (nil): it is placed as one
+// object, whatever it runs. An error names the workload, the rule and the
+// component.
+//
+// Replicas does not add the components up: a kind known by its components
+// alone has no replicas (0, nil), because no one count, and no one
+// request, describes pods of different templates, and no field could take
+// a cluster's share of them. Such a workload is placed whole.
+func (l *Layered) Components(obj *unstructured.Unstructured) ([]Component, error) {
+	k := l.lookup(obj.GroupVersionKind().GroupKind())
+	if k == nil || k.components == nil {
+		return nil, nil
+	}
+	cs, err := k.components(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: components: %w", obj.GetKind(), objectName(obj), err)
+	}
+	return cs, nil
+}
+
+// HasComponents reports whether gk's workloads are read as components
+// (Components): false means they are placed as one object.
+func (l *Layered) HasComponents(gk schema.GroupKind) bool {
+	k := l.lookup(gk)
+	return k != nil && k.components != nil
+}
+
+// checked returns list with its result checked (checkComponents), every
+// error naming rule: the one way a built-in rule and a customization's
+// reach Components.
+func checked(rule string, list componentsFunc) componentsFunc {
+	return func(obj *unstructured.Unstructured) ([]Component, error) {
+		cs, err := list(obj)
+		if err == nil {
+			err = checkComponents(cs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rule, err)
+		}
+		return cs, nil
+	}
+}
+
+// checkComponents refuses what no workload can be: more than
+// MaxComponents components, a component without a name or with another's,
+// or with fewer than 0 replicas. The error names the component.
+func checkComponents(cs []Component) error {
+	if len(cs) > MaxComponents {
+		return fmt.Errorf("%d components, more than %d: component [%d] %q is one too many; run fewer pod templates in one workload",
+			len(cs), MaxComponents, MaxComponents, cs[MaxComponents].Name)
+	}
+	seen := make(map[string]int, len(cs))
+	for i, c := range cs {
+		if c.Name == "" {
+			return fmt.Errorf("component [%d] has no name; name each component, uniquely in the workload", i)
+		}
+		if j, dup := seen[c.Name]; dup {
+			return fmt.Errorf("component [%d] %q has the name of component [%d]; names must be unique in the workload", i, c.Name, j)
+		}
+		seen[c.Name] = i
+		if c.Replicas < 0 {
+			return fmt.Errorf("component [%d] %q has %d replicas; it must have 0 or more", i, c.Name, c.Replicas)
+		}
+	}
+	return nil
+}
+
+// objectName is namespace/name, or name for a cluster-scoped object.
+func objectName(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
