@@ -28,8 +28,11 @@ func TestCustomizationValidation(t *testing.T) {
 			[]string{"spec.customizations.sensitive", "Secrets are always sensitive", "remove sensitive: false"}},
 		{"a Secret made non-sensitive beside another operation", secret, "{observesGeneration: false, sensitive: false}",
 			[]string{"spec.customizations.sensitive", "remove sensitive: false"}},
+		{"components alone", credential, `{components: {expression: "[{'name': 'a', 'replicas': 1}]"}}`, nil},
+		{"an empty components expression", credential, "{components: {expression: ''}}",
+			[]string{"spec.customizations.components.expression", "at least 1 chars long"}},
 		{"nothing customized", credential, "{}",
-			[]string{"spec.customizations", "customize at least one operation", "sensitive)"}},
+			[]string{"spec.customizations", "customize at least one operation", "components", "sensitive)"}},
 		{"sensitive not a bool", credential, "{sensitive: sometimes}", []string{"spec.customizations.sensitive", "boolean"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

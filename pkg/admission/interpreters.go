@@ -37,6 +37,12 @@ func NewHealthInterpreterHandler(log logr.Logger) (http.Handler, error) {
 // webhook's HTTP handler: it admits a customization that compiles (see
 // SpecValidator and interpreter.ValidateCustomization).
 func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
+	return CustomizationValidator().Handler(scheme.Scheme, CustomizationWebhookPath, log)
+}
+
+// CustomizationValidator admits a ResourceInterpreterCustomization that
+// compiles (see SpecValidator and interpreter.ValidateCustomization).
+func CustomizationValidator() SpecValidator[*configv1alpha1.ResourceInterpreterCustomization] {
 	return SpecValidator[*configv1alpha1.ResourceInterpreterCustomization]{
 		Kind: configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization").GroupKind(),
 		New: func() *configv1alpha1.ResourceInterpreterCustomization {
@@ -44,7 +50,7 @@ func NewCustomizationHandler(log logr.Logger) (http.Handler, error) {
 		},
 		Spec:     func(c *configv1alpha1.ResourceInterpreterCustomization) any { return c.Spec },
 		Validate: interpreter.ValidateCustomization,
-	}.Handler(scheme.Scheme, CustomizationWebhookPath, log)
+	}
 }
 
 // HealthInterpreterValidator admits a HealthInterpreter whose rule

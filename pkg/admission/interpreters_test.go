@@ -82,6 +82,73 @@ func TestHealthInterpreterValidator(t *testing.T) {
 	}
 }
 
+func componentsCustomization(expr string) *configv1alpha1.ResourceInterpreterCustomization {
+	c := &configv1alpha1.ResourceInterpreterCustomization{}
+	c.SetGroupVersionKind(configv1alpha1.SchemeGroupVersion.WithKind("ResourceInterpreterCustomization"))
+	c.Name = "parts"
+	c.Spec.Target = configv1alpha1.HealthTarget{APIVersion: "example.io/v1", Kind: "Widget"}
+	c.Spec.Customizations.Components = &configv1alpha1.ComponentCustomization{Expression: expr}
+	return c
+}
+
+// A customization's components rule is compiled at admission: one that
+// does not compile, or whose literal result is wrong whatever the
+// workload, is refused naming its field.
+func TestCustomizationValidator(t *testing.T) {
+	const good = `object.spec.parts.map(p, {'name': p.name, 'replicas': p.replicas, 'podSpec': p.template.spec})`
+	const broken = `object.spec.parts.map(p, `
+	v := CustomizationValidator().Admission(scheme.Scheme)
+	cases := []struct {
+		name      string
+		op        admissionv1.Operation
+		obj, old  *configv1alpha1.ResourceInterpreterCustomization
+		allowed   bool
+		wantInMsg []string
+	}{
+		{"good rule created", admissionv1.Create, componentsCustomization(good), nil, true, nil},
+		{"a rule that does not compile refused", admissionv1.Create, componentsCustomization(broken), nil, false,
+			[]string{"spec.customizations.components.expression", "does not compile"}},
+		{"a rule that returns no list refused", admissionv1.Create, componentsCustomization(`object.spec.parts.size()`), nil, false,
+			[]string{"spec.customizations.components.expression", "returns int; it must return list(dyn)"}},
+		{"negative literal replicas refused", admissionv1.Create, componentsCustomization(`[{'name': 'a', 'replicas': -1}]`), nil, false,
+			[]string{"spec.customizations.components.expression", `component [0] "a" has -1 replicas`}},
+		{"a literal name twice refused", admissionv1.Create, componentsCustomization(`[{'name': 'a', 'replicas': 1}, {'name': 'a', 'replicas': 1}]`), nil, false,
+			[]string{"spec.customizations.components.expression", `component [1] "a" has the name of component [0]`}},
+		{"update breaking the rule refused", admissionv1.Update, componentsCustomization(broken), componentsCustomization(good), false,
+			[]string{"spec.customizations.components.expression"}},
+		{"update fixing the rule admitted", admissionv1.Update, componentsCustomization(good), componentsCustomization(broken), true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				Operation: tc.op, Object: rawObject(t, tc.obj), OldObject: rawObject(t, tc.old),
+			}}
+			resp := v.Handle(context.Background(), req)
+			if resp.Allowed != tc.allowed {
+				t.Fatalf("allowed = %v, want %v (%v)", resp.Allowed, tc.allowed, resp.Result)
+			}
+			for _, want := range tc.wantInMsg {
+				if resp.Result == nil || !strings.Contains(resp.Result.Message, want) {
+					t.Errorf("message %q does not contain %q", resp.Result.Message, want)
+				}
+			}
+		})
+	}
+}
+
+// rawObject is obj as an admission request carries it.
+func rawObject(t *testing.T, obj *configv1alpha1.ResourceInterpreterCustomization) runtime.RawExtension {
+	t.Helper()
+	if obj == nil {
+		return runtime.RawExtension{}
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runtime.RawExtension{Raw: b}
+}
+
 // TestWebhookManifestMatchesConfiguration keeps the deployable
 // configuration and the in-process one the same apart from how the
 // webhook is reached.

@@ -62,6 +62,7 @@ var luaOperations = map[string]luaOperation{
 			"replicasPath": Placeholder + ": the JSON pointer the Lua script of replicaRevision writes a cluster's share to, e.g. /spec/replicas",
 		}
 	}},
+	"componentResource": {into: "components", skeleton: expression("the components of object (a list of {name, replicas, podSpec})")},
 	"statusAggregation": {into: "statusAggregation", skeleton: func(string) map[string]any {
 		return map[string]any{"summedFields": []any{Placeholder + ": the integer fields of .status to sum"}}
 	}},

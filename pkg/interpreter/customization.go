@@ -13,8 +13,8 @@ import (
 )
 
 // ResourceInterpreterCustomizations are run-time knowledge of a kind: CEL
-// expressions over the template (`object`) for its replicas and
-// dependencies, JSON pointers for its replica, pod spec and retained
+// expressions over the template (`object`) for its replicas, components
+// (componentrule.go) and dependencies, JSON pointers for its replica, pod spec and retained
 // fields, the summed status fields, and a health rule over the member
 // object (`observedObj`, as in a HealthInterpreter). CompileCustomization
 // checks everything once, at admission (ValidateCustomization, served by
@@ -55,6 +55,14 @@ func CompileCustomization(c *configv1alpha1.ResourceInterpreterCustomization) (*
 		errs = append(errs, pointer(rp.Child("replicasPath"), r.ReplicasPath, &out.Custom.ReplicasPath)...)
 		if r.PodSpecPath != "" {
 			errs = append(errs, pointer(rp.Child("podSpecPath"), r.PodSpecPath, &out.Custom.PodSpec)...)
+		}
+	}
+	if cc := cs.Components; cc != nil {
+		list, err := compileComponents(p.Child("components", "expression"), cc.Expression, c.Name)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			out.Custom.Components = list
 		}
 	}
 	if a := cs.StatusAggregation; a != nil {

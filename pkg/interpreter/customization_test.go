@@ -37,6 +37,9 @@ func TestCompileCustomizationRefuses(t *testing.T) {
 		{"a replicas path that is no pointer", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
 			Expression: "object.spec.replicas", ReplicasPath: "spec.replicas"}},
 			[]string{"spec.customizations.replicas.replicasPath", "must be a JSON pointer"}},
+		{"components that do not parse", configv1alpha1.Customizations{Components: &configv1alpha1.ComponentCustomization{
+			Expression: "object.spec.parts.map(p,"}},
+			[]string{"spec.customizations.components.expression", "does not compile"}},
 		{"dependencies that are not a list", configv1alpha1.Customizations{Dependencies: &configv1alpha1.DependencyCustomization{
 			Expression: "object.metadata.name == 'x'"}},
 			[]string{"spec.customizations.dependencies.expression", "returns bool"}},

@@ -15,10 +15,11 @@ const (
 )
 
 // ResourceInterpreterCustomizationSpec teaches Shepherd one kind: where its
-// replicas are, how a cluster's share is written, which status fields add
-// up on the hub, how its health is judged, what it depends on and which
-// fields member controllers own. Every part is optional; a part left out
-// keeps Shepherd's built-in knowledge of the kind, if any.
+// replicas are, how a cluster's share is written, which pod templates it
+// is made of, which status fields add up on the hub, how its health is
+// judged, what it depends on and which fields member controllers own.
+// Every part is optional; a part left out keeps Shepherd's built-in
+// knowledge of the kind, if any.
 // +kubebuilder:validation:XValidation:rule="!(self.target.apiVersion == 'v1' && self.target.kind == 'Secret' && has(self.customizations.sensitive) && !self.customizations.sensitive)",message="spec.customizations.sensitive: Secrets are always sensitive; remove sensitive: false"
 type ResourceInterpreterCustomizationSpec struct {
 	// Target is the kind customized.
@@ -28,12 +29,17 @@ type ResourceInterpreterCustomizationSpec struct {
 }
 
 // Customizations holds one entry per operation.
-// +kubebuilder:validation:XValidation:rule="has(self.replicas) || has(self.statusAggregation) || has(self.health) || has(self.dependencies) || has(self.retention) || has(self.observesGeneration) || has(self.sensitive)",message="spec.customizations: customize at least one operation (replicas, statusAggregation, health, dependencies, retention, observesGeneration, sensitive)"
+// +kubebuilder:validation:XValidation:rule="has(self.replicas) || has(self.components) || has(self.statusAggregation) || has(self.health) || has(self.dependencies) || has(self.retention) || has(self.observesGeneration) || has(self.sensitive)",message="spec.customizations: customize at least one operation (replicas, components, statusAggregation, health, dependencies, retention, observesGeneration, sensitive)"
 type Customizations struct {
 	// Replicas: where the kind keeps its replicas (GetReplicas) and where
 	// a cluster's share is written (ReviseReplica).
 	// +optional
 	Replicas *ReplicaCustomization `json:"replicas,omitempty"`
+	// Components: the pod templates of a kind made of several (a head and
+	// workers, a driver and executors), each with its replicas and what
+	// one replica needs (Karmada's componentResource, GetComponents).
+	// +optional
+	Components *ComponentCustomization `json:"components,omitempty"`
 	// StatusAggregation: the status fields summed over members onto the
 	// hub's template.
 	// +optional
@@ -88,6 +94,22 @@ type ReplicaCustomization struct {
 	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="podSpecPath must be a JSON pointer starting with '/', e.g. /spec/template/spec"
 	// +optional
 	PodSpecPath string `json:"podSpecPath,omitempty"`
+}
+
+// ComponentCustomization lists a workload's components.
+type ComponentCustomization struct {
+	// Expression is a CEL expression over the variable `object` (the
+	// template) returning a list of at most 32 maps, one per component, in
+	// a fixed order: name (a string unique in the workload), replicas (an
+	// int, 0 or more) and podSpec (the pod spec a replica runs, whose
+	// requests are read as a template's), e.g.
+	// `[{'name': 'head', 'replicas': 1, 'podSpec': object.spec.head.template.spec}]`.
+	// A kind whose pods are sized by fields of its own may give Karmada's
+	// replicaRequirements ({resourceRequest, priorityClassName}) instead
+	// of podSpec.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Expression string `json:"expression"`
 }
 
 // StatusAggregation names the integer fields of .status summed over members.
