@@ -12,8 +12,8 @@ import (
 // Component is one pod template of a workload made of several (a
 // RayCluster's head and worker groups, a Spark driver and its executors):
 // its name in the workload, how many pods run it and what one of them
-// needs. The names are Karmada's (GetComponents), so that a workload
-// keeps its components' names when it moves from Karmada.
+// needs: what Karmada's GetComponents returns (name, replicas,
+// replicaRequirements).
 type Component struct {
 	// Name is the component's name, unique in the workload.
 	Name string
@@ -77,7 +77,9 @@ func (l *Layered) Components(obj *unstructured.Unstructured) ([]Component, error
 }
 
 // HasComponents reports whether gk's workloads are read as components
-// (Components): false means they are placed as one object.
+// (Components). Either way a workload of several pod templates is placed
+// whole; false means Shepherd knows it only as that one object, not what
+// it runs.
 func (l *Layered) HasComponents(gk schema.GroupKind) bool {
 	k := l.lookup(gk)
 	return k != nil && k.components != nil

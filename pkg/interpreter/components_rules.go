@@ -17,7 +17,10 @@ import (
 // does, with the defaults its CRD and controller apply, and what one pod
 // needs is podRequirements of the template's pod spec, as in Replicas.
 // The rules of kinds that state resources as fields of their own (Flink,
-// Spark) are in components_jvm.go. Component names are Karmada's.
+// Spark) are in components_jvm.go. Component names are those of Karmada's
+// built-in rules, so that a workload's components keep their names when it
+// moves from Karmada; MPIJob's are in lower case like the other Kubeflow
+// jobs' (Karmada's MPIJob rule keeps Launcher and Worker).
 //
 // None of them reads a suspend flag: a workload suspended on the hub (as
 // a queueing system holds it) runs its pods once resumed in a member, and

@@ -58,7 +58,7 @@ type Interpreter interface {
 	// placed as one object.
 	Components(obj *unstructured.Unstructured) ([]Component, error)
 	// HasComponents reports whether the kind's workloads are read as
-	// components; false means they are placed as one object.
+	// components; false means they are known only as one object.
 	HasComponents(gk schema.GroupKind) bool
 	// OnChange registers f to hear of every kind whose knowledge changed
 	// at run time, once the change is visible.
