@@ -94,6 +94,9 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
+	if rep.Overtaken > 0 {
+		fmt.Fprintf(out, "%d changes were overtaken by a later change of the same export before reaching every member (the fleet did not keep up with the rate)\n", rep.Overtaken)
+	}
 	fmt.Fprintf(out, "writes per change (idle rate of %.0f s subtracted): hub %.1f, members %.1f\n",
 		rep.IdleWindowSeconds, rep.HubWritesPerChange, rep.MemberWritesPerChange)
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -118,6 +118,11 @@ type ServicesReport struct {
 	Propagation LatencyStats `json:"propagation"`
 	// FirstMember is the latency to the first other member.
 	FirstMember LatencyStats `json:"firstMember"`
+	// Overtaken counts the changes that some member reached only through
+	// a later change of the same export, which replaced the whole list
+	// before the first had propagated: their latency runs to that later
+	// change's arrival. None at a rate the fleet keeps up with.
+	Overtaken int `json:"overtaken"`
 	// HubWritesPerChange are the hub's writes per endpoint change, net of
 	// the idle rate measured for IdleWindowSeconds just before the
 	// changes; MemberWritesPerChange the members' writes (the benchmark's
@@ -306,6 +311,7 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	rep.Reconciles = reconcileDelta(reconcilesBefore, reconcilesAfter)
 	last, first := tr.latencies(changes)
 	rep.Propagation, rep.FirstMember = latencyStats(last), latencyStats(first)
+	rep.Overtaken = tr.overtaken(changes)
 	rep.WritesPerChange = writesPer(requestDelta(before, after), o.Changes)
 	hubIdle, memberIdle := hubAndMemberWrites(idleBefore, idleAfter)
 	hubW, memberW := hubAndMemberWrites(before, after)

@@ -209,7 +209,7 @@ func (l *servicesLoad) change(ctx context.Context, tr *tracker) ([]string, error
 		if err != nil {
 			return nil, err
 		}
-		key := tr.expect(l.namespace(s), serviceName(s), m.name, addrs[0])
+		key := tr.expectChange(l.namespace(s), serviceName(s), m.name, addrs[0])
 		keys = append(keys, key)
 		after, done := previous[ek], make(chan struct{})
 		previous[ek] = done

@@ -90,6 +90,52 @@ func TestTrackerCountsEveryOtherMember(t *testing.T) {
 	}
 }
 
+// A change overtaken by a later change of the same export, before it
+// reached a member, counts as reached there when the later one does: the
+// member carries a newer list, and the overtaken address is never coming.
+func TestTrackerCountsAChangeOvertakenByALaterOne(t *testing.T) {
+	tr := newTracker([]string{"m1", "m2", "m3"})
+	clock := time.Unix(1000, 0)
+	tr.now = func() time.Time { return clock }
+	initial := tr.expect("ns", "svc", "m1", "10.0.0.1")
+	first := tr.expectChange("ns", "svc", "m1", "10.0.0.2")
+	second := tr.expectChange("ns", "svc", "m1", "10.0.0.3")
+	other := tr.expectChange("ns", "svc", "m2", "10.0.0.4") // another export of the Service
+	for _, k := range []string{initial, first, second, other} {
+		tr.started(k, clock)
+	}
+	steps := []struct {
+		member string
+		slice  *discoveryv1.EndpointSlice
+		after  time.Duration
+		// done: first, second, other, initial
+		done [4]bool
+	}{
+		{"m2", importedSlice("ns", "svc", "m1", "10.0.0.2"), time.Second, [4]bool{false, false, false, false}},
+		// m3 skips the first change: the second carries it there.
+		{"m3", importedSlice("ns", "svc", "m1", "10.0.0.3"), 2 * time.Second, [4]bool{true, false, false, false}},
+		{"m2", importedSlice("ns", "svc", "m1", "10.0.0.3"), 3 * time.Second, [4]bool{true, true, false, false}},
+		// Another export's changes are not carried by m1's.
+		{"m1", importedSlice("ns", "svc", "m2", "10.0.0.4"), 4 * time.Second, [4]bool{true, true, false, false}},
+		{"m3", importedSlice("ns", "svc", "m2", "10.0.0.4"), 5 * time.Second, [4]bool{true, true, true, false}},
+	}
+	for i, s := range steps {
+		clock = time.Unix(1000, 0).Add(s.after)
+		tr.observe(s.member, s.slice)
+		got := [4]bool{tr.done(first), tr.done(second), tr.done(other), tr.done(initial)}
+		if got != s.done {
+			t.Fatalf("step %d: done (first, second, other, initial) = %v, want %v", i, got, s.done)
+		}
+	}
+	if n := tr.overtaken([]string{first, second, other}); n != 1 {
+		t.Fatalf("overtaken = %d, want 1 (the first change, in m3)", n)
+	}
+	last, _ := tr.latencies([]string{first})
+	if len(last) != 1 || last[0] != 2*time.Second {
+		t.Fatalf("first change's latency = %v, want [2s] (when the second reached m3)", last)
+	}
+}
+
 func TestHeapSplitBySamplesStack(t *testing.T) {
 	fn := func(name string) *profile.Location {
 		return &profile.Location{Line: []profile.Line{{Function: &profile.Function{Name: name}}}}

@@ -21,7 +21,10 @@ type tracker struct {
 	mu      sync.Mutex
 	members []string
 	pending map[string]*arrival
-	now     func() time.Time
+	// latest is the last change expected of each export (by
+	// exportIdentity), which the next change of that export overtakes.
+	latest map[string]*arrival
+	now    func() time.Time
 
 	cancel    context.CancelFunc
 	factories []informers.SharedInformerFactory
@@ -33,12 +36,26 @@ type arrival struct {
 	source string
 	start  time.Time
 	seen   map[string]time.Time
+	// earlier is the change of the same export expected just before this
+	// one. A write replaces an export's whole list of endpoints, so a
+	// member that carries this change's address has moved past the
+	// earlier one too: the earlier change counts as reached there, even
+	// if that member never carried its address. When changes of one
+	// export come faster than the fleet propagates them, the lists in
+	// between are skipped, as they should be, and waiting for an address
+	// that was already replaced would wait forever.
+	earlier *arrival
+	// overtaken: some member reached this change only through a later
+	// change of its export.
+	overtaken bool
 }
+
+func exportIdentity(ns, svc, source string) string { return ns + "/" + svc + "@" + source }
 
 func arrivalKey(ns, svc, addr string) string { return ns + "/" + svc + "/" + addr }
 
 func newTracker(members []string) *tracker {
-	return &tracker{members: members, pending: map[string]*arrival{}, now: time.Now}
+	return &tracker{members: members, pending: map[string]*arrival{}, latest: map[string]*arrival{}, now: time.Now}
 }
 
 // expect registers an address that member source is about to write into
@@ -48,6 +65,18 @@ func (t *tracker) expect(ns, svc, source, addr string) string {
 	defer t.mu.Unlock()
 	k := arrivalKey(ns, svc, addr)
 	t.pending[k] = &arrival{source: source, seen: map[string]time.Time{}}
+	return k
+}
+
+// expectChange is expect for an address that replaces an earlier change
+// of the same export (see arrival.earlier).
+func (t *tracker) expectChange(ns, svc, source, addr string) string {
+	k := t.expect(ns, svc, source, addr)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id := exportIdentity(ns, svc, source)
+	a := t.pending[k]
+	a.earlier, t.latest[id] = t.latest[id], a
 	return k
 }
 
@@ -77,6 +106,14 @@ func (t *tracker) observe(member string, s *discoveryv1.EndpointSlice) {
 			}
 			if _, ok := a.seen[member]; !ok {
 				a.seen[member] = now
+			}
+			// The member has moved past every earlier change of this
+			// export; once one of them was seen, so were those before it.
+			for e := a.earlier; e != nil; e = e.earlier {
+				if _, ok := e.seen[member]; ok {
+					break
+				}
+				e.seen[member], e.overtaken = now, true
 			}
 		}
 	}
@@ -140,6 +177,20 @@ func (t *tracker) count(keys []string) int {
 	n := 0
 	for _, k := range keys {
 		if t.done(k) {
+			n++
+		}
+	}
+	return n
+}
+
+// overtaken counts the keys that some member reached only through a
+// later change of the same export.
+func (t *tracker) overtaken(keys []string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, k := range keys {
+		if a := t.pending[k]; a != nil && a.overtaken {
 			n++
 		}
 	}
