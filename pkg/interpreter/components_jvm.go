@@ -221,7 +221,7 @@ func flinkConfInt(spec map[string]any, key string, def int64) (int64, error) {
 	}
 	v, ok := conf[key]
 	if !ok {
-		v, ok, _ = unstructured.NestedFieldNoCopy(conf, strings.Split(key, ".")...)
+		v, _, _ = unstructured.NestedFieldNoCopy(conf, strings.Split(key, ".")...)
 	}
 	switch v := v.(type) {
 	case nil:
