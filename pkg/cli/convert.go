@@ -22,6 +22,8 @@ type convertOptions struct {
 	outputDir           string
 	report              string
 	reportFormat        string
+	// takeOver prepares the policies to take over Karmada's member objects.
+	takeOver bool
 	// newLister builds the control plane's lister; tests replace it.
 	newLister func(*convertOptions) (convert.Lister, error)
 }
@@ -61,6 +63,9 @@ equivalent for, a rule left for you to write.`,
   # from standard input, one file per object in out/
   cat policies.yaml | shepherd convert -f - -o out/
 
+  # policies that take over the member objects of a running Karmada fleet
+  shepherd convert -f karmada/ -R --take-over-from-karmada > shepherd.yaml
+
   # everything a running Karmada control plane holds, with a JSON report
   shepherd convert --kubeconfig karmada.config --context karmada-apiserver \
     -o out/ --report report.json --report-format json`,
@@ -76,6 +81,8 @@ equivalent for, a rule left for you to write.`,
 	cmd.Flags().StringVarP(&o.outputDir, "output-dir", "o", "", "write one file per object into this directory (default: all to standard output)")
 	cmd.Flags().StringVar(&o.report, "report", "", "write the report to this file (default: standard error)")
 	cmd.Flags().StringVar(&o.reportFormat, "report-format", "text", "report format: text or json")
+	cmd.Flags().BoolVar(&o.takeOver, "take-over-from-karmada", false,
+		"prepare the policies to take over a running Karmada fleet's member objects: applyStrategy {whenToTakeOver: IfNoDiff, takeOverFrom: Karmada} on every propagation policy (see docs/migrating-from-karmada.md)")
 	return cmd
 }
 
@@ -111,7 +118,7 @@ func (o *convertOptions) run(ctx context.Context, stdin io.Reader, stdout, stder
 		d, e := convert.ReadLive(ctx, l)
 		docs, entries = append(docs, d...), append(entries, e...)
 	}
-	objs, report := convert.Convert(docs, entries...)
+	objs, report := convert.ConvertWith(convert.Options{TakeOverFromKarmada: o.takeOver}, docs, entries...)
 	if o.outputDir != "" {
 		files, err := convert.WriteDir(o.outputDir, objs)
 		if err != nil {

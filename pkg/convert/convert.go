@@ -85,11 +85,16 @@ func (o *object) note(field, ruleID, format string, args ...any) {
 // namespace and name, and reports what changed. Entries (typically read
 // errors) are added to the report as they are.
 func Convert(docs []Document, entries ...Entry) ([]*unstructured.Unstructured, *Report) {
+	return ConvertWith(Options{}, docs, entries...)
+}
+
+// ConvertWith is Convert with options.
+func ConvertWith(opts Options, docs []Document, entries ...Entry) ([]*unstructured.Unstructured, *Report) {
 	report := &Report{Entries: slices.Clone(entries)}
 	var out []*unstructured.Unstructured
 	seen := map[string]string{}
 	for _, d := range docs {
-		o := convertOne(d)
+		o := convertOne(d, opts)
 		report.Entries = append(report.Entries, o.entries...)
 		if o.skip {
 			continue
@@ -115,7 +120,7 @@ func Convert(docs []Document, entries ...Entry) ([]*unstructured.Unstructured, *
 
 // convertOne converts one object: its group, metadata, unknown fields and
 // the kind's rules, then proves the result decodes into Shepherd's type.
-func convertOne(d Document) *object {
+func convertOne(d Document, opts Options) *object {
 	o := &object{doc: d, obj: d.Object}
 	o.kind, _ = o.obj["kind"].(string)
 	apiVersion, _ := o.obj["apiVersion"].(string)
@@ -141,6 +146,9 @@ func convertOne(d Document) *object {
 		k.rules(o)
 	} else if k.check != nil {
 		k.check(o)
+	}
+	if opts.TakeOverFromKarmada {
+		takeOverRules(o)
 	}
 	for _, p := range unknownFields(k.typ, o.obj, fieldPath{}) {
 		o.note(p.text, "unknown-field", "Shepherd's %s has no such field (the API server would prune it): dropped", o.kind)

@@ -70,6 +70,9 @@ var Rules = []Rule{
 	{ID: "lua-to-cel", Action: Manual},
 	{ID: "lua-status-reflection", Action: Dropped},
 	{ID: "nothing-to-customize", Action: Skipped},
+
+	{ID: "take-over-from-karmada", Action: Added},
+	{ID: "take-over-overwrite", Action: Dropped},
 }
 
 // rule returns the rule of an ID; an ID not in Rules is a bug the tests catch.

@@ -44,6 +44,8 @@ var ruleCases = []struct {
 	// must have, with the value when not "", or must not have.
 	has   map[string]string
 	lacks []string
+	// opts are the conversion's options (none by default).
+	opts Options
 }{
 	{name: "only apiVersion changes", in: pp("placement:\n  clusterAffinity: {clusterNames: [m1]}"),
 		has: map[string]string{"apiVersion": "policy.shepherd.io/v1alpha1", "spec.placement.clusterAffinity.clusterNames[0]": "m1"}},
@@ -132,12 +134,22 @@ var ruleCases = []struct {
 	{name: "duplicate", in: pp("") + "---\n" + pp("priority: 0"), want: map[string]string{"": "duplicate"}},
 	{name: "wrong type", in: pp("priority: high"), want: map[string]string{"": "not-well-formed", "spec.priority": "priority-order"}},
 	{name: "unreadable", in: "apiVersion: v1\nkind: [", want: map[string]string{"": "unreadable"}},
+	{name: "taking over Karmada's objects", in: pp(""), opts: Options{TakeOverFromKarmada: true},
+		want: map[string]string{"spec.applyStrategy": "take-over-from-karmada"},
+		has:  map[string]string{"spec.applyStrategy.whenToTakeOver": "IfNoDiff", "spec.applyStrategy.takeOverFrom": "Karmada"}},
+	{name: "taking over Karmada's objects drops Overwrite", in: karmada("ClusterPropagationPolicy", "resourceSelectors:\n- {apiVersion: v1, kind: Namespace, name: shop}\nconflictResolution: Overwrite"),
+		opts: Options{TakeOverFromKarmada: true},
+		want: map[string]string{"spec.applyStrategy": "take-over-from-karmada", "spec.conflictResolution": "take-over-overwrite", "metadata.namespace": "unknown-field"},
+		has:  map[string]string{"spec.applyStrategy.takeOverFrom": "Karmada"}, lacks: []string{"spec.conflictResolution"}},
+	{name: "taking over leaves overrides as they are", in: karmada("OverridePolicy", "resourceSelectors:\n- {apiVersion: apps/v1, kind: Deployment, name: web}\noverrideRules:\n- overriders:\n    labelsOverrider: [{operator: add, value: {a: b}}]"),
+		opts: Options{TakeOverFromKarmada: true}, lacks: []string{"spec.applyStrategy"}},
 }
 
 func TestRules(t *testing.T) {
 	for _, tc := range ruleCases {
 		t.Run(tc.name, func(t *testing.T) {
-			objs, report := convertString(t, tc.in)
+			docs, errs := Read("in.yaml", strings.NewReader(tc.in))
+			objs, report := ConvertWith(tc.opts, docs, errs...)
 			got := map[string]string{}
 			for _, e := range report.Entries {
 				got[e.Field] = e.Rule

@@ -28,6 +28,12 @@ func TestApplyStrategyRejectsBadInput(t *testing.T) {
 			[]string{"spec.applyStrategy.whenToTakeOver", `Unsupported value: "Sometimes"`}},
 		{"IfNoDiff with Overwrite", "conflictResolution: Overwrite\napplyStrategy: {whenToTakeOver: IfNoDiff}",
 			[]string{"spec.applyStrategy.whenToTakeOver: IfNoDiff", "conflictResolution: Overwrite"}},
+		{"unknown takeOverFrom", "applyStrategy: {whenToTakeOver: IfNoDiff, takeOverFrom: OCM}",
+			[]string{"spec.applyStrategy.takeOverFrom", `Unsupported value: "OCM"`}},
+		{"takeOverFrom without IfNoDiff", "applyStrategy: {takeOverFrom: Karmada}",
+			[]string{"spec.applyStrategy", "takeOverFrom", "set applyStrategy.whenToTakeOver: IfNoDiff"}},
+		{"takeOverFrom with whenToTakeOver: Always", "applyStrategy: {whenToTakeOver: Always, takeOverFrom: Karmada}",
+			[]string{"spec.applyStrategy", "set applyStrategy.whenToTakeOver: IfNoDiff"}},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {
@@ -52,6 +58,7 @@ func TestApplyStrategyRejectsBadInput(t *testing.T) {
 		"applyStrategy: {type: ReportDiff}",
 		"applyStrategy: {whenToApply: IfNotDrifted}",
 		"applyStrategy: {whenToTakeOver: IfNoDiff}",
+		"applyStrategy: {whenToTakeOver: IfNoDiff, takeOverFrom: Karmada}",
 	} {
 		yaml := policy("good-apply", selectNginx+spec+"\n")
 		objs, err := hub.Create(ctx, []byte(yaml))

@@ -6,6 +6,7 @@ package v1alpha1
 
 // ApplyStrategy says how the copies of a policy's templates are written
 // into members and what happens to fields someone changed there.
+// +kubebuilder:validation:XValidation:rule="!has(self.takeOverFrom) || (has(self.whenToTakeOver) && self.whenToTakeOver == 'IfNoDiff')",message="applyStrategy.takeOverFrom takes over only objects that already match what would be sent: set applyStrategy.whenToTakeOver: IfNoDiff beside it"
 type ApplyStrategy struct {
 	// Type: ServerSideApply (the default) writes the copies; ReportDiff
 	// writes nothing and reports, per cluster, how the member's objects
@@ -31,7 +32,27 @@ type ApplyStrategy struct {
 	// +kubebuilder:default=Always
 	// +optional
 	WhenToTakeOver WhenToTakeOver `json:"whenToTakeOver,omitempty"`
+
+	// TakeOverFrom narrows whenToTakeOver: IfNoDiff to the objects another
+	// multi-cluster system wrote, for moving a running fleet to Shepherd.
+	// Karmada: only an object that Karmada's execution controller wrote
+	// (its label karmada.io/managed: "true" and the name and namespace of
+	// its Work, in a karmada-es-<cluster> namespace, on the object) and
+	// that matches what would be sent is taken over; any other object
+	// Shepherd did not create is a conflict and stays untouched, even if
+	// it matches. Requires whenToTakeOver: IfNoDiff.
+	// +optional
+	TakeOverFrom TakeOverSource `json:"takeOverFrom,omitempty"`
 }
+
+// TakeOverSource is spec.applyStrategy.takeOverFrom.
+// +kubebuilder:validation:Enum=Karmada
+type TakeOverSource string
+
+// Systems whose objects can be taken over.
+const (
+	TakeOverFromKarmada TakeOverSource = "Karmada"
+)
 
 // ApplyStrategyType is spec.applyStrategy.type.
 // +kubebuilder:validation:Enum=ServerSideApply;ReportDiff
@@ -68,6 +89,15 @@ func (s *ApplyStrategy) ReportsDiff() bool { return s != nil && s.Type == ApplyR
 
 // HoldsDrift reports whether s leaves drifted objects as they are.
 func (s *ApplyStrategy) HoldsDrift() bool { return s != nil && s.WhenToApply == ApplyIfNotDrifted }
+
+// TakesOverOnlyFrom is the system whose objects alone s takes over ("":
+// any object no Work wrote).
+func (s *ApplyStrategy) TakesOverOnlyFrom() TakeOverSource {
+	if s == nil {
+		return ""
+	}
+	return s.TakeOverFrom
+}
 
 // TakesOverIfNoDiff reports whether s takes over matching objects.
 func (s *ApplyStrategy) TakesOverIfNoDiff() bool {

@@ -238,6 +238,9 @@ func applyStrategyOf(s *policyv1alpha1.ApplyStrategy) map[string]string {
 	if s.WhenToTakeOver != "" && s.WhenToTakeOver != policyv1alpha1.TakeOverAlways {
 		out["whenToTakeOver"] = string(s.WhenToTakeOver)
 	}
+	if s.TakeOverFrom != "" {
+		out["takeOverFrom"] = string(s.TakeOverFrom)
+	}
 	if len(out) == 0 {
 		return nil
 	}

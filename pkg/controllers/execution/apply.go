@@ -217,6 +217,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 			return manifestResult{}, err
 		}
 		facts.exists, facts.owned, facts.owner = true, owner == key, owner
+		facts.fromKarmada = writtenByKarmada(live)
 		drift := r.judge(&facts, desired, live, prevDrift, now)
 		res := manifestResult{obj: live, drift: drift, verdict: decideApply(facts)}
 		if done, err := r.admit(ctx, work, mf, facts, &res, prevDrift); done || err != nil {
@@ -314,6 +315,9 @@ func (r *Reconciler) admit(ctx context.Context, work *workv1alpha1.Work, mf *man
 			if errors.As(err, &ce) && facts.declinedTakeover() {
 				ce.Diff = describeDrift(res.drift)
 			} else {
+				if errors.As(err, &ce) && facts.notFromSource() {
+					ce.NotFrom = string(facts.strategy.TakesOverOnlyFrom())
+				}
 				res.drift = nil // a plain conflict: how it differs is not asked for
 			}
 			res.obj = nil

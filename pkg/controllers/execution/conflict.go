@@ -31,6 +31,9 @@ type ConflictError struct {
 	// Diff says how the object differs from what would be sent, when
 	// whenToTakeOver: IfNoDiff declined to take it over for that.
 	Diff string
+	// NotFrom is applyStrategy.takeOverFrom when the object is not that
+	// system's (so not taken over even if it matches).
+	NotFrom string
 }
 
 func (e *ConflictError) Error() string {
@@ -42,6 +45,11 @@ func (e *ConflictError) Error() string {
 	case e.Owner != "":
 		return fmt.Sprintf("conflict: %s already exists in cluster %s and belongs to Work %s, not to this one; Shepherd leaves it untouched. "+
 			"To adopt it, set spec.conflictResolution: Overwrite on the policy", e.Object, e.Cluster, e.Owner)
+	}
+	if e.NotFrom != "" {
+		return fmt.Sprintf("conflict: %s already exists in cluster %s and was written neither by Shepherd nor by %s, so applyStrategy.takeOverFrom: %s "+
+			"leaves it untouched, even if it matches. It is not part of the fleet being moved: remove it from the member, or adopt it with a policy "+
+			"without takeOverFrom", e.Object, e.Cluster, e.NotFrom, e.NotFrom)
 	}
 	if e.Diff != "" {
 		return fmt.Sprintf("conflict: %s already exists in cluster %s, was not created by Shepherd, and differs from what would be sent "+

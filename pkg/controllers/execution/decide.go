@@ -48,6 +48,9 @@ type applyFacts struct {
 	// this Work; owner: that annotation ("" when Shepherd never wrote it).
 	exists, owned bool
 	owner         string
+	// fromKarmada: the object carries the marks of Karmada's execution
+	// controller (writtenByKarmada), for applyStrategy.takeOverFrom.
+	fromKarmada bool
 	// drifted: fields Shepherd applied were changed in the member.
 	drifted bool
 	// differs: the member object differs from what would be sent (its
@@ -100,12 +103,33 @@ func decideApply(f applyFacts) verdict {
 // wrote that already matches what would be sent, under any
 // conflictResolution (Abort included: there is nothing to overwrite).
 func (f applyFacts) takesOverMatching() bool {
-	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && !f.differs
+	return f.mayTakeOver() && !f.differs
+}
+
+// mayTakeOver: whenToTakeOver: IfNoDiff considers taking over this object:
+// no Work wrote it and, under takeOverFrom, the system named wrote it.
+func (f applyFacts) mayTakeOver() bool {
+	if f.owner != "" || !f.strategy.TakesOverIfNoDiff() {
+		return false
+	}
+	switch f.strategy.TakesOverOnlyFrom() {
+	case "":
+		return true
+	case policyv1alpha1.TakeOverFromKarmada:
+		return f.fromKarmada
+	}
+	return false // a source this version does not know takes over nothing
+}
+
+// notFromSource: takeOverFrom names a system that did not write this
+// object, which no Work wrote either; the conflict then says so.
+func (f applyFacts) notFromSource() bool {
+	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && f.strategy.TakesOverOnlyFrom() != "" && !f.mayTakeOver()
 }
 
 // declinedTakeover: whenToTakeOver: IfNoDiff would have taken over an
 // object no Work wrote but for how it differs, which the conflict then
 // says.
 func (f applyFacts) declinedTakeover() bool {
-	return f.owner == "" && f.strategy.TakesOverIfNoDiff() && f.differs
+	return f.mayTakeOver() && f.differs
 }

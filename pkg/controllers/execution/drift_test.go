@@ -163,6 +163,7 @@ func TestDecideApply(t *testing.T) {
 	hold := &policyv1alpha1.ApplyStrategy{WhenToApply: policyv1alpha1.ApplyIfNotDrifted}
 	report := &policyv1alpha1.ApplyStrategy{Type: policyv1alpha1.ApplyReportDiff}
 	ifNoDiff := &policyv1alpha1.ApplyStrategy{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff}
+	fromKarmada := &policyv1alpha1.ApplyStrategy{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff, TakeOverFrom: policyv1alpha1.TakeOverFromKarmada}
 	tests := []struct {
 		name string
 		f    applyFacts
@@ -183,6 +184,11 @@ func TestDecideApply(t *testing.T) {
 		{name: "IfNoDiff takes over a matching object", f: applyFacts{strategy: ifNoDiff, full: true, exists: true}, want: verdictAdopt},
 		{name: "IfNoDiff leaves a differing object", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, differs: true}, want: verdictConflict},
 		{name: "IfNoDiff never takes from another Work", f: applyFacts{strategy: ifNoDiff, full: true, exists: true, owner: "shepherd-es-a/other"}, want: verdictConflict},
+		{name: "takeOverFrom: Karmada takes over a matching object Karmada wrote", f: applyFacts{strategy: fromKarmada, full: true, exists: true, fromKarmada: true}, want: verdictAdopt},
+		{name: "takeOverFrom: Karmada leaves a matching object Karmada did not write", f: applyFacts{strategy: fromKarmada, full: true, exists: true}, want: verdictConflict},
+		{name: "takeOverFrom: Karmada leaves a differing object Karmada wrote", f: applyFacts{strategy: fromKarmada, full: true, exists: true, fromKarmada: true, differs: true}, want: verdictConflict},
+		{name: "takeOverFrom: Karmada never takes from a Work", f: applyFacts{strategy: fromKarmada, full: true, exists: true, fromKarmada: true, owner: "shepherd-es-a/other"}, want: verdictConflict},
+		{name: "takeOverFrom: a source this version does not know takes over nothing", f: applyFacts{strategy: &policyv1alpha1.ApplyStrategy{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff, TakeOverFrom: "Elsewhere"}, full: true, exists: true, fromKarmada: true}, want: verdictConflict},
 		{name: "an unowned object is left alone between applies", f: applyFacts{conflict: policyv1alpha1.ConflictOverwrite, exists: true}, want: verdictWait},
 		{name: "an owned object whose update was applied waits between applies", f: applyFacts{exists: true, owned: true, unchanged: true}, want: verdictWait},
 		{name: "IfNoDiff takes over a matching object under Overwrite too", f: applyFacts{strategy: ifNoDiff, conflict: policyv1alpha1.ConflictOverwrite, full: true, exists: true}, want: verdictAdopt},
@@ -195,6 +201,16 @@ func TestDecideApply(t *testing.T) {
 		(applyFacts{strategy: ifNoDiff, exists: true, differs: true, owner: "shepherd-es-a/other"}).declinedTakeover() ||
 		(applyFacts{exists: true, differs: true}).declinedTakeover() {
 		t.Error("declinedTakeover: only an IfNoDiff takeover of an object no Work wrote is declined for its difference")
+	}
+	if (applyFacts{strategy: fromKarmada, exists: true, differs: true}).declinedTakeover() ||
+		!(applyFacts{strategy: fromKarmada, exists: true, differs: true, fromKarmada: true}).declinedTakeover() {
+		t.Error("declinedTakeover: under takeOverFrom only the source's objects are declined for their difference")
+	}
+	if !(applyFacts{strategy: fromKarmada, exists: true}).notFromSource() ||
+		(applyFacts{strategy: fromKarmada, exists: true, fromKarmada: true}).notFromSource() ||
+		(applyFacts{strategy: ifNoDiff, exists: true}).notFromSource() ||
+		(applyFacts{strategy: fromKarmada, exists: true, owner: "shepherd-es-a/other"}).notFromSource() {
+		t.Error("notFromSource: only an object no Work wrote, under takeOverFrom, that the source did not write")
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,6 +233,7 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 		{Type: policyv1alpha1.ApplyReportDiff},
 		{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff},
 		{WhenToApply: policyv1alpha1.ApplyIfNotDrifted, WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff},
+		{WhenToTakeOver: policyv1alpha1.TakeOverIfNoDiff, TakeOverFrom: policyv1alpha1.TakeOverFromKarmada},
 	}
 	conflicts := []policyv1alpha1.ConflictResolution{"", policyv1alpha1.ConflictAbort, policyv1alpha1.ConflictOverwrite}
 	owners := []string{"", "shepherd-es-a/w", "shepherd-es-a/other"}
@@ -225,10 +242,10 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 	for _, strategy := range strategies {
 		for _, conflict := range conflicts {
 			for _, owner := range owners {
-				for bits := range 1 << 7 {
+				for bits := range 1 << 8 {
 					bit := func(i int) bool { return bits&(1<<i) != 0 }
 					f := applyFacts{strategy: strategy, conflict: conflict, owner: owner,
-						outOfScope: bit(0), full: bit(1), exists: bit(2), owned: bit(3), drifted: bit(4), differs: bit(5), unchanged: bit(6)}
+						outOfScope: bit(0), full: bit(1), exists: bit(2), owned: bit(3), drifted: bit(4), differs: bit(5), unchanged: bit(6), fromKarmada: bit(7)}
 					if f.owned && owner != "shepherd-es-a/w" {
 						continue // owned means the annotation names this Work
 					}
@@ -246,6 +263,9 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 						t.Errorf("%+v: adopted between full applies", f)
 					case v == verdictAdopt && conflict != policyv1alpha1.ConflictOverwrite && !(owner == "" && strategy.TakesOverIfNoDiff() && !f.differs):
 						t.Errorf("%+v: adopted without Overwrite or a matching IfNoDiff takeover", f)
+					case v == verdictAdopt && strategy.TakesOverOnlyFrom() == policyv1alpha1.TakeOverFromKarmada && !f.fromKarmada &&
+						conflict != policyv1alpha1.ConflictOverwrite:
+						t.Errorf("%+v: takeOverFrom: Karmada adopted an object Karmada did not write", f)
 					}
 				}
 			}
