@@ -220,6 +220,13 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		facts.fromKarmada = writtenByKarmada(live)
 		drift := r.judge(&facts, desired, live, prevDrift, now)
 		res := manifestResult{obj: live, drift: drift, verdict: decideApply(facts)}
+		if res.verdict == verdictInSync {
+			// Compared at this generation (resourceVersion for kinds
+			// without one) and found as applied: recorded as if applied
+			// now, so a later change by someone else still shows.
+			res.hash, res.generation = hash, live.GetGeneration()
+			return res, nil
+		}
 		if done, err := r.admit(ctx, work, mf, facts, &res, prevDrift); done || err != nil {
 			return res, err
 		}
@@ -281,7 +288,7 @@ func (r *Reconciler) judge(facts *applyFacts, desired, live *unstructured.Unstru
 	text := textFor(r.interpreter, live.GroupVersionKind().GroupKind(), string(live.GetUID()))
 	if facts.owned && !facts.strategy.ReportsDiff() {
 		drift := judgeDrift(driftInput{hub: desired.Object, member: live.Object, unchanged: facts.unchanged, prev: prevDrift, generation: live.GetGeneration(), text: text}, now)
-		facts.drifted = drift != nil
+		facts.drifted, facts.judged = drift != nil, true
 		return drift
 	}
 	diff := diffFields(withoutMarks(desired).Object, live.Object, text)

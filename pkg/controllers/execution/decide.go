@@ -12,6 +12,12 @@ const (
 	verdictCreate verdict = "Create"
 	// verdictApply: the Work owns the object; server-side apply it.
 	verdictApply verdict = "Apply"
+	// verdictInSync: the Work owns the object, sends what it last applied,
+	// and every field it sends holds that value in the member: the apply
+	// would change nothing, so it is not sent. (Most manifests of a Work
+	// are unchanged when one changes: an import Work's ServiceImport and
+	// Service beside the EndpointSlice that moved.)
+	verdictInSync verdict = "InSync"
 	// verdictAdopt: take over an object the Work does not own
 	// (conflictResolution: Overwrite, or whenToTakeOver: IfNoDiff and it
 	// already matches), then apply it.
@@ -58,6 +64,9 @@ type applyFacts struct {
 	differs bool
 	// unchanged: what would be sent is what was last applied.
 	unchanged bool
+	// judged: drifted was judged against the member object read just now
+	// (an owned object's fields compared, see judgeDrift).
+	judged bool
 }
 
 // decideApply says what to do with one manifest. Whatever it says, an
@@ -90,6 +99,8 @@ func decideApply(f applyFacts) verdict {
 	switch {
 	case f.drifted && f.strategy.HoldsDrift():
 		return verdictHold
+	case f.full && f.unchanged && !f.drifted && f.judged:
+		return verdictInSync
 	case f.full:
 		return verdictApply
 	case !f.unchanged && !f.drifted:

@@ -171,7 +171,10 @@ func TestDecideApply(t *testing.T) {
 	}{
 		{name: "missing object is created", f: applyFacts{full: true}, want: verdictCreate},
 		{name: "a copy deleted in the member is created again at once", f: applyFacts{}, want: verdictCreate},
-		{name: "owned object is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, unchanged: true}, want: verdictApply},
+		{name: "owned object is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true}, want: verdictApply},
+		{name: "owned object sent unchanged and found as applied is not written", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, unchanged: true, judged: true}, want: verdictInSync},
+		{name: "owned object sent unchanged but not compared is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, unchanged: true}, want: verdictApply},
+		{name: "owned object changed on the hub is applied", f: applyFacts{strategy: ssa, full: true, exists: true, owned: true, judged: true}, want: verdictApply},
 		{name: "drift is overwritten by a full apply (Always)", f: applyFacts{full: true, exists: true, owned: true, drifted: true, unchanged: true}, want: verdictApply},
 		{name: "drift is only reported between applies (Always)", f: applyFacts{exists: true, owned: true, drifted: true, unchanged: true}, want: verdictWait},
 		{name: "drift is held (IfNotDrifted)", f: applyFacts{strategy: hold, full: true, exists: true, owned: true, drifted: true}, want: verdictHold},
@@ -242,10 +245,10 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 	for _, strategy := range strategies {
 		for _, conflict := range conflicts {
 			for _, owner := range owners {
-				for bits := range 1 << 8 {
+				for bits := range 1 << 9 {
 					bit := func(i int) bool { return bits&(1<<i) != 0 }
 					f := applyFacts{strategy: strategy, conflict: conflict, owner: owner,
-						outOfScope: bit(0), full: bit(1), exists: bit(2), owned: bit(3), drifted: bit(4), differs: bit(5), unchanged: bit(6), fromKarmada: bit(7)}
+						outOfScope: bit(0), full: bit(1), exists: bit(2), owned: bit(3), drifted: bit(4), differs: bit(5), unchanged: bit(6), fromKarmada: bit(7), judged: bit(8)}
 					if f.owned && owner != "shepherd-es-a/w" {
 						continue // owned means the annotation names this Work
 					}
@@ -256,6 +259,8 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 						t.Errorf("%+v: out of scope, decided %s", f, v)
 					case strategy.ReportsDiff() && writes[v]:
 						t.Errorf("%+v: ReportDiff, decided %s", f, v)
+					case v == verdictInSync && !(f.owned && f.full && f.unchanged && f.judged && !f.drifted):
+						t.Errorf("%+v: skipped the apply of an object not known to be as applied", f)
 					case !f.exists || f.owned:
 					case v == verdictCreate || v == verdictApply:
 						t.Errorf("%+v: an object the Work does not own, decided %s", f, v)
@@ -271,7 +276,7 @@ func TestDecideApplyNeverWritesWhatItDoesNotOwn(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []verdict{verdictCreate, verdictApply, verdictAdopt, verdictHold, verdictReport, verdictConflict, verdictWait, verdictOutOfScope} {
+	for _, v := range []verdict{verdictCreate, verdictApply, verdictInSync, verdictAdopt, verdictHold, verdictReport, verdictConflict, verdictWait, verdictOutOfScope} {
 		if !reached[v] {
 			t.Errorf("no combination of facts decides %s", v)
 		}

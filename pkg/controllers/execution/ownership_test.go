@@ -595,3 +595,50 @@ func TestFenceRightBeforeTheWrite(t *testing.T) {
 		})
 	}
 }
+
+// An owned object that the Work sends as it last applied it, and that
+// holds every sent value in the member, is not written again: a Work with
+// several manifests (an import Work: a ServiceImport, its Service and
+// EndpointSlices) rewrote all of them at every change of one. What was
+// edited in the member, or changed on the hub, still is.
+func TestApplyManifestSkipsWhatIsAsApplied(t *testing.T) {
+	key := ownNS + "/" + ownWork
+	desired := memberConfigMap("settings", "", map[string]any{"mode": "shepherd"})
+	w := work(ownWork, policyv1alpha1.ConflictAbort, desired)
+	mf := decodeManifests(w)[0]
+	sent := appliedHash(memberObject(key, &mf).Object)
+	for _, tc := range []struct {
+		name        string
+		live        *unstructured.Unstructured
+		prevHash    string
+		wantWrites  []string
+		wantVerdict verdict
+	}{
+		{name: "as applied: not written", live: memberConfigMap("settings", key, map[string]any{"mode": "shepherd"}), prevHash: sent,
+			wantVerdict: verdictInSync},
+		{name: "edited in the member: applied", live: memberConfigMap("settings", key, map[string]any{"mode": "edited"}), prevHash: sent,
+			wantWrites: []string{"patch settings"}, wantVerdict: verdictApply},
+		{name: "changed on the hub: applied", live: memberConfigMap("settings", key, map[string]any{"mode": "shepherd"}), prevHash: "sha256:older",
+			wantWrites: []string{"patch settings"}, wantVerdict: verdictApply},
+		{name: "never applied: applied", live: memberConfigMap("settings", key, map[string]any{"mode": "shepherd"}),
+			wantWrites: []string{"patch settings"}, wantVerdict: verdictApply},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dyn := fakeMember(t, tc.live)
+			var prev *workv1alpha1.ManifestStatus
+			if tc.prevHash != "" {
+				prev = &workv1alpha1.ManifestStatus{Identifier: mf.id, AppliedHash: tc.prevHash}
+			}
+			got, err := hubWith(nil).applyManifest(context.Background(), c, w, &mf, prev, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := writes(dyn); fmt.Sprint(w) != fmt.Sprint(tc.wantWrites) {
+				t.Errorf("member writes %v, want %v", w, tc.wantWrites)
+			}
+			if got.verdict != tc.wantVerdict || got.hash != sent {
+				t.Errorf("verdict %s, hash %q; want %s, %q", got.verdict, got.hash, tc.wantVerdict, sent)
+			}
+		})
+	}
+}
