@@ -26,6 +26,8 @@ import (
 type validator struct {
 	schema apiservervalidation.SchemaValidator
 	cel    *cel.Validator
+	// structural checks the keys of lists of type map and set (validateLists).
+	structural *structuralschema.Structural
 }
 
 // loadValidator finds the CRD, checks that the API server would accept it
@@ -59,7 +61,7 @@ func loadValidator(t *testing.T, name string) *validator {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &validator{schema: s, cel: cel.NewValidator(structural, true, celconfig.PerCallLimit)}
+		return &validator{schema: s, cel: cel.NewValidator(structural, true, celconfig.PerCallLimit), structural: structural}
 	}
 	t.Fatalf("no CRD %s", name)
 	return nil

@@ -112,6 +112,54 @@ type TargetCluster struct {
 	// State: Scheduled, Bound or Unscheduled. Empty means Scheduled.
 	// +optional
 	State TargetState `json:"state,omitempty"`
+	// Components are the components of a workload made of several pod
+	// templates (spec.components) placed on the cluster, each with its
+	// replicas there, in the order of spec.components. Such a workload is
+	// placed whole, so a cluster holds every replica of every component.
+	// Empty for every other workload.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Components []TargetComponent `json:"components,omitempty"`
+}
+
+// TargetComponent is one component's replicas on one target cluster.
+type TargetComponent struct {
+	// Name of the component, as in spec.components[].name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Replicas of the component on the cluster.
+	// +kubebuilder:validation:Minimum=0
+	Replicas int32 `json:"replicas"`
+}
+
+// Component is one pod template of a workload made of several (a
+// RayCluster's head and worker groups, a Spark driver and its executors):
+// its name, how many pods run it and what one of them needs, as the
+// resource interpreter reads them from the template.
+type Component struct {
+	// Name of the component, unique in the workload.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Replicas is how many pods run the component's template.
+	// +kubebuilder:validation:Minimum=0
+	Replicas int32 `json:"replicas"`
+	// ReplicaRequirements is what one of those pods needs.
+	// +optional
+	ReplicaRequirements *ComponentReplicaRequirements `json:"replicaRequirements,omitempty"`
+}
+
+// ComponentReplicaRequirements is what one pod of a component needs.
+type ComponentReplicaRequirements struct {
+	// ResourceRequest is one pod's resource request.
+	// +optional
+	ResourceRequest corev1.ResourceList `json:"resourceRequest,omitempty"`
+	// PriorityClassName of the component's pod template.
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
 }
 
 // GracefulEvictionTask keeps a copy on an evicted cluster until it may go.
@@ -181,6 +229,18 @@ type BindingSpec struct {
 	// ReplicaRequirements is what one replica needs.
 	// +optional
 	ReplicaRequirements *ReplicaRequirements `json:"replicaRequirements,omitempty"`
+
+	// Components are the pod templates of a workload made of several (a
+	// RayCluster's head and worker groups, a TFJob's chief, workers and
+	// parameter servers), in the order the resource interpreter lists
+	// them; empty for kinds it reads no components of. The scheduler
+	// places such a workload whole, only on clusters whose nodes hold
+	// every replica of every component.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Components []Component `json:"components,omitempty"`
 
 	// Placement in force, copied from the policy; a change reschedules.
 	// +optional

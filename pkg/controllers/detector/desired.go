@@ -40,7 +40,7 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // desiredBinding is the binding the detector wants for tmpl governed by p,
 // holding only the fields the detector owns: the policy labels, the owner
 // reference to the template, and spec.resource, policyRef, replicas,
-// replicaRequirements, placement, failover, propagateDeps, schedulerName,
+// replicaRequirements, components, placement, failover, propagateDeps, schedulerName,
 // applyStrategy, the life-cycle fields (schedulePriority is resolved by the
 // reconciler) and workloadAffinityGroups, resolved from the template's labels. spec.clusters, rescheduleTriggeredAt, the eviction fields
 // and the status belong to other controllers and are left unset, so
@@ -58,6 +58,10 @@ func policyRef(p policyv1alpha1.PolicyObject) *workv1alpha1.PolicyReference {
 // listed, with p, in the binding's AnnotationTiedPolicies.
 func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured, namespaced bool, p policyv1alpha1.PolicyObject, tied []policyv1alpha1.PolicyObject) (workv1alpha1.BindingObject, error) {
 	replicas, requirements, err := in.Replicas(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	components, err := in.Components(tmpl)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +106,7 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	spec.PolicyRef = policyRef(p)
 	spec.Replicas = replicas
 	spec.ReplicaRequirements = requirements
+	spec.Components = bindingComponents(components)
 	spec.Placement = ps.Placement.DeepCopy()
 	spec.Failover = ps.Failover.DeepCopy()
 	spec.PropagateDeps = ps.PropagateDeps
@@ -160,6 +165,7 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 		equality.Semantic.DeepEqual(e.PolicyRef, d.PolicyRef) &&
 		e.Replicas == d.Replicas &&
 		equality.Semantic.DeepEqual(e.ReplicaRequirements, d.ReplicaRequirements) &&
+		equality.Semantic.DeepEqual(e.Components, d.Components) &&
 		equality.Semantic.DeepEqual(e.Placement, d.Placement) &&
 		equality.Semantic.DeepEqual(e.Failover, d.Failover) &&
 		e.PropagateDeps == d.PropagateDeps &&
@@ -196,4 +202,25 @@ func applyObject(b workv1alpha1.BindingObject) (*unstructured.Unstructured, erro
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	u.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind(bindingutil.KindOf(b)))
 	return u, nil
+}
+
+// bindingComponents is spec.components for the components the interpreter
+// read (nil for a kind it reads none of, so every other binding stays
+// without the field), in the interpreter's order: the order the scheduler
+// takes them in.
+func bindingComponents(cs []interpreter.Component) []workv1alpha1.Component {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]workv1alpha1.Component, len(cs))
+	for i, c := range cs {
+		out[i] = workv1alpha1.Component{Name: c.Name, Replicas: c.Replicas}
+		if r := c.Requirements; r != nil {
+			out[i].ReplicaRequirements = &workv1alpha1.ComponentReplicaRequirements{
+				ResourceRequest:   r.ResourceRequest.DeepCopy(),
+				PriorityClassName: r.PriorityClassName,
+			}
+		}
+	}
+	return out
 }
