@@ -6,6 +6,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/capacity"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clusteraffinity"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/clustereviction"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/gangfit"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/locality"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/preferredaffinity"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/resourcefit"
@@ -28,6 +29,7 @@ func InTreeRegistry() framework.Registry {
 		workloadaffinity.Name:  workloadaffinity.New,
 		spreadconstraint.Name:  spreadconstraint.New,
 		resourcefit.Name:       resourcefit.New,
+		gangfit.Name:           gangfit.New,
 		locality.Name:          locality.New,
 		preferredaffinity.Name: preferredaffinity.New,
 		capacity.Name:          capacity.New,
@@ -41,7 +43,10 @@ func InTreeRegistry() framework.Registry {
 // filters (and the only one doing arithmetic, ResourceFit) see fewer.
 // WorkloadAffinity runs before ResourceFit so that, when an affinity
 // group's clusters are full, the other clusters are explained by the group
-// and the group's own by their room.
+// and the group's own by their room. GangFit, beside it, is ResourceFit
+// for workloads of several pod templates (which have no replicas, so
+// ResourceFit skips them, and vice versa): each workload meets one of the
+// two, and both run last for the same reason.
 //
 // Score weights (each plugin scores 0..100):
 //   - Locality 4: a cluster holding the workload scores 400, more than any
@@ -62,6 +67,7 @@ func DefaultProfile() framework.Profile {
 			workloadaffinity.Name,
 			spreadconstraint.Name,
 			resourcefit.Name,
+			gangfit.Name,
 		},
 		Scores: []framework.WeightedPlugin{
 			{Name: locality.Name, Weight: 4},

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/core"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/plugins/resourcefit"
@@ -131,6 +132,21 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 		res.Release()
 		return nil, nil, fmt.Errorf("scheduling %s/%s: %w", w.Namespace, w.Name, err)
 	}
-	res.Targets, res.notSelected = out.Targets, out.NotSelected
+	res.Targets, res.notSelected = withComponents(out.Targets, w), out.NotSelected
 	return res, nil, nil
+}
+
+// withComponents records on each target the components of a workload made
+// of several pod templates, all of each one's replicas: such a workload is
+// placed whole (GangFit passed every selected cluster for all of it).
+// Targets of any other workload are left as they are, without the field,
+// so that their bindings do not change.
+func withComponents(targets []workv1alpha1.TargetCluster, w *framework.Workload) []workv1alpha1.TargetCluster {
+	if len(w.Components) == 0 {
+		return targets
+	}
+	for i := range targets {
+		targets[i].Components = w.TargetComponents()
+	}
+	return targets
 }

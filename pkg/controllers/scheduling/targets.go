@@ -16,7 +16,8 @@ import (
 //   - a picked cluster that is an active target keeps its state (a Bound
 //     target stays Bound while its replicas change: its Work exists and is
 //     updated in place); a picked cluster that is new, or Unscheduled and
-//     picked again, is Scheduled;
+//     picked again, is Scheduled; either takes the picked replicas and
+//     components (none for a workload without components);
 //   - an active target not picked becomes Unscheduled, keeping its
 //     replicas: the binding controller removes its Work and then the
 //     target;
@@ -41,9 +42,9 @@ func MergeTargets(current, placed []workv1alpha1.TargetCluster, additive bool) [
 		case ok && bindingutil.IsActive(t) && additive:
 			out = append(out, t)
 		case ok && bindingutil.IsActive(t):
-			out = append(out, workv1alpha1.TargetCluster{Name: p.Name, Replicas: p.Replicas, State: t.State})
+			out = append(out, workv1alpha1.TargetCluster{Name: p.Name, Replicas: p.Replicas, State: t.State, Components: p.Components})
 		default:
-			out = append(out, workv1alpha1.TargetCluster{Name: p.Name, Replicas: p.Replicas, State: workv1alpha1.TargetScheduled})
+			out = append(out, workv1alpha1.TargetCluster{Name: p.Name, Replicas: p.Replicas, State: workv1alpha1.TargetScheduled, Components: p.Components})
 		}
 	}
 	for _, t := range current {

@@ -112,23 +112,29 @@ type hashInput struct {
 	// Groups: a template joining or leaving a workload affinity group is
 	// placed again (omitted when none, so that older hashes still hold).
 	Groups *workv1alpha1.WorkloadAffinityGroups `json:"groups,omitempty"`
+	// Components: a gang whose parts change (a worker group scaled, a
+	// request raised) is placed again; omitted when none, so that the
+	// hashes of every other workload still hold.
+	Components []workv1alpha1.Component `json:"components,omitempty"`
 }
 
 type hashTarget struct {
-	Name     string `json:"name"`
-	Replicas int32  `json:"replicas"`
+	Name       string                         `json:"name"`
+	Replicas   int32                          `json:"replicas"`
+	Components []workv1alpha1.TargetComponent `json:"components,omitempty"`
 }
 
 // SchedulingHash digests what scheduling depends on and produces:
-// replicas, placement, and the active targets (names and replicas; not
+// replicas, components, placement, and the active targets (names,
+// replicas and components; not
 // their state, which the binding controller moves, nor the Unscheduled
 // ones it removes). encoding/json writes struct fields in order and map
 // keys sorted, so equal inputs give equal hashes.
 func SchedulingHash(spec *workv1alpha1.BindingSpec) string {
-	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement, Groups: spec.WorkloadAffinityGroups}
+	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement, Groups: spec.WorkloadAffinityGroups, Components: spec.Components}
 	for _, t := range spec.Clusters {
 		if bindingutil.IsActive(t) {
-			in.Targets = append(in.Targets, hashTarget{Name: t.Name, Replicas: t.Replicas})
+			in.Targets = append(in.Targets, hashTarget{Name: t.Name, Replicas: t.Replicas, Components: t.Components})
 		}
 	}
 	slices.SortFunc(in.Targets, func(a, b hashTarget) int { return cmp.Compare(a.Name, b.Name) })

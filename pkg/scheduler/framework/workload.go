@@ -23,6 +23,11 @@ type Workload struct {
 	Replicas int32
 	// Request is what one replica needs (Pods is ignored).
 	Request Resources
+	// Components are the pod templates of a workload made of several, in
+	// the order of the binding's spec.components; nil for every other
+	// workload. Such a workload has no Replicas and is placed whole: every
+	// selected cluster must hold all of its components at once.
+	Components []Component
 	// Placement in force; nil places everywhere, Duplicated.
 	Placement *policyv1alpha1.Placement
 	// Previous are the current targets.
@@ -109,6 +114,7 @@ func WorkloadFromBinding(b workv1alpha1.BindingObject, now time.Time) *Workload 
 	if rr := spec.ReplicaRequirements; rr != nil {
 		w.Request = ResourcesFromList(rr.ResourceRequest)
 	}
+	w.Components = ComponentsFromSpec(spec.Components)
 	if t := spec.RescheduleTriggeredAt; t != nil && (status.LastScheduledTime == nil || t.After(status.LastScheduledTime.Time)) {
 		w.Mode = core.Fresh
 	}

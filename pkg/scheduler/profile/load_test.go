@@ -21,7 +21,7 @@ const header = "apiVersion: config.shepherd.io/v1alpha1\nkind: SchedulerConfigur
 func TestDefaultProfileIsTodays(t *testing.T) {
 	want := framework.Profile{
 		Name:    "default-scheduler",
-		Filters: []string{"APIEnablement", "ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "SpreadConstraint", "ResourceFit"},
+		Filters: []string{"APIEnablement", "ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "SpreadConstraint", "ResourceFit", "GangFit"},
 		Scores:  []framework.WeightedPlugin{{Name: "Locality", Weight: 4}, {Name: "PreferredAffinity", Weight: 2}, {Name: "Capacity", Weight: 1}},
 	}
 	if got := scheduler.DefaultProfile(); !reflect.DeepEqual(got, want) {
@@ -63,7 +63,7 @@ func TestLoad(t *testing.T) {
 `,
 		want: framework.Profile{
 			Name:    "gpu-scheduler",
-			Filters: []string{"APIEnablement", "ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "ResourceFit", "MaxClusters"},
+			Filters: []string{"APIEnablement", "ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "ResourceFit", "GangFit", "MaxClusters"},
 			Scores:  []framework.WeightedPlugin{{Name: "Locality", Weight: 4}, {Name: "PreferredAffinity", Weight: 5}, {Name: "Cost", Weight: 1}},
 			Args:    map[string]json.RawMessage{"MaxClusters": json.RawMessage(`{"maxClusters":7}`)},
 		},
@@ -80,7 +80,7 @@ func TestLoad(t *testing.T) {
 `,
 		want: framework.Profile{
 			Name:    "default-scheduler",
-			Filters: []string{"ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "SpreadConstraint", "ResourceFit", "APIEnablement"},
+			Filters: []string{"ClusterAffinity", "TaintToleration", "ClusterEviction", "WorkloadAffinity", "SpreadConstraint", "ResourceFit", "GangFit", "APIEnablement"},
 			Scores:  []framework.WeightedPlugin{{Name: "Capacity", Weight: 1}, {Name: "Locality", Weight: 4}},
 		},
 	}} {

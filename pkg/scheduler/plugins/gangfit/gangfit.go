@@ -1,0 +1,172 @@
+// Package gangfit keeps a workload made of several pod templates (a gang:
+// a RayCluster's head and worker groups, a TFJob's chief and workers) off
+// clusters that cannot run all of it at once.
+//
+// Such a workload is placed whole: every selected cluster gets the whole
+// object and must run every replica of every component, or the part that
+// does not fit sits Pending while the parts that do hold their room for
+// nothing (a Ray head without its workers, a training job one worker
+// short). So a cluster passes only when the whole gang fits, node by node,
+// in the room left after the replicas in flight (the snapshot the
+// scheduler is given already has them taken out):
+//
+//   - Components are taken in the order the interpreter lists them (fixed
+//     roles first, as their operators start them), each with
+//     ClusterInfo.Take, the way the member's scheduler spreads pods. Room
+//     the first ones take is gone for the next ones, and spreading can
+//     leave no one node with room for a large pod, so the order counts as
+//     it does in the member.
+//   - A replica fits only on one node: room summed over several nodes does
+//     not hold it. A cluster without a node model is judged by its summed
+//     room (Available).
+//   - On a cluster that already runs the gang, only the replicas a
+//     component gains there must fit: those it runs hold room the cluster
+//     reports as used (a target placed before its components were known
+//     runs all of them), so a full cluster never loses a gang it runs.
+//
+// The reason names the first component that does not fit and how many of
+// its replicas do, so a user sees which part of the gang to shrink.
+package gangfit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
+)
+
+// Name of the plugin.
+const Name = "GangFit"
+
+// GangFit is the filter.
+type GangFit struct{}
+
+var (
+	_ framework.PreFilterPlugin = (*GangFit)(nil)
+	_ framework.FilterPlugin    = (*GangFit)(nil)
+)
+
+// New builds the plugin. It has nothing to tune, so it takes no args.
+func New(args json.RawMessage) (framework.Plugin, error) {
+	if err := framework.NoArgs(args); err != nil {
+		return nil, err
+	}
+	return &GangFit{}, nil
+}
+
+// Name returns the plugin name.
+func (*GangFit) Name() string { return Name }
+
+// PreFilter skips every workload that is not a gang asking for resources:
+// a component that requests nothing has no resource model, and capacity
+// must not decide where it goes (as for ResourceFit).
+func (*GangFit) PreFilter(_ context.Context, _ *framework.CycleState, w *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
+	for i := range w.Components {
+		if c := &w.Components[i]; c.Replicas > 0 && !c.Request.IsZero() {
+			return nil, nil
+		}
+	}
+	return nil, framework.NewStatus(framework.Skip)
+}
+
+// Filter takes the gang's components in order from ci's room and rejects
+// the cluster at the first one whose replicas do not all fit. The status
+// is built only for a rejected cluster: it names the cluster, so no two
+// clusters share one.
+func (*GangFit) Filter(_ context.Context, _ *framework.CycleState, w *framework.Workload, ci *framework.ClusterInfo) *framework.Status {
+	s, ok := shortfall(w, *ci)
+	if ok {
+		return nil
+	}
+	return framework.NewStatus(framework.Unschedulable, s.String())
+}
+
+// short says which component of a gang does not fit on a cluster.
+type short struct {
+	Cluster   string
+	Component string
+	// Need is how many of its replicas had to fit, Fit how many do.
+	Need, Fit int64
+	Request   framework.Resources
+	// Nodes is true when the cluster reports its node model.
+	Nodes bool
+}
+
+// String is the reason: `component "workers" (4 × cpu 4, memory 8Gi) does
+// not fit: 2 of 4 fit on the nodes of member2`.
+func (s short) String() string {
+	where := "on the nodes of"
+	if !s.Nodes {
+		where = "in the free room of" // no node model: the sums alone
+	}
+	return fmt.Sprintf("component %q (%d × %s) does not fit: %d of %d fit %s %s",
+		s.Component, s.Need, describe(&s.Request), s.Fit, s.Need, where, s.Cluster)
+}
+
+// shortfall takes w's components in order from ci's room and reports the
+// first that does not fit whole; ok when every one does. ci is a copy:
+// taking room from it changes nothing the caller holds (Take copies what
+// it changes).
+func shortfall(w *framework.Workload, ci framework.ClusterInfo) (short, bool) {
+	held := heldComponents(w, ci.Name)
+	for i := range w.Components {
+		c := &w.Components[i]
+		need := int64(c.Replicas) - int64(held[c.Name])
+		if need <= 0 || c.Request.IsZero() {
+			continue
+		}
+		fit, _ := ci.Fit(&c.Request)
+		if fit < need {
+			return short{Cluster: ci.Name, Component: c.Name, Need: need, Fit: fit, Request: c.Request, Nodes: len(ci.Nodes) > 0}, false
+		}
+		ci = ci.Take(&c.Request, need)
+	}
+	return short{}, true
+}
+
+// heldComponents are the replicas of each component the workload runs on
+// the cluster named name now (an active target's components); nil when it
+// runs none there. A target without components was placed before its
+// components were known, as one object: it runs the whole workload. A
+// gang's targets are few, so a scan is enough.
+func heldComponents(w *framework.Workload, name string) map[string]int32 {
+	for _, t := range w.Previous {
+		if t.Name != name || t.State == workv1alpha1.TargetUnscheduled {
+			continue
+		}
+		out := make(map[string]int32, len(w.Components))
+		if len(t.Components) == 0 {
+			for _, c := range w.Components {
+				out[c.Name] = c.Replicas
+			}
+		}
+		for _, c := range t.Components {
+			out[c.Name] = c.Replicas
+		}
+		return out
+	}
+	return nil
+}
+
+// describe writes one replica's request as quantities read: "cpu 4,
+// memory 8Gi, nvidia.com/gpu 1".
+func describe(r *framework.Resources) string {
+	var parts []string
+	if r.MilliCPU > 0 {
+		parts = append(parts, "cpu "+resource.NewMilliQuantity(r.MilliCPU, resource.DecimalSI).String())
+	}
+	if r.Memory > 0 {
+		parts = append(parts, "memory "+resource.NewQuantity(r.Memory, resource.BinarySI).String())
+	}
+	for _, s := range r.Scalars {
+		if s.Value > 0 {
+			parts = append(parts, string(s.Name)+" "+resource.NewQuantity(s.Value, resource.DecimalSI).String())
+		}
+	}
+	return strings.Join(parts, ", ")
+}
