@@ -29,7 +29,8 @@ import (
 // What is in flight is derived from state stored in the API, so that a
 // restarted controller manager recomputes it: for every binding and every
 // active target, the replicas assigned there less those the summary
-// already counts. The summary counts the replicas the member reported for
+// already counts (for a workload of several pod templates, each
+// component's replicas there, with its own request). The summary counts the replicas the member reported for
 // the workload (the copy's status replicas, as the process's interpreter
 // reads them: StatusReplicas, status.replicas for Kubernetes' workloads and
 // by convention) once the Cluster was probed after that report was seen
@@ -73,24 +74,26 @@ func (e *ledgerEntry) inFlight(probedAt time.Time) int64 {
 
 // entriesOf lists what b has assigned: one entry per active target with
 // replicas, for workloads that request resources (others take no room).
-// kinds reads the replicas each copy's status reports.
+// A workload made of several pod templates (spec.components) has one
+// entry per component its target holds, each with that component's
+// replicas and request: a gang placed on a cluster takes the room of all
+// its parts, by the same rule as any replicas. kinds reads the replicas
+// each copy's status reports.
 func entriesOf(kinds interpreter.Interpreter, b workv1alpha1.BindingObject) []ledgerEntry {
 	spec := b.GetBindingSpec()
-	if spec.ReplicaRequirements == nil {
-		return nil
+	components := framework.ComponentsFromSpec(spec.Components)
+	var req framework.Resources
+	if spec.ReplicaRequirements != nil {
+		req = framework.ResourcesFromList(spec.ReplicaRequirements.ResourceRequest)
 	}
-	req := framework.ResourcesFromList(spec.ReplicaRequirements.ResourceRequest)
-	if req.IsZero() {
+	if req.IsZero() && len(components) == 0 {
 		return nil
 	}
 	items := b.GetBindingStatus().AggregatedStatus
 	gk := schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind).GroupKind()
 	var out []ledgerEntry
 	for _, t := range bindingutil.ActiveTargets(spec.Clusters) {
-		if t.Replicas <= 0 {
-			continue
-		}
-		e := ledgerEntry{cluster: t.Name, replicas: int64(t.Replicas), request: req, reported: -1}
+		e := ledgerEntry{cluster: t.Name, reported: -1}
 		if i := slices.IndexFunc(items, func(it workv1alpha1.AggregatedStatusItem) bool { return it.ClusterName == t.Name }); i >= 0 {
 			it := &items[i]
 			if it.StatusTime != nil {
@@ -100,7 +103,23 @@ func entriesOf(kinds interpreter.Interpreter, b workv1alpha1.BindingObject) []le
 				e.reported = int64(n)
 			}
 		}
-		out = append(out, e)
+		if t.Replicas > 0 && !req.IsZero() {
+			e.replicas, e.request = int64(t.Replicas), req
+			out = append(out, e)
+		}
+		for _, tc := range t.Components {
+			k := slices.IndexFunc(components, func(c framework.Component) bool { return c.Name == tc.Name })
+			if k < 0 || tc.Replicas <= 0 || components[k].Request.IsZero() {
+				continue
+			}
+			// The copy's status replicas, if its kind reports any, count
+			// the workload's pods, not one component's: none of them is
+			// trusted for a component, whose replicas all count as in
+			// flight until a summary later than the copy's status exists.
+			c := e
+			c.replicas, c.request, c.reported = int64(tc.Replicas), components[k].Request, -1
+			out = append(out, c)
+		}
 	}
 	return out
 }
