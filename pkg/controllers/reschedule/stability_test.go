@@ -128,7 +128,7 @@ func TestEverywherePlacementOnlyAdds(t *testing.T) {
 		s.do()
 		rb := waitScheduled(t, ns, "web-deployment", targetsAre(s.want))
 		for _, tc := range rb.Spec.Clusters {
-			if tc.Name == keep.Name && tc != keep {
+			if tc.Name == keep.Name && !equality.Semantic.DeepEqual(tc, keep) {
 				t.Errorf("%s changed the existing target %+v -> %+v", s.what, keep, tc)
 			}
 		}
