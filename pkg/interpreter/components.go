@@ -30,6 +30,28 @@ type Component struct {
 // would carry, small.
 const MaxComponents = 32
 
+// BindingComponents is a binding's spec.components for cs, in their order
+// (the order the scheduler takes them in); nil for none, so that a kind
+// without components leaves the field out. The detector writes it, and
+// `shepherd plan` reads a template's components through it as the
+// scheduler will read them from the binding.
+func BindingComponents(cs []Component) []workv1alpha1.Component {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]workv1alpha1.Component, len(cs))
+	for i, c := range cs {
+		out[i] = workv1alpha1.Component{Name: c.Name, Replicas: c.Replicas}
+		if r := c.Requirements; r != nil {
+			out[i].ReplicaRequirements = &workv1alpha1.ComponentReplicaRequirements{
+				ResourceRequest:   r.ResourceRequest.DeepCopy(),
+				PriorityClassName: r.PriorityClassName,
+			}
+		}
+	}
+	return out
+}
+
 // componentsFunc lists a workload's components.
 type componentsFunc func(obj *unstructured.Unstructured) ([]Component, error)
 

@@ -111,8 +111,8 @@ func (b *builder) addTemplate(raw []byte) error {
 
 // placeTemplates turns every template the detector would bind into a
 // workload: the policy that governs it is policymatch's choice, and its
-// replicas and per-replica request the interpreter's, as in the binding
-// the detector writes.
+// replicas, per-replica request and components the interpreter's, as in
+// the binding the detector writes.
 func (b *builder) placeTemplates() error {
 	for _, t := range b.templates {
 		var p policyv1alpha1.PolicyObject
@@ -124,6 +124,10 @@ func (b *builder) placeTemplates() error {
 			continue
 		}
 		replicas, requirements, err := b.kinds.Replicas(t)
+		if err != nil {
+			return err
+		}
+		components, err := b.kinds.Components(t)
 		if err != nil {
 			return err
 		}
@@ -141,6 +145,7 @@ func (b *builder) placeTemplates() error {
 		if requirements != nil {
 			w.Request = framework.ResourcesFromList(requirements.ResourceRequest)
 		}
+		w.Components = framework.ComponentsFromSpec(interpreter.BindingComponents(components))
 		// The groups the detector would write on the template's binding.
 		w.AffinityGroup, w.AntiAffinityGroup = framework.WorkloadAffinityGroups(&workv1alpha1.BindingSpec{
 			WorkloadAffinityGroups: placement.WorkloadAffinityGroups(w.Placement, t.GetLabels())})

@@ -36,23 +36,31 @@ func (r *Room) Snapshot() *framework.Snapshot { return r.snap }
 // Take removes the room w's placement uses: on each target cluster, the
 // replicas it gains over w.Previous (replicas already running there are
 // part of the cluster's reported room), each requesting w.Request and one
-// pod, with framework.ClusterInfo.Take. Replicas a target loses give no room back: where they
-// ran is not known. Targets outside the fleet and Unscheduled targets take
-// nothing.
+// pod, with framework.ClusterInfo.Take; for a workload of several pod
+// templates, each component's replicas it gains there, in order, each
+// with the component's request. Replicas a target loses give no room back:
+// where they ran is not known. Targets outside the fleet and Unscheduled
+// targets take nothing.
 func (r *Room) Take(w *framework.Workload, targets []workv1alpha1.TargetCluster) error {
 	changed := false
 	for _, t := range targets {
-		if t.State == workv1alpha1.TargetUnscheduled {
-			continue
-		}
-		grow := int64(t.Replicas) - previousReplicas(w.Previous, t.Name)
 		i, ok := r.snap.Index(t.Name)
-		if grow <= 0 || !ok {
+		if t.State == workv1alpha1.TargetUnscheduled || !ok {
 			continue
 		}
 		// NewSnapshot copied what it keeps: r.clusters is ours to change.
-		r.clusters[i] = r.clusters[i].Take(&w.Request, grow)
-		changed = true
+		if grow := int64(t.Replicas) - previousReplicas(w.Previous, t.Name); grow > 0 {
+			r.clusters[i] = r.clusters[i].Take(&w.Request, grow)
+			changed = true
+		}
+		held := w.HeldComponents(t.Name)
+		for _, tc := range t.Components {
+			k := slices.IndexFunc(w.Components, func(c framework.Component) bool { return c.Name == tc.Name })
+			if grow := int64(tc.Replicas) - int64(held[tc.Name]); k >= 0 && grow > 0 {
+				r.clusters[i] = r.clusters[i].Take(&w.Components[k].Request, grow)
+				changed = true
+			}
+		}
 	}
 	if !changed {
 		return nil

@@ -106,7 +106,7 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	spec.PolicyRef = policyRef(p)
 	spec.Replicas = replicas
 	spec.ReplicaRequirements = requirements
-	spec.Components = bindingComponents(components)
+	spec.Components = interpreter.BindingComponents(components)
 	spec.Placement = ps.Placement.DeepCopy()
 	spec.Failover = ps.Failover.DeepCopy()
 	spec.PropagateDeps = ps.PropagateDeps
@@ -202,25 +202,4 @@ func applyObject(b workv1alpha1.BindingObject) (*unstructured.Unstructured, erro
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	u.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind(bindingutil.KindOf(b)))
 	return u, nil
-}
-
-// bindingComponents is spec.components for the components the interpreter
-// read (nil for a kind it reads none of, so every other binding stays
-// without the field), in the interpreter's order: the order the scheduler
-// takes them in.
-func bindingComponents(cs []interpreter.Component) []workv1alpha1.Component {
-	if len(cs) == 0 {
-		return nil
-	}
-	out := make([]workv1alpha1.Component, len(cs))
-	for i, c := range cs {
-		out[i] = workv1alpha1.Component{Name: c.Name, Replicas: c.Replicas}
-		if r := c.Requirements; r != nil {
-			out[i].ReplicaRequirements = &workv1alpha1.ComponentReplicaRequirements{
-				ResourceRequest:   r.ResourceRequest.DeepCopy(),
-				PriorityClassName: r.PriorityClassName,
-			}
-		}
-	}
-	return out
 }

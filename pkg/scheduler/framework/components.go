@@ -44,3 +44,28 @@ func (w *Workload) TargetComponents() []workv1alpha1.TargetComponent {
 	}
 	return out
 }
+
+// HeldComponents are the replicas of each component w runs on the cluster
+// named name now (an active target's components); nil when it runs none
+// there. A target without components was placed before its components
+// were known, as one object: it runs the whole workload. Those replicas
+// hold room the cluster reports as used, so only what a component gains
+// there takes room. A gang's targets are few, so a scan is enough.
+func (w *Workload) HeldComponents(name string) map[string]int32 {
+	for _, t := range w.Previous {
+		if t.Name != name || t.State == workv1alpha1.TargetUnscheduled {
+			continue
+		}
+		out := make(map[string]int32, len(w.Components))
+		if len(t.Components) == 0 {
+			for _, c := range w.Components {
+				out[c.Name] = c.Replicas
+			}
+		}
+		for _, c := range t.Components {
+			out[c.Name] = c.Replicas
+		}
+		return out
+	}
+	return nil
+}

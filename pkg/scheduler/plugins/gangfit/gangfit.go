@@ -36,7 +36,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/framework"
 )
 
@@ -113,7 +112,7 @@ func (s short) String() string {
 // taking room from it changes nothing the caller holds (Take copies what
 // it changes).
 func shortfall(w *framework.Workload, ci framework.ClusterInfo) (short, bool) {
-	held := heldComponents(w, ci.Name)
+	held := w.HeldComponents(ci.Name)
 	for i := range w.Components {
 		c := &w.Components[i]
 		need := int64(c.Replicas) - int64(held[c.Name])
@@ -127,30 +126,6 @@ func shortfall(w *framework.Workload, ci framework.ClusterInfo) (short, bool) {
 		ci = ci.Take(&c.Request, need)
 	}
 	return short{}, true
-}
-
-// heldComponents are the replicas of each component the workload runs on
-// the cluster named name now (an active target's components); nil when it
-// runs none there. A target without components was placed before its
-// components were known, as one object: it runs the whole workload. A
-// gang's targets are few, so a scan is enough.
-func heldComponents(w *framework.Workload, name string) map[string]int32 {
-	for _, t := range w.Previous {
-		if t.Name != name || t.State == workv1alpha1.TargetUnscheduled {
-			continue
-		}
-		out := make(map[string]int32, len(w.Components))
-		if len(t.Components) == 0 {
-			for _, c := range w.Components {
-				out[c.Name] = c.Replicas
-			}
-		}
-		for _, c := range t.Components {
-			out[c.Name] = c.Replicas
-		}
-		return out
-	}
-	return nil
 }
 
 // describe writes one replica's request as quantities read: "cpu 4,
