@@ -70,8 +70,12 @@ func (*GangFit) PreFilter(_ context.Context, _ *framework.CycleState, w *framewo
 			return nil, nil
 		}
 	}
-	return nil, framework.NewStatus(framework.Skip)
+	return nil, skip
 }
+
+// skip is shared: statuses are immutable, and almost every workload is not
+// a gang, so skipping it allocates nothing.
+var skip = framework.NewStatus(framework.Skip)
 
 // Filter takes the gang's components in order from ci's room and rejects
 // the cluster at the first one whose replicas do not all fit. The status
