@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -72,7 +73,11 @@ func HubClient(t testing.TB, hub *testenv.Hub) client.Client {
 
 // Member is a plain kube-apiserver standing in for a member cluster. Its
 // port is fixed at first start so that Stop and Start keep its endpoint, as
-// a real member coming back would.
+// a real member coming back would. The first start lets the API server's
+// listener take any free port itself: a port picked before the start (a
+// listener opened and closed) could be taken in between by another test
+// process, or by this one's etcd, and the start then failed with "address
+// already in use".
 type Member struct {
 	Name    string
 	DataDir string
@@ -85,7 +90,7 @@ type Member struct {
 // under -short, as Start).
 func StartMember(t testing.TB, name string) *Member {
 	t.Helper()
-	m := &Member{Name: name, DataDir: filepath.Join(t.TempDir(), name), port: FreePort(t)}
+	m := &Member{Name: name, DataDir: filepath.Join(t.TempDir(), name)}
 	m.Start(t)
 	t.Cleanup(func() { m.Stop(t) })
 	return m
@@ -102,6 +107,17 @@ func (m *Member) Start(t testing.TB) {
 	if err != nil {
 		cancel()
 		t.Fatalf("starting member %s: %v", m.Name, err)
+	}
+	if m.port == 0 {
+		u, err := url.Parse(cp.URL())
+		if err == nil {
+			m.port, err = strconv.Atoi(u.Port())
+		}
+		if err != nil {
+			_ = cp.Stop()
+			cancel()
+			t.Fatalf("member %s: the port of %s: %v", m.Name, cp.URL(), err)
+		}
 	}
 	t.Logf("member %s up at %s in %s", m.Name, cp.URL(), time.Since(begin).Round(time.Millisecond))
 	m.cp, m.cancel = cp, cancel
