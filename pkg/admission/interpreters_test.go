@@ -27,16 +27,32 @@ func healthInterpreter(apiVersion, expr string) *configv1alpha1.HealthInterprete
 	return hi
 }
 
-func raw(t *testing.T, hi *configv1alpha1.HealthInterpreter) runtime.RawExtension {
+// raw is obj as an admission request carries it; a nil obj is none.
+func raw[T any](t *testing.T, obj *T) runtime.RawExtension {
 	t.Helper()
-	if hi == nil {
+	if obj == nil {
 		return runtime.RawExtension{}
 	}
-	b, err := json.Marshal(hi)
+	b, err := json.Marshal(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return runtime.RawExtension{Raw: b}
+}
+
+// checkAdmission sends one request to v and checks that it is allowed or
+// refused, with a message holding every string of wantInMsg.
+func checkAdmission(t *testing.T, v admission.Handler, op admissionv1.Operation, obj, old runtime.RawExtension, allowed bool, wantInMsg []string) {
+	t.Helper()
+	resp := v.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: op, Object: obj, OldObject: old}})
+	if resp.Allowed != allowed {
+		t.Fatalf("allowed = %v, want %v (%v)", resp.Allowed, allowed, resp.Result)
+	}
+	for _, want := range wantInMsg {
+		if resp.Result == nil || !strings.Contains(resp.Result.Message, want) {
+			t.Errorf("message %v does not contain %q", resp.Result, want)
+		}
+	}
 }
 
 func TestHealthInterpreterValidator(t *testing.T) {
@@ -66,18 +82,7 @@ func TestHealthInterpreterValidator(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-				Operation: tc.op, Object: raw(t, tc.obj), OldObject: raw(t, tc.old),
-			}}
-			resp := v.Handle(context.Background(), req)
-			if resp.Allowed != tc.allowed {
-				t.Fatalf("allowed = %v, want %v (%v)", resp.Allowed, tc.allowed, resp.Result)
-			}
-			for _, want := range tc.wantInMsg {
-				if resp.Result == nil || !strings.Contains(resp.Result.Message, want) {
-					t.Errorf("message %q does not contain %q", resp.Result.Message, want)
-				}
-			}
+			checkAdmission(t, v, tc.op, raw(t, tc.obj), raw(t, tc.old), tc.allowed, tc.wantInMsg)
 		})
 	}
 }
@@ -120,34 +125,12 @@ func TestCustomizationValidator(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
-				Operation: tc.op, Object: rawObject(t, tc.obj), OldObject: rawObject(t, tc.old),
-			}}
-			resp := v.Handle(context.Background(), req)
-			if resp.Allowed != tc.allowed {
-				t.Fatalf("allowed = %v, want %v (%v)", resp.Allowed, tc.allowed, resp.Result)
-			}
-			for _, want := range tc.wantInMsg {
-				if resp.Result == nil || !strings.Contains(resp.Result.Message, want) {
-					t.Errorf("message %q does not contain %q", resp.Result.Message, want)
-				}
-			}
+			checkAdmission(t, v, tc.op, raw(t, tc.obj), raw(t, tc.old), tc.allowed, tc.wantInMsg)
 		})
 	}
 }
 
 // rawObject is obj as an admission request carries it.
-func rawObject(t *testing.T, obj *configv1alpha1.ResourceInterpreterCustomization) runtime.RawExtension {
-	t.Helper()
-	if obj == nil {
-		return runtime.RawExtension{}
-	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return runtime.RawExtension{Raw: b}
-}
 
 // TestWebhookManifestMatchesConfiguration keeps the deployable
 // configuration and the in-process one the same apart from how the
