@@ -25,6 +25,8 @@ func TestCRDsDecodeAndCoverEveryKind(t *testing.T) {
 		"healthinterpreters.config.shepherd.io":                "Cluster",
 		"resourceinterpretercustomizations.config.shepherd.io": "Cluster",
 		"exportedservices.multicluster.shepherd.io":            "Namespaced",
+		"federatedhpas.autoscaling.shepherd.io":                "Namespaced",
+		"cronfederatedhpas.autoscaling.shepherd.io":            "Namespaced",
 	}
 	got := map[string]string{}
 	for _, c := range crds {

@@ -7,6 +7,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
@@ -28,5 +29,6 @@ func New() *runtime.Scheme {
 	utilruntime.Must(taskv1alpha1.AddToScheme(s))
 	utilruntime.Must(configv1alpha1.AddToScheme(s))
 	utilruntime.Must(mcv1alpha1.AddToScheme(s))
+	utilruntime.Must(autoscalingv1alpha1.AddToScheme(s))
 	return s
 }
