@@ -89,6 +89,18 @@ func newAPIServerOptions(ctx context.Context, p apiserverParams) (options.Comple
 	s.Authentication.ServiceAccounts.Issuers = []string{serviceAccountIssuer}
 	s.Authentication.ServiceAccounts.KeyFiles = []string{p.pki.SAKey}
 	s.ServiceAccountSigningKeyFile = p.pki.SAKey
+	// Aggregation: the aggregator proxies requests for an APIService with
+	// a client certificate from the front-proxy CA, and names the user
+	// it authenticated and authorized in the standard headers. Aggregated
+	// API servers find the CA and the allowed name in the
+	// kube-system/extension-apiserver-authentication ConfigMap.
+	s.Authentication.RequestHeader.ClientCAFile = p.pki.FrontProxyCACert
+	s.Authentication.RequestHeader.AllowedNames = []string{ProxyClientCommonName}
+	s.Authentication.RequestHeader.UsernameHeaders = []string{"X-Remote-User"}
+	s.Authentication.RequestHeader.GroupHeaders = []string{"X-Remote-Group"}
+	s.Authentication.RequestHeader.ExtraHeaderPrefixes = []string{"X-Remote-Extra-"}
+	s.ProxyClientCertFile = p.pki.ProxyClientCert
+	s.ProxyClientKeyFile = p.pki.ProxyClientKey
 
 	// AuthZ: RBAC rather than AlwaysAllow, because anonymous auth stays on
 	// (health probes need it) and AlwaysAllow would then give every local

@@ -16,8 +16,10 @@
 // # Persistence
 //
 // Everything lives under Options.DataDir: etcd/ (data), pki/ (CA, serving,
-// admin and service-account keys; ECDSA P-256, reused across restarts) and
-// kubeconfig (rewritten on each start since ports may change).
+// admin and service-account keys, and the front-proxy CA and client
+// certificate the aggregator proxies to aggregated APIs with; ECDSA P-256,
+// reused across restarts) and kubeconfig (rewritten on each start since
+// ports may change).
 //
 // # Process-global state (read before embedding)
 //

@@ -27,6 +27,10 @@ const (
 	leafValidity    = 365 * 24 * time.Hour
 	renewBefore     = 30 * 24 * time.Hour
 	adminCommonName = "shepherd-admin"
+	// ProxyClientCommonName is the name in the client certificate the
+	// aggregator presents to aggregated API servers (front proxy), the one
+	// name the API server's requestheader authentication allows.
+	ProxyClientCommonName = "front-proxy-client"
 )
 
 // pki holds the paths of the persisted certificates plus the PEM material
@@ -39,6 +43,12 @@ type pki struct {
 	// SAKey signs and verifies service-account tokens (private key file
 	// doubles as public key source for the apiserver).
 	SAKey string
+	// FrontProxyCACert signs ProxyClientCert, the certificate the
+	// aggregator proxies requests to aggregated APIs with; it is a CA of
+	// its own so that no ordinary client certificate can assert a user in
+	// request headers.
+	FrontProxyCACert, FrontProxyCAKey string
+	ProxyClientCert, ProxyClientKey   string
 
 	CAPEM, AdminCertPEM, AdminKeyPEM []byte
 }
@@ -61,15 +71,14 @@ func ensurePKI(log logr.Logger, dir string, dnsNames []string, ips []net.IP) (*p
 		CACert: filepath.Join(dir, "ca.crt"), CAKey: filepath.Join(dir, "ca.key"),
 		ServingCert: filepath.Join(dir, "apiserver.crt"), ServingKey: filepath.Join(dir, "apiserver.key"),
 		AdminCert: filepath.Join(dir, "admin.crt"), AdminKey: filepath.Join(dir, "admin.key"),
-		SAKey: filepath.Join(dir, "sa.key"),
+		SAKey:            filepath.Join(dir, "sa.key"),
+		FrontProxyCACert: filepath.Join(dir, "front-proxy-ca.crt"), FrontProxyCAKey: filepath.Join(dir, "front-proxy-ca.key"),
+		ProxyClientCert: filepath.Join(dir, "front-proxy-client.crt"), ProxyClientKey: filepath.Join(dir, "front-proxy-client.key"),
 	}
 
-	ca, err := loadKeyPair(p.CACert, p.CAKey)
-	if err != nil || !ca.cert.IsCA || time.Until(ca.cert.NotAfter) < renewBefore {
-		log.Info("generating new cluster CA", "dir", dir, "reason", errOrExpiry(err))
-		if ca, err = newCA(p.CACert, p.CAKey); err != nil {
-			return nil, err
-		}
+	ca, err := ensureCA(log, "shepherd-hub-ca", p.CACert, p.CAKey)
+	if err != nil {
+		return nil, err
 	}
 
 	serving := &x509.Certificate{
@@ -90,6 +99,18 @@ func ensurePKI(log logr.Logger, dir string, dnsNames []string, ips []net.IP) (*p
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
 	if err := ensureLeaf(log, ca, p.AdminCert, p.AdminKey, admin); err != nil {
+		return nil, err
+	}
+	frontProxyCA, err := ensureCA(log, "shepherd-front-proxy-ca", p.FrontProxyCACert, p.FrontProxyCAKey)
+	if err != nil {
+		return nil, err
+	}
+	proxyClient := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: ProxyClientCommonName},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if err := ensureLeaf(log, frontProxyCA, p.ProxyClientCert, p.ProxyClientKey, proxyClient); err != nil {
 		return nil, err
 	}
 	if _, err := readKey(p.SAKey); err != nil {
@@ -164,7 +185,18 @@ func leafUsable(cert, ca *x509.Certificate, want *x509.Certificate) error {
 	return nil
 }
 
-func newCA(certPath, keyPath string) (*keyPair, error) {
+// ensureCA loads the CA at certPath, or creates one named commonName when
+// it is missing, unusable or close to expiry.
+func ensureCA(log logr.Logger, commonName, certPath, keyPath string) (*keyPair, error) {
+	ca, err := loadKeyPair(certPath, keyPath)
+	if err == nil && ca.cert.IsCA && time.Until(ca.cert.NotAfter) >= renewBefore {
+		return ca, nil
+	}
+	log.Info("generating new CA", "path", certPath, "reason", errOrExpiry(err))
+	return newCA(commonName, certPath, keyPath)
+}
+
+func newCA(commonName, certPath, keyPath string) (*keyPair, error) {
 	key, err := newKey(keyPath)
 	if err != nil {
 		return nil, err
@@ -176,7 +208,7 @@ func newCA(certPath, keyPath string) (*keyPair, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "shepherd-hub-ca"},
+		Subject:               pkix.Name{CommonName: commonName},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(caValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
