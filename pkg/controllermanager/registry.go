@@ -15,6 +15,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/failover"
+	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
 	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/policystatus"
 	"github.com/shepherd-io/shepherd/pkg/controllers/reschedule"
@@ -39,6 +40,7 @@ type Config struct {
 	Orphans       orphans.Options
 	ServiceExport serviceexport.Options
 	ServiceImport serviceimport.Options
+	FederatedHPA  federatedhpa.Options
 }
 
 // Controller is one entry of the registry.
@@ -112,6 +114,9 @@ func registry() []Controller {
 		}},
 		{Name: serviceimport.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 			return serviceimport.Setup(d, c.ServiceImport)
+		}},
+		{Name: federatedhpa.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return federatedhpa.Setup(d, c.FederatedHPA)
 		}},
 	}
 }

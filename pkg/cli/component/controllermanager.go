@@ -19,6 +19,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
+	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
 	"github.com/shepherd-io/shepherd/pkg/controllers/orphans"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
@@ -89,6 +90,9 @@ hub that reaches this process directly.`,
 			}
 			if opts.Descheduler.Threshold <= 0 {
 				return fmt.Errorf("--unschedulable-threshold %s must be positive", opts.Descheduler.Threshold)
+			}
+			if opts.FederatedHPA.SyncPeriod <= 0 {
+				return fmt.Errorf("--federatedhpa-sync-period %s must be positive", opts.FederatedHPA.SyncPeriod)
 			}
 			if opts.Execution.DriftRevertDelay <= 0 {
 				return fmt.Errorf("--drift-revert-delay %s must be positive", opts.Execution.DriftRevertDelay)
@@ -168,6 +172,7 @@ hub that reaches this process directly.`,
 	f.Int32Var(&opts.Scheduling.Limits.MaxReplicasPerCluster, "max-replicas-per-cluster", scheduler.DefaultMaxReplicasPerCluster, "a placement sending one cluster more replicas is Unschedulable (negative: no limit)")
 	f.IntVar(&opts.Execution.Workers, "execution-workers", 0, "Works applied in parallel (default 32)")
 	f.DurationVar(&opts.Descheduler.Threshold, "unschedulable-threshold", descheduler.DefaultThreshold, "how long replicas stay Pending unschedulable in a member before they are placed elsewhere (Divided by dynamic weights or Aggregated; a policy's replicaScheduling.unschedulableThresholdSeconds overrides it)")
+	f.DurationVar(&opts.FederatedHPA.SyncPeriod, "federatedhpa-sync-period", federatedhpa.DefaultSyncPeriod, "how often each FederatedHPA reads its members' metrics and sets its target's replicas (a HorizontalPodAutoscaler's default)")
 	f.DurationVar(&opts.Execution.DriftRevertDelay, "drift-revert-delay", execution.DefaultDriftRevertDelay, "how long a member edit of a field Shepherd applies is reported (Drifted=True) before Shepherd puts the field back, under applyStrategy.whenToApply Always")
 	f.DurationVar(&opts.Orphans.Period, "orphan-sweep-period", orphans.DefaultPeriod, "how often each member is swept for objects Shepherd applied whose Work is gone (removed on their second sighting; one metadata list per kind the member serves)")
 	f.DurationVar(&opts.ServiceImport.EndpointGracePeriod, "mcs-endpoint-grace-period", serviceimport.DefaultEndpointGracePeriod, "how long a member that stopped being Ready keeps its endpoints in multi-cluster Service imports before they are withdrawn")
