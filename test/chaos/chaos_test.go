@@ -134,10 +134,17 @@ func TestChaos(t *testing.T) {
 		}
 		if time.Since(healed) > convergeBound {
 			cf.logRestarts(h)
+			// A replica that leads but does nothing (a controller that
+			// never started, a worker stuck) shows in its goroutines:
+			// SIGQUIT makes the Go runtime write them to its log.
+			for _, r := range replicaNames {
+				cf.signalReplica(r, syscall.SIGQUIT)
+			}
+			time.Sleep(time.Second) // the dumps written before the cleanup kills them
 			if len(last) > 30 {
 				last = append(last[:30], fmt.Sprintf("... and %d more", len(last)-30))
 			}
-			t.Fatalf("SHEPHERD_CHAOS_SEED=%d: not converged %s after the faults stopped:\n  %s\nfaults:\n%s\nthe controller managers' logs: %s",
+			t.Fatalf("SHEPHERD_CHAOS_SEED=%d: not converged %s after the faults stopped:\n  %s\nfaults:\n%s\nthe controller managers' logs (their goroutines at the end): %s",
 				seed, convergeBound, strings.Join(last, "\n  "), h, cf.logDir)
 		}
 		time.Sleep(2 * time.Second)

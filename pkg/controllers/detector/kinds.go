@@ -28,14 +28,26 @@ import (
 // from the first time a policy names it until the process ends: informers
 // are cheap to keep and a policy naming the kind again must not wait for a
 // new one to sync.
+//
+// A watch starts under its own lock (starting), never under mu, which
+// lookups take: ctrl.Watch waits for the detector's controller while that
+// controller starts, its start waits for its policy events to be handled,
+// and handling them looks kinds up. With the start under mu, a policy
+// reconciled at that moment stopped the detector for its whole cache-sync
+// timeout.
 type kinds struct {
 	mapper meta.RESTMapper
 	cache  cache.Cache
 
+	// starting serializes the start of watches (and guards ctrl, handler
+	// and pred).
+	starting sync.Mutex
+	ctrl     controller.TypedController[TemplateKey]
+	handler  handler.TypedEventHandler[*unstructured.Unstructured, TemplateKey]
+	pred     predicate.TypedPredicate[*unstructured.Unstructured]
+
+	// mu guards watched only: held for a map access, never across a call.
 	mu      sync.RWMutex
-	ctrl    controller.TypedController[TemplateKey]
-	handler handler.TypedEventHandler[*unstructured.Unstructured, TemplateKey]
-	pred    predicate.TypedPredicate[*unstructured.Unstructured]
 	watched map[schema.GroupKind]schema.GroupVersionKind
 }
 
@@ -46,8 +58,8 @@ func newKinds(mapper meta.RESTMapper, c cache.Cache) *kinds {
 // bind sets the controller that receives template events; ensure must not
 // be called before.
 func (k *kinds) bind(c controller.TypedController[TemplateKey], h handler.TypedEventHandler[*unstructured.Unstructured, TemplateKey], p predicate.TypedPredicate[*unstructured.Unstructured]) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
+	k.starting.Lock()
+	defer k.starting.Unlock()
 	k.ctrl, k.handler, k.pred = c, h, p
 }
 
@@ -73,9 +85,9 @@ func (k *kinds) ensure(gk schema.GroupKind) (schema.GroupVersionKind, error) {
 	if err != nil {
 		return schema.GroupVersionKind{}, err
 	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if gvk, ok := k.watched[gk]; ok {
+	k.starting.Lock()
+	defer k.starting.Unlock()
+	if gvk, ok := k.lookup(gk); ok {
 		return gvk, nil
 	}
 	obj := &unstructured.Unstructured{}
@@ -83,6 +95,8 @@ func (k *kinds) ensure(gk schema.GroupKind) (schema.GroupVersionKind, error) {
 	if err := k.ctrl.Watch(source.TypedKind(k.cache, obj, k.handler, k.pred)); err != nil {
 		return schema.GroupVersionKind{}, err
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	k.watched[gk] = m.GroupVersionKind
 	watchedKinds.Set(float64(len(k.watched)))
 	return m.GroupVersionKind, nil
