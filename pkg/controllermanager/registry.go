@@ -9,6 +9,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clustercleanup"
 	"github.com/shepherd-io/shepherd/pkg/controllers/clusterstatus"
+	"github.com/shepherd-io/shepherd/pkg/controllers/cronfederatedhpa"
 	"github.com/shepherd-io/shepherd/pkg/controllers/customization"
 	"github.com/shepherd-io/shepherd/pkg/controllers/dependencies"
 	"github.com/shepherd-io/shepherd/pkg/controllers/descheduler"
@@ -41,6 +42,8 @@ type Config struct {
 	ServiceExport serviceexport.Options
 	ServiceImport serviceimport.Options
 	FederatedHPA  federatedhpa.Options
+	// CronFederatedHPA's options.
+	CronFederatedHPA cronfederatedhpa.Options
 }
 
 // Controller is one entry of the registry.
@@ -117,6 +120,9 @@ func registry() []Controller {
 		}},
 		{Name: federatedhpa.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
 			return federatedhpa.Setup(d, c.FederatedHPA)
+		}},
+		{Name: cronfederatedhpa.ControllerName, Setup: func(d controllerdeps.Deps, c Config, _ func(string) bool) error {
+			return cronfederatedhpa.Setup(d, c.CronFederatedHPA)
 		}},
 	}
 }
