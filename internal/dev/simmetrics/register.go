@@ -1,0 +1,216 @@
+package simmetrics
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"log"
+	"math/big"
+	"net"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+)
+
+const (
+	// ServiceName is the kube-system Service the APIService points at: an
+	// ExternalName Service for localhost, because the aggregator dials an
+	// ExternalName Service's name directly, while a ClusterIP would need
+	// a kube-proxy (or aggregator routing to endpoints) that simulated
+	// members do not have.
+	ServiceName = "shepherd-sim-metrics"
+	// APIServiceName is the APIService of metrics.k8s.io/v1beta1.
+	APIServiceName = "v1beta1.metrics.k8s.io"
+
+	// authConfigMap is where the API server publishes how it proxies to
+	// aggregated API servers (extension-apiserver-authentication).
+	authConfigMap   = "extension-apiserver-authentication"
+	authCAKey       = "requestheader-client-ca-file"
+	authAllowedKey  = "requestheader-allowed-names"
+	certValidity    = 10 * 365 * 24 * time.Hour
+	availablePoll   = 50 * time.Millisecond
+	servingHostname = ServiceName + "." + metav1.NamespaceSystem + ".svc"
+)
+
+// frontProxy is whom the server trusts: client certificates from the
+// front-proxy CA, with one of the allowed names (any, if none are listed).
+type frontProxy struct {
+	pool    *x509.CertPool
+	allowed []string
+}
+
+// readFrontProxy reads the front-proxy CA and allowed names the member's
+// API server published. The API server writes them before it reports
+// ready, so they are there when the member's control plane is.
+func readFrontProxy(ctx context.Context, kube kubernetes.Interface) (frontProxy, error) {
+	cm, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, authConfigMap, metav1.GetOptions{})
+	if err != nil {
+		return frontProxy{}, fmt.Errorf("simmetrics: reading kube-system/%s: %w", authConfigMap, err)
+	}
+	ca := cm.Data[authCAKey]
+	if ca == "" {
+		return frontProxy{}, fmt.Errorf("simmetrics: kube-system/%s has no %s: the member's API server needs front-proxy (requestheader) authentication to proxy to aggregated APIs", authConfigMap, authCAKey)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM([]byte(ca)) {
+		return frontProxy{}, fmt.Errorf("simmetrics: kube-system/%s: %s holds no PEM certificate", authConfigMap, authCAKey)
+	}
+	var allowed []string
+	if raw := cm.Data[authAllowedKey]; raw != "" {
+		if err := json.Unmarshal([]byte(raw), &allowed); err != nil {
+			return frontProxy{}, fmt.Errorf("simmetrics: kube-system/%s: %s is not a JSON list of names: %w", authConfigMap, authAllowedKey, err)
+		}
+	}
+	return frontProxy{pool: pool, allowed: allowed}, nil
+}
+
+// servingCert makes a self-signed certificate for the name the aggregator
+// verifies (SERVICE.NAMESPACE.svc) and for loopback; the PEM certificate
+// is the APIService's CA bundle. It is made anew on every start (one
+// ECDSA key, well under a millisecond) and registered with the APIService.
+func servingCert() (tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("simmetrics: serving key: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("simmetrics: serial: %w", err)
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: servingHostname},
+		DNSNames:              []string{servingHostname, "localhost"},
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(certValidity),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return tls.Certificate{}, nil, fmt.Errorf("simmetrics: self-signing the serving certificate: %w", err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, certPEM, nil
+}
+
+// register points the member's API server at this server: the
+// ExternalName Service, and the APIService with this start's port and CA
+// bundle. Both are created or updated, so a member started again on its
+// data dir moves them to the new server.
+func (s *Server) register(ctx context.Context) error {
+	port := int32(s.addr.Port)
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: ServiceName, Namespace: metav1.NamespaceSystem},
+		Spec: corev1.ServiceSpec{
+			Type:         corev1.ServiceTypeExternalName,
+			ExternalName: "localhost",
+			Ports:        []corev1.ServicePort{{Name: "https", Port: port, TargetPort: intstr.FromInt32(port)}},
+		},
+	}
+	services := s.kube.CoreV1().Services(metav1.NamespaceSystem)
+	cur, err := services.Get(ctx, ServiceName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = services.Create(ctx, svc, metav1.CreateOptions{})
+	case err == nil:
+		cur.Spec = svc.Spec
+		_, err = services.Update(ctx, cur, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("simmetrics: registering Service kube-system/%s: %w", ServiceName, err)
+	}
+
+	api := &apiregistrationv1.APIService{
+		ObjectMeta: metav1.ObjectMeta{Name: APIServiceName},
+		Spec: apiregistrationv1.APIServiceSpec{
+			Service:              &apiregistrationv1.ServiceReference{Namespace: metav1.NamespaceSystem, Name: ServiceName, Port: &port},
+			Group:                metricsv1beta1.GroupName,
+			Version:              metricsv1beta1.SchemeGroupVersion.Version,
+			CABundle:             s.caBundle,
+			GroupPriorityMinimum: 100,
+			VersionPriority:      100,
+		},
+	}
+	apis := s.agg.ApiregistrationV1().APIServices()
+	curAPI, err := apis.Get(ctx, APIServiceName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		_, err = apis.Create(ctx, api, metav1.CreateOptions{})
+	case err == nil:
+		curAPI.Spec = api.Spec
+		_, err = apis.Update(ctx, curAPI, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		return fmt.Errorf("simmetrics: registering APIService %s: %w", APIServiceName, err)
+	}
+	s.registered = time.Now()
+	return nil
+}
+
+// WaitAvailable waits until the member's API server reports the
+// APIService Available for this server's port and CA bundle, i.e. routes
+// metrics requests here.
+func (s *Server) WaitAvailable(ctx context.Context) error {
+	var last string
+	begin := time.Now()
+	err := wait.PollUntilContextCancel(ctx, availablePoll, true, func(ctx context.Context) (bool, error) {
+		api, err := s.agg.ApiregistrationV1().APIServices().Get(ctx, APIServiceName, metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		if api.Spec.Service == nil || api.Spec.Service.Port == nil || int(*api.Spec.Service.Port) != s.addr.Port ||
+			!bytes.Equal(api.Spec.CABundle, s.caBundle) {
+			last = "registered for another server"
+			return false, nil
+		}
+		for _, c := range api.Status.Conditions {
+			if c.Type == apiregistrationv1.Available {
+				last = c.Reason + ": " + c.Message
+				return c.Status == apiregistrationv1.ConditionTrue, nil
+			}
+		}
+		last = "no Available condition yet"
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("simmetrics: APIService %s not available (%s): %w", APIServiceName, last, err)
+	}
+	s.log.V(1).Info("metrics API available", "sinceRegistered", time.Since(s.registered).Round(time.Millisecond),
+		"waited", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// newServerErrorLog sends net/http's own messages (TLS handshakes that a
+// client broke off, mostly) to the logger at V(2).
+func newServerErrorLog(l logr.Logger) *log.Logger {
+	return log.New(logWriter{l.V(2)}, "", 0)
+}
+
+type logWriter struct{ log logr.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.log.Info(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
+}
