@@ -49,6 +49,8 @@ func WebhookConfiguration(name string, cc admissionregistrationv1.WebhookClientC
 			celWebhook(HealthInterpreterWebhookName, "healthinterpreters", cc),
 			celWebhook(CustomizationWebhookName, customizationResource, atPath(cc, CustomizationWebhookPath)),
 			CredentialsWebhook(atPath(cc, CredentialsWebhookPath), secretsNamespace),
+			autoscalerWebhook(FederatedHPAWebhookName, "federatedhpas", atPath(cc, FederatedHPAWebhookPath)),
+			autoscalerWebhook(CronFederatedHPAWebhookName, "cronfederatedhpas", atPath(cc, CronFederatedHPAWebhookPath)),
 		},
 	}
 }
@@ -147,13 +149,18 @@ func ServeWebhook(ctx context.Context, c client.Client, o WebhookOptions, log lo
 	if err != nil {
 		return nil, err
 	}
+	fhpa, cronfhpa, err := newAutoscalerHandlers(c, log)
+	if err != nil {
+		return nil, err
+	}
 	s, err := webhookserver.Start(ctx, webhookserver.Options{
 		Name:        "shepherd-healthinterpreter-webhook",
 		BindAddress: o.BindAddress,
 		Port:        o.Port,
 		DNSNames:    o.DNSNames,
 		Routes: []webhookserver.Route{{Path: HealthInterpreterWebhookPath, Handler: h}, {Path: CustomizationWebhookPath, Handler: customizations},
-			{Path: CredentialsWebhookPath, Handler: credentials}},
+			{Path: CredentialsWebhookPath, Handler: credentials},
+			{Path: FederatedHPAWebhookPath, Handler: fhpa}, {Path: CronFederatedHPAWebhookPath, Handler: cronfhpa}},
 		Logger: log,
 	})
 	if err != nil {
