@@ -16,7 +16,12 @@
 //   - kwok (sigs.k8s.io/kwok) as a library in place of kubelets: it keeps
 //     the member's fake nodes Ready and moves pods bound to them through
 //     Running/Ready, Succeeded (Job pods) and deletion, with kwok's default
-//     stages.
+//     stages;
+//   - metrics.k8s.io/v1beta1 served from simulated usage (package
+//     simmetrics, an aggregated API of the member's API server) in place
+//     of metrics-server: each running pod uses its requests times the
+//     percent its sim.shepherd.io/cpu-utilization and
+//     sim.shepherd.io/memory-utilization annotations set.
 //
 // A fleet of members is described by a FleetSpec (LoadFleet, DefaultFleet).
 //

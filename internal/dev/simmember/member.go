@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/shepherd-io/shepherd/internal/dev/controlplane"
+	"github.com/shepherd-io/shepherd/internal/dev/simmetrics"
 )
 
 const (
@@ -140,7 +141,14 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 	if err := ensureNodes(ctx, client, opts.MemberSpec); err != nil {
 		return err
 	}
+	// The metrics API first: the API server checks and routes to it
+	// while the rest starts, so waiting for it at the end costs nothing.
+	var metrics *simmetrics.Server
 	if !opts.APIOnly {
+		var err error
+		if metrics, err = m.startMetrics(ctx, group); err != nil {
+			return err
+		}
 		if err := m.startControllers(ctx, group); err != nil {
 			return err
 		}
@@ -151,7 +159,13 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 	if err := m.startKwok(ctx, opts.KwokStages); err != nil {
 		return err
 	}
-	return waitReady(ctx, client, opts.MemberSpec, !opts.APIOnly)
+	if err := waitReady(ctx, client, opts.MemberSpec, !opts.APIOnly); err != nil {
+		return err
+	}
+	if metrics != nil {
+		return metrics.WaitAvailable(ctx)
+	}
+	return nil
 }
 
 // waitReady waits until kwok has made every node Ready and, with

@@ -50,7 +50,7 @@ type Options struct {
 
 	// APIOnly runs the API server and kwok's Ready nodes only: objects
 	// applied to the member are stored, but no controller, scheduler or pod
-	// acts on them. It is for measuring the hub against members that, like
+	// acts on them, and no metrics API is served. It is for measuring the hub against members that, like
 	// real ones, have machines of their own (`shepherd bench e2e
 	// --members-api-only`), not for trying workloads out.
 	APIOnly bool
