@@ -28,7 +28,7 @@ type getOptions struct {
 func newGetCommand() *cobra.Command {
 	o := &getOptions{}
 	cmd := &cobra.Command{
-		Use:   "get clusters|bindings|placements|services|rendered TYPE/NAME",
+		Use:   "get clusters|bindings|placements|services|autoscalers|rendered TYPE/NAME",
 		Short: "Show the fleet's clusters, bindings and placements, and what each cluster is sent",
 		Long: `Show what the hub knows, in tables a person can read:
 
@@ -42,17 +42,22 @@ func newGetCommand() *cobra.Command {
                the clusters serving it with their endpoint counts ([not ready]
                where the hub left a cluster's endpoints out), and the conflict
                between its exports, if any
+  autoscalers  FederatedHPAs and CronFederatedHPAs: the target, the bounds,
+               current/desired replicas, each member cluster's utilization
+               (or why it was left out), each cron rule's next run and last
+               outcome
   rendered     TYPE/NAME: the manifest each cluster is sent (its share of the
                replicas, its override policies), with the override rules applied
 
-kubectl works for all of these too (kubectl get clusters,rb,crb,expsvc -A).`,
+kubectl works for all of these too (kubectl get clusters,rb,crb,expsvc,fhpa,cronfhpa -A).`,
 		Example: `  shepherd get clusters
   shepherd get placements -A
   shepherd get bindings -n default
   shepherd get services -A
+  shepherd get autoscalers -A
   shepherd get rendered deployment/shop -n default --cluster member2`,
 		Args:      cobra.RangeArgs(1, 2),
-		ValidArgs: []string{"clusters", "bindings", "placements", "services", "rendered"},
+		ValidArgs: []string{"clusters", "bindings", "placements", "services", "autoscalers", "rendered"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(args); err != nil {
 				return err
@@ -81,8 +86,14 @@ kubectl works for all of these too (kubectl get clusters,rb,crb,expsvc -A).`,
 					ns = ""
 				}
 				return printServices(ctx, c, w, ns)
+			case "autoscalers", "autoscaler":
+				ns := o.namespace
+				if o.allNamespaces {
+					ns = ""
+				}
+				return printAutoscalers(ctx, c, w, ns)
 			default:
-				return fmt.Errorf("unknown resource %q: use clusters, bindings, placements or services", args[0])
+				return fmt.Errorf("unknown resource %q: use clusters, bindings, placements, services or autoscalers", args[0])
 			}
 		},
 	}
