@@ -10,13 +10,16 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/internal/dev/simmetrics"
@@ -320,4 +323,48 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// checkRBAC reads PodMetrics as a ServiceAccount: forbidden until a
+// ClusterRole grants pods.metrics.k8s.io, as on a cluster with
+// metrics-server.
+func (e *memberEnv) checkRBAC() {
+	e.t.Helper()
+	ctx := context.Background()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "reader", Namespace: "load"}}
+	if _, err := e.kube.CoreV1().ServiceAccounts("load").Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	tok, err := e.kube.CoreV1().ServiceAccounts("load").CreateToken(ctx, "reader", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	cfg := rest.AnonymousClientConfig(e.m.RestConfig())
+	cfg.BearerToken = tok.Status.Token
+	reader := metricsclient.NewForConfigOrDie(cfg).MetricsV1beta1().PodMetricses("load")
+	if _, err := reader.List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		e.t.Fatalf("listing PodMetrics without a role: %v; want Forbidden", err)
+	}
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader", Namespace: "load"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}}},
+	}
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader", Namespace: "load"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "metrics-reader"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "reader", Namespace: "load"}},
+	}
+	if _, err := e.kube.RbacV1().Roles("load").Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.kube.RbacV1().RoleBindings("load").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	waitFor(e.t, 30*time.Second, func() (bool, string) {
+		list, err := reader.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(list.Items) == 5, fmt.Sprintf("%d pods", len(list.Items))
+	})
 }

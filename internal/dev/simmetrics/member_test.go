@@ -165,6 +165,10 @@ func TestMetricsAPIOnAMember(t *testing.T) {
 		e.waitUsage("web-", "app", "60m")
 	})
 
+	t.Run("the member's RBAC decides who reads metrics", func(t *testing.T) {
+		e.checkRBAC()
+	})
+
 	t.Run("only the member's aggregator is served", func(t *testing.T) {
 		e.checkDirectAccessRefused()
 	})
@@ -188,4 +192,22 @@ func TestMetricsAPIOnAMember(t *testing.T) {
 		conn.Close()
 		t.Errorf("the metrics server still listens on %d after the member stopped", port)
 	}
+
+	// Started again on its data dir, the member registers its new server
+	// (new port, new certificate) over the stored APIService.
+	begin = time.Now()
+	m, err = simmember.Start(context.Background(), simmember.Options{
+		MemberSpec: simmember.DefaultMemberSpec("metrics"),
+		DataDir:    filepath.Join(dir, "metrics"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Stop() })
+	t.Logf("TIMING member started again in %s", time.Since(begin).Round(time.Millisecond))
+	e = &memberEnv{t: t, m: m, kube: kubernetes.NewForConfigOrDie(m.RestConfig()), metrics: metricsclient.NewForConfigOrDie(m.RestConfig())}
+	if p := e.serverPort(); p == port {
+		t.Errorf("the APIService still names the stopped server's port %d", port)
+	}
+	e.waitUsage("idle-", "app", "50m")
 }

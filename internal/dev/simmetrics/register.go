@@ -168,34 +168,29 @@ func (s *Server) register(ctx context.Context) error {
 	return nil
 }
 
-// WaitAvailable waits until the member's API server reports the
-// APIService Available for this server's port and CA bundle, i.e. routes
-// metrics requests here.
+// WaitAvailable waits until the member's API server routes metrics
+// requests here: its discovery of metrics.k8s.io/v1beta1, proxied by the
+// aggregator, succeeds. (The APIService's Available condition alone could
+// be the stale one of a previous start, stored in etcd.)
 func (s *Server) WaitAvailable(ctx context.Context) error {
 	var last string
 	begin := time.Now()
 	err := wait.PollUntilContextCancel(ctx, availablePoll, true, func(ctx context.Context) (bool, error) {
-		api, err := s.agg.ApiregistrationV1().APIServices().Get(ctx, APIServiceName, metav1.GetOptions{})
+		list, err := s.kube.Discovery().ServerResourcesForGroupVersion(gv.String())
 		if err != nil {
 			last = err.Error()
 			return false, nil
 		}
-		if api.Spec.Service == nil || api.Spec.Service.Port == nil || int(*api.Spec.Service.Port) != s.addr.Port ||
-			!bytes.Equal(api.Spec.CABundle, s.caBundle) {
-			last = "registered for another server"
-			return false, nil
-		}
-		for _, c := range api.Status.Conditions {
-			if c.Type == apiregistrationv1.Available {
-				last = c.Reason + ": " + c.Message
-				return c.Status == apiregistrationv1.ConditionTrue, nil
+		for _, r := range list.APIResources {
+			if r.Kind == "PodMetrics" {
+				return true, nil
 			}
 		}
-		last = "no Available condition yet"
+		last = fmt.Sprintf("discovery without PodMetrics: %v", list.APIResources)
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("simmetrics: APIService %s not available (%s): %w", APIServiceName, last, err)
+		return fmt.Errorf("simmetrics: the member's API server does not route to the metrics API (APIService %s): %s: %w", APIServiceName, last, err)
 	}
 	s.log.V(1).Info("metrics API available", "sinceRegistered", time.Since(s.registered).Round(time.Millisecond),
 		"waited", time.Since(begin).Round(time.Millisecond))
