@@ -54,7 +54,12 @@ func newUpCommand() *cobra.Command {
   - member clusters (--members, default 3, named member1..memberN, or the
     members of --fleet): each a real kube-apiserver with the real workload
     controllers, a real kube-scheduler and simulated (kwok) nodes, so
-    Deployments become available; member NAME's kubeconfig is written to
+    Deployments become available, and metrics.k8s.io (kubectl top,
+    autoscalers) from simulated usage: each running pod's requests times
+    the percent in its template's sim.shepherd.io/cpu-utilization and
+    sim.shepherd.io/memory-utilization annotations (default 10 and 50),
+    overridable per member in kube-system/shepherd-sim-usage
+    (docs/architecture.md); member NAME's kubeconfig is written to
     DATA_DIR/members/NAME.kubeconfig; members join the hub like real clusters
     (a credentials Secret and a Cluster object), with
     "shepherd join --allow-rbac-propagation", so that operators' install
