@@ -141,15 +141,15 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 	if err := ensureNodes(ctx, client, opts.MemberSpec); err != nil {
 		return err
 	}
-	// The metrics API first: the API server checks and routes to it
-	// while the rest starts, so waiting for it at the end costs nothing.
+	// The metrics API first: the API server checks and routes to it while
+	// the scheduler and kwok start. The controllers come once it is
+	// Available: the namespace and garbage-collector controllers discover
+	// every API at start and log an error for one registered but not
+	// Available yet.
 	var metrics *simmetrics.Server
 	if !opts.APIOnly {
 		var err error
 		if metrics, err = m.startMetrics(ctx, group); err != nil {
-			return err
-		}
-		if err := m.startControllers(ctx, group); err != nil {
 			return err
 		}
 		if err := m.startScheduler(ctx, group, opts.SchedulerPlugins); err != nil {
@@ -159,13 +159,15 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 	if err := m.startKwok(ctx, opts.KwokStages); err != nil {
 		return err
 	}
-	if err := waitReady(ctx, client, opts.MemberSpec, !opts.APIOnly); err != nil {
-		return err
-	}
 	if metrics != nil {
-		return metrics.WaitAvailable(ctx)
+		if err := metrics.WaitAvailable(ctx); err != nil {
+			return err
+		}
+		if err := m.startControllers(ctx, group); err != nil {
+			return err
+		}
 	}
-	return nil
+	return waitReady(ctx, client, opts.MemberSpec, !opts.APIOnly)
 }
 
 // waitReady waits until kwok has made every node Ready and, with
