@@ -53,6 +53,10 @@ type Interpreter interface {
 	// Sensitive reports whether the kind's values are secret: diffs of
 	// its objects show hashes, never values.
 	Sensitive(gk schema.GroupKind) bool
+	// DefinesAPI reports whether an object of the kind defines an API (a
+	// CustomResourceDefinition): removing one from a member removes every
+	// object of its API there, whoever made them.
+	DefinesAPI(gk schema.GroupKind) bool
 	// Components lists the pod templates of a workload made of several,
 	// each with its replicas and what one replica needs: nil for a kind
 	// placed as one object.

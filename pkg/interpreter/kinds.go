@@ -52,6 +52,10 @@ type kind struct {
 	// components lists the pod templates of a kind made of several (see
 	// Components); nil: the kind is placed as one object.
 	components componentsFunc
+	// definesAPI: an object of the kind defines an API, and removing it
+	// from a member removes every object of that API there (see
+	// DefinesAPI).
+	definesAPI bool
 }
 
 var (
@@ -90,6 +94,8 @@ var builtin = withComponents(map[schema.GroupKind]*kind{
 	{Group: "networking.k8s.io", Kind: "Ingress"}: {apiVersion: "networking.k8s.io/v1", names: []string{"ingress", "ingresses", "ing"}},
 	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}: {apiVersion: "autoscaling/v2",
 		names: []string{"horizontalpodautoscaler", "horizontalpodautoscalers", "hpa"}},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {definesAPI: true, apiVersion: "apiextensions.k8s.io/v1",
+		names: []string{"customresourcedefinition", "customresourcedefinitions", "crd", "crds"}},
 	{Group: "policy", Kind: "PodDisruptionBudget"}: {apiVersion: "policy/v1", names: []string{"poddisruptionbudget", "poddisruptionbudgets", "pdb"}},
 })
 

@@ -48,6 +48,7 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	recorder  events.EventRecorder
 	conflicts *bindingutil.Conflicts
 	limiter   *rate.Limiter
+	in        apiDefiners
 	opts      Options
 }
 
@@ -78,9 +79,11 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		// An unclaimed binding keeps its placement: nothing would place
 		// an evicted copy elsewhere.
 		evs = applicationEvictions(spec, status, now, d)
-		var err error
-		if clusterEvs, err = r.clusterEvictions(ctx, spec, now, d); err != nil {
-			return reconcile.Result{}, err
+		if taintEvictable(r.in, spec.Resource) {
+			var err error
+			if clusterEvs, err = r.clusterEvictions(ctx, spec, now, d); err != nil {
+				return reconcile.Result{}, err
+			}
 		}
 	}
 	var throttled time.Duration
@@ -188,6 +191,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		recorder:  d.Recorder(ControllerName),
 		conflicts: bindingutil.NewConflicts(),
 		limiter:   limiter,
+		in:        d.Interpreter,
 		opts:      opts,
 	}
 }
