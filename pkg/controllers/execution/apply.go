@@ -420,7 +420,7 @@ func (r *Reconciler) applyOne(ctx context.Context, clients *clusterclient.Client
 		p.terminating++
 		return err
 	}
-	if meta.IsNoMatchError(err) {
+	if kindUnserved(err) {
 		p.unserved++
 	}
 	// Retrying helps neither a refusal by the API (permanent) nor

@@ -3,10 +3,15 @@ package execution
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -25,6 +30,46 @@ import (
 // apiEnablements. So the Works that last failed for an unserved kind are
 // remembered here, and a change of their Cluster's apiEnablements applies
 // them at once.
+
+// kindUnserved reports whether err says the member does not serve the
+// manifest's kind now. Three answers say so:
+//   - no mapping for the kind (its CRD was not there when the member's
+//     discovery was read);
+//   - a 404 that is not a Status (the API server serves no such path: the
+//     CRD went after the mapping was cached);
+//   - a refusal while the kind's CRD is terminating (its objects are being
+//     deleted, and a new one is refused until the CRD is gone).
+//
+// Only the first was counted once, so a Work whose CRD was deleted by hand
+// in the member retried on its back-off alone, minutes apart, after the
+// CRD was back.
+func kindUnserved(err error) bool {
+	if err == nil {
+		return false
+	}
+	if meta.IsNoMatchError(err) {
+		return true
+	}
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return false
+	}
+	s := st.Status()
+	switch s.Reason {
+	case metav1.StatusReasonNotFound:
+		if s.Details == nil {
+			return false
+		}
+		for _, c := range s.Details.Causes {
+			if c.Type == metav1.CauseTypeUnexpectedServerResponse {
+				return true
+			}
+		}
+	case metav1.StatusReasonForbidden:
+		return strings.Contains(s.Message, "while custom resource definition is terminating")
+	}
+	return false
+}
 
 // kindWaiters are the Works whose last apply met a kind their member did
 // not serve.

@@ -1,9 +1,14 @@
 package execution
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -60,5 +65,33 @@ func TestAPIsChanged(t *testing.T) {
 	}
 	if apisChanged().Create(event.CreateEvent{Object: apis("v1")}) {
 		t.Error("a created Cluster has no Work waiting for a kind yet")
+	}
+}
+
+// The answers that mean "the member does not serve the kind now", as the
+// member's API server and client-go give them, and some that do not.
+func TestKindUnserved(t *testing.T) {
+	widgets := schema.GroupResource{Group: "example.com", Resource: "widgets"}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no mapping", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "example.com", Kind: "Widget"}}, true},
+		{"a 404 page, not a Status: no such path", apierrors.NewGenericServerResponse(404, "PATCH", widgets, "w", "404 page not found", 0, true), true},
+		{"the CRD terminating", apierrors.NewForbidden(widgets, "w", errors.New("create not allowed while custom resource definition is terminating")), true},
+		{"an object not found", apierrors.NewNotFound(widgets, "w"), false},
+		{"a namespace not found", apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "team-a"), false},
+		{"forbidden by RBAC", apierrors.NewForbidden(widgets, "w", errors.New("user cannot patch")), false},
+		{"invalid", apierrors.NewBadRequest("spec.size: must be positive"), false},
+		{"not an API error", errors.New("connection refused"), false},
+		{"wrapped", fmt.Errorf("applying: %w", &meta.NoKindMatchError{GroupKind: schema.GroupKind{Kind: "Widget"}}), true},
+		{"nil", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := kindUnserved(tc.err); got != tc.want {
+				t.Errorf("kindUnserved(%v) = %v, want %v", tc.err, got, tc.want)
+			}
+		})
 	}
 }
