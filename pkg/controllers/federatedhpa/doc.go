@@ -12,8 +12,8 @@
 //     scale-down and idle on a scale-up, pods not ready (Pending, or not
 //     ready by the CPU rule) are left out and count as idle on a
 //     scale-up; the highest count over the metrics wins.
-//   - A member whose metrics are missing or stale, or that cannot be
-//     reached, is left out of the average and named in the ScalingActive
+//   - A member whose metrics are missing (for its running, ready pods)
+//     or stale, or that cannot be reached, is left out of the average and named in the ScalingActive
 //     condition and status.clusters[].excluded; its pods count at the
 //     average of the others, and nothing scales down while one is out
 //     (its load is unknown, never zero).

@@ -15,7 +15,11 @@ import (
 
 // samples turns a member's pods and PodMetrics into decide's pods, and
 // says why the member is left out when it is: its metrics could not be
-// read, it has none for its pods, or the newest is older than maxAge.
+// read, it has none for its running and ready pods, or the newest is
+// older than maxAge. A member whose pods are all still starting (Pending,
+// or running and not Ready: no metrics API reports those) is measured:
+// its pods are unready, idle on a scale-up, not counted at the others'
+// average as a left-out member's would be.
 func samples(metrics []autoscalingv2.MetricSpec, pods []corev1.Pod, pms []metricsv1beta1.PodMetrics, readErr error, now time.Time, maxAge time.Duration) ([]pod, string) {
 	byName := make(map[string]*metricsv1beta1.PodMetrics, len(pms))
 	var newest time.Time
@@ -32,7 +36,7 @@ func samples(metrics []autoscalingv2.MetricSpec, pods []corev1.Pod, pms []metric
 		q := pod{name: k8sPod.Name,
 			ignored: k8sPod.DeletionTimestamp != nil || k8sPod.Status.Phase == corev1.PodFailed,
 			pending: k8sPod.Status.Phase == corev1.PodPending}
-		if !q.ignored {
+		if !q.ignored && reporting(k8sPod) {
 			live++
 		}
 		pm := byName[k8sPod.Name]
@@ -49,11 +53,25 @@ func samples(metrics []autoscalingv2.MetricSpec, pods []corev1.Pod, pms []metric
 	case readErr != nil:
 		return out, "metrics not readable: " + readErr.Error()
 	case live > 0 && len(pms) == 0:
-		return out, "no metrics.k8s.io samples for its pods"
+		return out, "no metrics.k8s.io samples for its running pods"
 	case live > 0 && now.Sub(newest) > maxAge:
 		return out, fmt.Sprintf("metrics stale: the newest sample is %s old", now.Sub(newest).Round(time.Second))
 	}
 	return out, ""
+}
+
+// reporting says whether a metrics API has samples of pod to give: it
+// runs and is Ready.
+func reporting(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // podValues are a pod's request and usage for one metric, in
