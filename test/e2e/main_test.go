@@ -18,6 +18,7 @@ import (
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/execution"
+	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 )
 
@@ -79,7 +80,8 @@ func run(m *testing.M) int {
 		Fleet:      spec,
 		KwokStages: [][]byte{unready},
 		Controllers: controllermanager.Options{Config: controllermanager.Config{ClusterStatus: fleetenv.FastProbes(),
-			Execution: execution.Options{DriftRevertDelay: driftRevertDelay}}},
+			Execution:    execution.Options{DriftRevertDelay: driftRevertDelay},
+			FederatedHPA: federatedhpa.Options{SyncPeriod: fhpaSyncPeriod}}},
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
