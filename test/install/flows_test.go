@@ -146,8 +146,10 @@ func isConfigMap(o client.Object) bool { _, ok := o.(*corev1.ConfigMap); return 
 
 // testWebhooks: the validating webhook answers (a rule that does not
 // compile is refused), and the health interpreter controller reports a
-// good one Compiled.
+// good one Compiled; the autoscalers' webhooks, of namespaced kinds,
+// answer too.
 func testWebhooks(t *testing.T) {
+	testAutoscalerWebhooks(t)
 	bad := &configv1alpha1.HealthInterpreter{ObjectMeta: metav1.ObjectMeta{Name: "least-privilege-broken"},
 		Spec: configv1alpha1.HealthInterpreterSpec{Target: configv1alpha1.HealthTarget{APIVersion: "v1", Kind: "ConfigMap"},
 			Health: configv1alpha1.HealthExpression{Expression: "observedObj.data.healthy =="}}}
