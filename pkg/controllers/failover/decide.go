@@ -26,9 +26,6 @@ const (
 // Producer is written in the graceful eviction tasks this controller creates.
 const Producer = "shepherd-failover"
 
-// maxHistory is the API's bound on spec.evictionHistory.
-const maxHistory = 256
-
 // eviction is one cluster to evict a binding from.
 type eviction struct {
 	cluster string
@@ -201,11 +198,9 @@ func tolerationDeadline(tolerations []corev1.Toleration, taint *corev1.Taint) (t
 	return added.Add(shortest), false
 }
 
-// evict moves the evicted targets to Unscheduled (the scheduler then
-// reschedules: the active targets changed), records the history, and adds
-// a graceful eviction task for every purge mode but Immediately: an
-// Immediately task would be dropped in this very write, so it is never
-// written and the old copy goes at once.
+// evict takes the evicted clusters out of the placement
+// (bindingutil.Evict: the target Unscheduled, the eviction history, a
+// graceful eviction task for every purge mode but a direct one).
 //
 // With state preservation and a direct purge, the history entry also records the labels read
 // from the evicted copy's status and the targets before the eviction; a
@@ -218,16 +213,9 @@ func evict(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, e
 	}
 	var errs []error
 	for _, ev := range evs {
-		var replicas int32
-		for i := range spec.Clusters {
-			if spec.Clusters[i].Name == ev.cluster {
-				spec.Clusters[i].State = workv1alpha1.TargetUnscheduled
-				replicas = spec.Clusters[i].Replicas
-			}
-		}
-		spec.EvictionHistory = slices.DeleteFunc(spec.EvictionHistory, func(h workv1alpha1.EvictionHistoryEntry) bool { return h.ClusterName == ev.cluster })
-		entry := workv1alpha1.EvictionHistoryEntry{
-			ClusterName: ev.cluster, EvictedAt: now, Reason: ev.reason, Message: ev.message,
+		e := bindingutil.Eviction{
+			Cluster: ev.cluster, Reason: ev.reason, Message: ev.message,
+			Producer: Producer, Purge: ev.purge, GracePeriodSeconds: ev.grace,
 		}
 		// As in Karmada, state is carried only when the old copy goes at
 		// once: with a graceful purge both copies would run on one state.
@@ -237,27 +225,11 @@ func evict(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, e
 				errs = append(errs, fmt.Errorf("state preservation on cluster %s: %w", ev.cluster, err))
 			}
 			if len(labels) > 0 {
-				entry.PreservedLabelState = labels
-				entry.ClustersBeforeFailover = slices.Clone(before)
+				e.PreservedLabelState = labels
+				e.ClustersBeforeFailover = slices.Clone(before)
 			}
 		}
-		spec.EvictionHistory = append(spec.EvictionHistory, entry)
-		if n := len(spec.EvictionHistory) - maxHistory; n > 0 {
-			spec.EvictionHistory = spec.EvictionHistory[n:]
-		}
-		spec.GracefulEvictionTasks = slices.DeleteFunc(spec.GracefulEvictionTasks, func(t workv1alpha1.GracefulEvictionTask) bool { return t.FromCluster == ev.cluster })
-		if ev.purge.Direct() {
-			continue
-		}
-		task := workv1alpha1.GracefulEvictionTask{
-			FromCluster: ev.cluster, Replicas: &replicas, Reason: ev.reason, Message: ev.message,
-			Producer: Producer, PurgeMode: ev.purge, CreationTimestamp: now,
-		}
-		if ev.purge.Graceful() {
-			g := int32(secondsOr(ev.grace, policyv1alpha1.DefaultGracePeriodSeconds) / time.Second)
-			task.GracePeriodSeconds = &g
-		}
-		spec.GracefulEvictionTasks = append(spec.GracefulEvictionTasks, task)
+		bindingutil.Evict(spec, e, now)
 	}
 	return errs
 }

@@ -1,8 +1,9 @@
 // Package bindingutil holds what the detector, the scheduling controller and
 // the binding controller share about the two binding kinds: a descriptor
 // that lets one generic reconciler serve ResourceBindings and
-// ClusterResourceBindings, target-state helpers, and how a template's
-// replicas are read and divided.
+// ClusterResourceBindings, target-state helpers, how a template's
+// replicas are read and divided, and how a cluster is evicted from a
+// placement (failover and the descheduler).
 package bindingutil
 
 import (
