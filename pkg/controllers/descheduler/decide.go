@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,11 +26,14 @@ const (
 	ReasonHeld = "Held"
 )
 
-// move takes count replicas back from a cluster, which keeps keep.
+// move takes count replicas back from a cluster, which keeps keep; a
+// whole move takes a gang off the cluster (count is its unschedulable
+// replicas there).
 type move struct {
 	cluster     string
 	count, keep int32
 	since       time.Time
+	whole       bool
 }
 
 // report is a cluster's unschedulable replicas that are not moved.
@@ -52,6 +56,10 @@ type decision struct {
 	// recorded is the last move (workv1alpha1.AnnotationDescheduled) while the binding
 	// waits out its threshold after it.
 	recorded string
+	// gang: the binding is a gang, moved only whole (gang.go).
+	gang bool
+	// threshold is the threshold in force when something moves.
+	threshold time.Duration
 }
 
 // movable says whether the placement lets the scheduler choose where
@@ -108,7 +116,7 @@ func reschedulePending(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bind
 // controller's threshold. Every time comes from the binding, so a restart
 // changes nothing.
 func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, annotations map[string]string, def time.Duration, now time.Time) decision {
-	var d decision
+	d := decision{gang: isGang(spec)}
 	items := map[string]*workv1alpha1.AggregatedStatusItem{}
 	for i := range status.AggregatedStatus {
 		items[status.AggregatedStatus[i].ClusterName] = &status.AggregatedStatus[i]
@@ -126,6 +134,9 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 	if len(all) == 0 {
 		return d
 	}
+	if d.gang {
+		slices.SortFunc(all, func(a, b stuck) int { return strings.Compare(a.target.Name, b.target.Name) })
+	}
 	reportAll := func(reason, why string) decision {
 		for _, s := range all {
 			d.reports = append(d.reports, report{cluster: s.target.Name, count: s.item.UnschedulableReplicas})
@@ -133,7 +144,7 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 		d.reason, d.why = reason, why
 		return d
 	}
-	if ok, why := movable(spec.Placement); !ok {
+	if ok, why := movable(spec.Placement); !ok && !d.gang {
 		return reportAll(ReasonNotMovable, "not moved: "+why)
 	}
 	if len(spec.GracefulEvictionTasks) > 0 {
@@ -160,6 +171,12 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 			}
 			continue
 		}
+		if d.gang {
+			// Never part of a gang: it leaves the cluster whole, whatever
+			// its targets record of its components.
+			d.moves = append(d.moves, move{cluster: s.target.Name, count: s.item.UnschedulableReplicas, since: s.item.UnschedulableSince.Time, whole: true})
+			continue
+		}
 		keep := max(s.target.Replicas-s.item.UnschedulableReplicas, 0)
 		if n := s.target.Replicas - keep; n > 0 {
 			d.moves = append(d.moves, move{cluster: s.target.Name, count: n, keep: keep, since: s.item.UnschedulableSince.Time})
@@ -169,15 +186,24 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 		d.next = time.Time{} // the move's annotation brings the binding back
 		d.reason = ReasonMoved
 		d.why = fmt.Sprintf("unschedulable for longer than %s", thr)
+		d.threshold = thr
+		if d.gang {
+			d.reason, d.why = ReasonGangMoved, gangWhy(spec, thr)
+		}
 	}
 	return d
 }
 
-// apply lowers the moved targets' replicas and stamps the move's time.
+// apply lowers the moved targets' replicas, or evicts a gang's (gang.go),
+// and stamps the move's time.
 func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, d decision, now time.Time) map[string]string {
 	moves := d.moves
 	keep := map[string]int32{}
 	for _, m := range moves {
+		if m.whole {
+			bindingutil.Evict(spec, eviction(spec, m, d.threshold), metav1.NewTime(now))
+			continue
+		}
 		keep[m.cluster] = m.keep
 	}
 	for i := range spec.Clusters {
@@ -201,8 +227,12 @@ func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, d deci
 func condition(d decision, generation int64) (metav1.Condition, bool) {
 	var parts []string
 	moved := func(what string) (metav1.Condition, bool) {
-		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: ReasonMoved, ObservedGeneration: generation,
-			Message: "Moved unschedulable replicas: " + what}, true
+		reason, prefix := ReasonMoved, "Moved unschedulable replicas: "
+		if d.gang {
+			reason, prefix = ReasonGangMoved, "Moved "
+		}
+		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: reason, ObservedGeneration: generation,
+			Message: prefix + what}, true
 	}
 	switch {
 	case len(d.moves) > 0:
@@ -220,8 +250,12 @@ func condition(d decision, generation int64) (metav1.Condition, bool) {
 }
 
 // describe says what d moves: "2 from member2 (keeps 2); unschedulable
-// for longer than 5m0s".
+// for longer than 5m0s", or for a gang "the gang whole from member2 (3 of
+// its replicas unschedulable there); unschedulable for longer than ...".
 func describe(d decision) string {
+	if d.gang {
+		return describeWhole(d.moves) + "; " + d.why
+	}
 	parts := make([]string, 0, len(d.moves))
 	for _, m := range d.moves {
 		parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))

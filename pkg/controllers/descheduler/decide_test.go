@@ -1,6 +1,7 @@
 package descheduler
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
 var t0 = time.Date(2026, 3, 8, 8, 0, 0, 0, time.UTC)
@@ -170,5 +172,157 @@ func TestApply(t *testing.T) {
 	c, _ := condition(decision{moves: []move{{cluster: "b", count: 3, keep: 1}}, why: "unschedulable for longer than 5m0s"}, 2)
 	if c.Status != metav1.ConditionTrue || c.Message != "Moved unschedulable replicas: 3 from b (keeps 1); unschedulable for longer than 5m0s" {
 		t.Fatalf("condition %+v", c)
+	}
+}
+
+// gang is a binding's spec of a workload of two components on targets.
+func gang(p *policyv1alpha1.Placement, targets ...workv1alpha1.TargetCluster) *workv1alpha1.BindingSpec {
+	return &workv1alpha1.BindingSpec{Placement: p, Clusters: slices.Clone(targets),
+		Components: []workv1alpha1.Component{{Name: "head", Replicas: 1}, {Name: "workers", Replicas: 4}}}
+}
+
+// running is a target running the whole gang, components recorded.
+func running(name string) workv1alpha1.TargetCluster {
+	return workv1alpha1.TargetCluster{Name: name, Components: []workv1alpha1.TargetComponent{{Name: "head", Replicas: 1}, {Name: "workers", Replicas: 4}}}
+}
+
+func TestDecideGang(t *testing.T) {
+	const thr = 5 * time.Minute
+	twoClusters := []workv1alpha1.TargetCluster{running("a"), running("b")}
+	for _, tc := range []struct {
+		name        string
+		placement   *policyv1alpha1.Placement
+		targets     []workv1alpha1.TargetCluster
+		items       []workv1alpha1.AggregatedStatusItem
+		annotations map[string]string
+		evicting    bool
+		reschedule  *metav1.Time
+		now         time.Time
+		// moved are the clusters the gang leaves whole, in order; held
+		// the reason of a report instead; next when to look again.
+		moved    []string
+		held     string
+		next     time.Time
+		recorded string
+		message  string
+	}{
+		{name: "stuck past the threshold: moved whole from that cluster", placement: duplicated, targets: []workv1alpha1.TargetCluster{running("b")},
+			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 3, t0)}, now: t0.Add(thr),
+			moved:   []string{"b"},
+			message: "Moved the gang whole from b (3 of its replicas unschedulable there); unschedulable for longer than 5m0s; a gang runs whole or not at all: the scheduler places it again, the clusters it left kept out for 10m0s"},
+		{name: "before the threshold: nothing, look again when due", placement: duplicated, targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 3, t0)}, now: t0.Add(thr - time.Second),
+			next: t0.Add(thr)},
+		{name: "stuck in one of two clusters: moves only from that one", placement: duplicated, targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{{ClusterName: "a"}, stuck("b", 2, t0)}, now: t0.Add(thr),
+			moved: []string{"b"}},
+		{name: "stuck in both, one not yet due: only the due one", placement: duplicated, targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{stuck("a", 1, t0.Add(time.Minute)), stuck("b", 2, t0)}, now: t0.Add(thr),
+			moved: []string{"b"}},
+		{name: "stuck in both past the threshold: both, by cluster name", placement: duplicated,
+			targets: []workv1alpha1.TargetCluster{running("b"), running("a")},
+			items:   []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0), stuck("a", 1, t0)}, now: t0.Add(thr),
+			moved: []string{"a", "b"}},
+		{name: "divided by dynamic weights: moved whole, never lowered", placement: dynamic,
+			targets: []workv1alpha1.TargetCluster{{Name: "a", Replicas: 4, Components: running("a").Components}, {Name: "b", Replicas: 4, Components: running("b").Components}},
+			items:   []workv1alpha1.AggregatedStatusItem{stuck("b", 1, t0)}, now: t0.Add(thr),
+			moved: []string{"b"}},
+		{name: "static weights do not hold a gang", placement: static, targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{stuck("a", 1, t0)}, now: t0.Add(thr),
+			moved: []string{"a"}},
+		{name: "bad input: targets without components are still moved whole", placement: duplicated,
+			targets: []workv1alpha1.TargetCluster{{Name: "a"}, {Name: "b", Replicas: 2}},
+			items:   []workv1alpha1.AggregatedStatusItem{stuck("b", 5, t0)}, now: t0.Add(thr),
+			moved: []string{"b"}},
+		{name: "per-policy threshold", placement: withThreshold(dynamic, 30), targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{stuck("a", 1, t0)}, now: t0.Add(30 * time.Second),
+			moved: []string{"a"}},
+		{name: "inactive targets are not touched", placement: duplicated,
+			targets: []workv1alpha1.TargetCluster{running("a"), {Name: "b", State: workv1alpha1.TargetUnscheduled}},
+			items:   []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr)},
+		{name: "a failover moves the workload: held", placement: duplicated, targets: twoClusters, evicting: true,
+			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
+			held:    ReasonHeld,
+			message: "Replicas Pending unschedulable: 2 in b; not moved while a failover moves the workload"},
+		{name: "a reschedule is pending: held", placement: duplicated, targets: twoClusters, reschedule: &metav1.Time{Time: t0.Add(time.Hour)},
+			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(2 * time.Hour),
+			held: ReasonHeld},
+		{name: "moved within the threshold: wait, the move still reported", placement: duplicated, targets: twoClusters,
+			annotations: map[string]string{workv1alpha1.AnnotationDescheduledAt: t0.Add(4 * time.Minute).Format(time.RFC3339), workv1alpha1.AnnotationDescheduled: "the gang whole from c (1 of its replicas unschedulable there); x"},
+			items:       []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
+			next: t0.Add(9 * time.Minute), recorded: "the gang whole from c (1 of its replicas unschedulable there); x",
+			message: "Moved the gang whole from c (1 of its replicas unschedulable there); x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := gang(tc.placement, tc.targets...)
+			spec.RescheduleTriggeredAt = tc.reschedule
+			if tc.evicting {
+				spec.GracefulEvictionTasks = []workv1alpha1.GracefulEvictionTask{{FromCluster: "c"}}
+			}
+			status := &workv1alpha1.BindingStatus{AggregatedStatus: tc.items, LastScheduledTime: &metav1.Time{Time: t0}}
+			d := decide(spec, status, tc.annotations, thr, tc.now)
+			var moved []string
+			for _, m := range d.moves {
+				if !m.whole || m.keep != 0 {
+					t.Errorf("move %+v: a gang moves only whole", m)
+				}
+				moved = append(moved, m.cluster)
+			}
+			if strings.Join(moved, ",") != strings.Join(tc.moved, ",") {
+				t.Fatalf("moved from %v, want %v", moved, tc.moved)
+			}
+			if !d.next.Equal(tc.next) || d.recorded != tc.recorded {
+				t.Errorf("next %v recorded %q, want %v %q", d.next, d.recorded, tc.next, tc.recorded)
+			}
+			if (len(d.reports) > 0) != (tc.held != "") || (tc.held != "" && d.reason != tc.held) {
+				t.Errorf("reports %+v reason %q, want held %q", d.reports, d.reason, tc.held)
+			}
+			c, ok := condition(d, 1)
+			if tc.message != "" && c.Message != tc.message {
+				t.Errorf("condition message\n %q, want\n %q", c.Message, tc.message)
+			}
+			if len(moved) > 0 || tc.recorded != "" {
+				if !ok || c.Status != metav1.ConditionTrue || c.Reason != ReasonGangMoved {
+					t.Errorf("condition %+v, want True %s", c, ReasonGangMoved)
+				}
+			}
+			before := spec.DeepCopy()
+			if len(d.moves) == 0 {
+				return
+			}
+			ann := apply(spec, tc.annotations, d, tc.now)
+			if ann[workv1alpha1.AnnotationDescheduled] != describe(d) || ann[workv1alpha1.AnnotationDescheduledAt] == "" {
+				t.Errorf("annotations %v", ann)
+			}
+			assertMovedWhole(t, before, spec, tc.moved, tc.now)
+		})
+	}
+}
+
+// assertMovedWhole checks that apply took the gang off exactly the moved
+// clusters, as an eviction, and changed no target's replicas or components.
+func assertMovedWhole(t *testing.T, before, after *workv1alpha1.BindingSpec, moved []string, now time.Time) {
+	t.Helper()
+	for i, tgt := range after.Clusters {
+		was := before.Clusters[i]
+		if tgt.Replicas != was.Replicas || len(tgt.Components) != len(was.Components) {
+			t.Errorf("target %s: replicas %d components %v, was %d %v: never lowered in part", tgt.Name, tgt.Replicas, tgt.Components, was.Replicas, was.Components)
+		}
+		wantActive := bindingutil.IsActive(was) && !slices.Contains(moved, tgt.Name)
+		if bindingutil.IsActive(tgt) != wantActive {
+			t.Errorf("target %s active = %v, want %v", tgt.Name, bindingutil.IsActive(tgt), wantActive)
+		}
+	}
+	if len(after.EvictionHistory) != len(moved) || len(after.GracefulEvictionTasks) != len(moved) {
+		t.Fatalf("history %+v tasks %+v, want one of each per cluster moved from", after.EvictionHistory, after.GracefulEvictionTasks)
+	}
+	for i, name := range moved {
+		h, task := after.EvictionHistory[i], after.GracefulEvictionTasks[i]
+		if h.ClusterName != name || h.Reason != EvictionReason || !h.EvictedAt.Time.Equal(now) || !strings.Contains(h.Message, "moved whole") {
+			t.Errorf("history entry %+v", h)
+		}
+		if task.FromCluster != name || task.Producer != Producer || task.PurgeMode != policyv1alpha1.PurgeGracefully || *task.GracePeriodSeconds != policyv1alpha1.DefaultGracePeriodSeconds {
+			t.Errorf("task %+v", task)
+		}
 	}
 }

@@ -15,6 +15,16 @@
 //     room. Static weights, equal division and Duplicated say where
 //     replicas go: the ReplicasDescheduled condition (False,
 //     NotMovable) reports them, nothing moves.
+//   - A gang (spec.components: a workload of several pod templates, placed
+//     whole) is never lowered in part, whatever its placement: it is moved
+//     off the cluster whole (gang.go), as failover evicts
+//     (bindingutil.Evict): the target becomes Unscheduled, so the
+//     scheduler places the gang again; the eviction history (reason
+//     GangUnschedulable) keeps the cluster out of the scheduler's choice
+//     for the block window (the ClusterEviction filter); a graceful
+//     eviction task keeps the old copy until the gang is Healthy on its
+//     new clusters or the grace period ends. The condition's reason is
+//     then GangMoved, the event GangDescheduled.
 //   - Nothing moves while a failover moves the workload (graceful
 //     eviction tasks) or a RescheduleTask's stamp is pending.
 //   - At most one move per binding per threshold
@@ -28,8 +38,9 @@
 //
 // # What it writes (reconciler.go)
 //
-// The lowered targets and workv1alpha1.AnnotationDescheduledAt in one spec patch with an
-// optimistic lock; the ReplicasDescheduled condition; events
-// ReplicasDescheduled on the binding and its template; the metric
-// shepherd_descheduler_replicas_moved_total.
+// The lowered (or evicted) targets and workv1alpha1.AnnotationDescheduledAt
+// in one spec patch with an optimistic lock; the ReplicasDescheduled condition; events
+// ReplicasDescheduled (GangDescheduled) on the binding and its template;
+// the metrics shepherd_descheduler_replicas_moved_total and
+// shepherd_descheduler_gangs_moved_total.
 package descheduler

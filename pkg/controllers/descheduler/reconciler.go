@@ -24,9 +24,12 @@ import (
 // ControllerName prefixes the controllers' names in logs, metrics and events.
 const ControllerName = "descheduler"
 
-// EventReplicasDescheduled is the event reason of a move, on the binding and
-// its template.
-const EventReplicasDescheduled = "ReplicasDescheduled"
+// Event reasons of a move, on the binding and its template: replicas
+// taken back, or a gang moved whole.
+const (
+	EventReplicasDescheduled = "ReplicasDescheduled"
+	EventGangDescheduled     = "GangDescheduled"
+)
 
 // Reconciler moves unschedulable replicas of the bindings of one kind.
 type Reconciler[T workv1alpha1.BindingObject] struct {
@@ -75,6 +78,10 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		}
 		r.report(ctx, b, d)
 		for _, m := range d.moves {
+			if m.whole {
+				log.Info("moved gang whole", "cluster", m.cluster, "unschedulable", m.count, "since", m.since)
+				continue
+			}
 			log.Info("moved unschedulable replicas", "cluster", m.cluster, "replicas", m.count, "keeps", m.keep, "since", m.since)
 		}
 	}
@@ -106,12 +113,19 @@ func (r *Reconciler[T]) report(ctx context.Context, b T, d decision) {
 		}
 	}
 	for _, m := range d.moves {
-		replicasMoved.Add(float64(m.count))
-		note := bindingutil.Note(fmt.Sprintf("Moved %d replicas from cluster %s: unschedulable there since %s (%s); it keeps %d, the scheduler places the others",
-			m.count, m.cluster, m.since.UTC().Format(time.RFC3339), d.why, m.keep))
-		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, EventReplicasDescheduled, "Deschedule", "%s", note)
+		reason, note := EventReplicasDescheduled, ""
+		if m.whole {
+			gangsMoved.Inc()
+			reason, note = EventGangDescheduled, gangNote(b.GetBindingSpec(), m, d.why)
+		} else {
+			replicasMoved.Add(float64(m.count))
+			note = fmt.Sprintf("Moved %d replicas from cluster %s: unschedulable there since %s (%s); it keeps %d, the scheduler places the others",
+				m.count, m.cluster, m.since.UTC().Format(time.RFC3339), d.why, m.keep)
+		}
+		note = bindingutil.Note(note)
+		r.recorder.Eventf(b, nil, corev1.EventTypeNormal, reason, "Deschedule", "%s", note)
 		if tmpl != nil {
-			r.recorder.Eventf(tmpl, nil, corev1.EventTypeNormal, EventReplicasDescheduled, "Deschedule", "%s", note)
+			r.recorder.Eventf(tmpl, nil, corev1.EventTypeNormal, reason, "Deschedule", "%s", note)
 		}
 	}
 }

@@ -1,0 +1,89 @@
+package descheduler
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/placement"
+)
+
+// A gang (a workload of several pod templates, spec.components) runs
+// whole or not at all: every selected cluster runs every replica of every
+// component. Lowering a cluster's share would leave it part of a gang, so
+// a gang with replicas unschedulable in a cluster past the threshold is
+// moved off that cluster whole, the way failover evicts: the target
+// leaves the placement (Unscheduled), the eviction history keeps the
+// cluster out of the scheduler's choice for the block window, and a
+// graceful eviction task keeps the old copy until the gang is Healthy on
+// its new clusters or the grace period ends.
+const (
+	// ReasonGangMoved (True): a gang was moved whole off clusters.
+	ReasonGangMoved = "GangMoved"
+	// EvictionReason is the reason of the descheduler's eviction history
+	// entries and graceful eviction tasks.
+	EvictionReason = "GangUnschedulable"
+	// Producer is written in the graceful eviction tasks the descheduler
+	// creates.
+	Producer = "shepherd-descheduler"
+)
+
+// isGang says whether the binding is a workload of several pod templates:
+// its spec.components, whatever its targets record of them.
+func isGang(spec *workv1alpha1.BindingSpec) bool { return len(spec.Components) > 0 }
+
+// keptOut says how long a cluster a gang left stays out of its placement:
+// the block window the scheduler's ClusterEviction filter applies to the
+// eviction history.
+func keptOut(f *policyv1alpha1.FailoverBehavior) string {
+	if w := placement.BlockWindow(f); w > 0 {
+		return "for " + w.String()
+	}
+	return "until the eviction history is cleared"
+}
+
+// gracePeriod is the old copy's grace period: the policy's
+// failover.application.gracePeriodSeconds, else the default.
+func gracePeriod(f *policyv1alpha1.FailoverBehavior) *int32 {
+	if f != nil && f.Application != nil && f.Application.GracePeriodSeconds != nil {
+		return f.Application.GracePeriodSeconds
+	}
+	g := policyv1alpha1.DefaultGracePeriodSeconds
+	return &g
+}
+
+// gangWhy is the why of a gang's move.
+func gangWhy(spec *workv1alpha1.BindingSpec, thr time.Duration) string {
+	return fmt.Sprintf("unschedulable for longer than %s; a gang runs whole or not at all: the scheduler places it again, the clusters it left kept out %s",
+		thr, keptOut(spec.Failover))
+}
+
+// eviction is the eviction that moves a gang whole off m's cluster.
+func eviction(spec *workv1alpha1.BindingSpec, m move, thr time.Duration) bindingutil.Eviction {
+	return bindingutil.Eviction{
+		Cluster: m.cluster, Reason: EvictionReason, Producer: Producer,
+		Message: fmt.Sprintf("%d replicas of the gang unschedulable since %s, longer than %s: moved whole",
+			m.count, m.since.UTC().Format(time.RFC3339), thr),
+		Purge:              policyv1alpha1.PurgeGracefully,
+		GracePeriodSeconds: gracePeriod(spec.Failover),
+	}
+}
+
+// describeWhole says what a gang's move took: "the gang whole from
+// member2 (3 of its replicas unschedulable there)".
+func describeWhole(moves []move) string {
+	parts := make([]string, 0, len(moves))
+	for _, m := range moves {
+		parts = append(parts, fmt.Sprintf("%s (%d of its replicas unschedulable there)", m.cluster, m.count))
+	}
+	return "the gang whole from " + strings.Join(parts, ", ")
+}
+
+// gangNote is the event of a gang's move off one cluster.
+func gangNote(spec *workv1alpha1.BindingSpec, m move, why string) string {
+	return fmt.Sprintf("Moved the gang whole from cluster %s: %d of its replicas unschedulable there since %s (%s); the old copy stays until the gang is Healthy on its new clusters or %ds pass",
+		m.cluster, m.count, m.since.UTC().Format(time.RFC3339), why, *gracePeriod(spec.Failover))
+}
