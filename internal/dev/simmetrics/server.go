@@ -146,7 +146,8 @@ func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
-	<-errCh
+	// ServeTLS returns http.ErrServerClosed once shut down: nothing to say.
+	_ = <-errCh
 }
 
 // Addr is the loopback address the server listens on.
