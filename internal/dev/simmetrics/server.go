@@ -146,8 +146,9 @@ func (s *Server) serve(ctx context.Context, srv *http.Server, ln net.Listener) {
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		_ = srv.Close()
 	}
-	// ServeTLS returns http.ErrServerClosed once shut down: nothing to say.
-	_ = <-errCh
+	if err := <-errCh; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.log.Error(err, "metrics API server failed while shutting down")
+	}
 }
 
 // Addr is the loopback address the server listens on.
