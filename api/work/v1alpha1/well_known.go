@@ -92,6 +92,12 @@ const (
 	// namespace: so a Pull cluster's agent needs no right on the hub's
 	// namespaces. Absent when the namespace has none.
 	AnnotationPodSecurity = "work.shepherd.io/pod-security"
+	// LabelPodMetrics on the Work of a Pull cluster asks its agent to
+	// report the workload's pods and metrics in status.podMetrics: a
+	// FederatedHPA scales the workload. The FederatedHPA controller sets
+	// it (its value: names.LabelValue of the FederatedHPA's name, in the
+	// binding's namespace) and removes it when the FederatedHPA goes.
+	LabelPodMetrics = "work.shepherd.io/pod-metrics"
 	// AnnotationTiedPolicies on a binding lists the policies that match its
 	// template exactly as well as the one governing it (same kind of policy,
 	// selector strength and priority), as names.PolicyRef strings separated by

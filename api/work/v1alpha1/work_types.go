@@ -146,6 +146,12 @@ type WorkStatus struct {
 	// +listType=atomic
 	// +optional
 	ManifestStatuses []ManifestStatus `json:"manifestStatuses,omitempty"`
+	// PodMetrics is the agent's latest sample of the workload's pods and
+	// metrics, at most every sync period, while the Work carries
+	// LabelPodMetrics; only for Pull clusters. Written by the agent's pod
+	// metrics reporter alone (field manager shepherd-agent-podmetrics).
+	// +optional
+	PodMetrics *PodMetricsSample `json:"podMetrics,omitempty"`
 }
 
 // Work is what the hub applies to one member cluster. It lives in the
