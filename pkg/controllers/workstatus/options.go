@@ -35,6 +35,8 @@ import (
 const (
 	DefaultWorkers        = 4
 	DefaultCoalesceWindow = time.Second
+	// DefaultPodMetricsPeriod is a HorizontalPodAutoscaler's sync period.
+	DefaultPodMetricsPeriod = 15 * time.Second
 )
 
 // Options configure the Reconciler. Zero values take the defaults.
@@ -51,11 +53,18 @@ type Options struct {
 	// affected: they run on the times recorded, not on when they are
 	// written.
 	CoalesceWindow time.Duration
+	// PodMetricsPeriod is how often an agent samples the pods and metrics
+	// of a Work labelled workv1alpha1.LabelPodMetrics into its status
+	// (default 15 s): at most one sample per Work per period.
+	PodMetricsPeriod time.Duration
 }
 
 func (o Options) withDefaults() Options {
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.PodMetricsPeriod <= 0 {
+		o.PodMetricsPeriod = DefaultPodMetricsPeriod
 	}
 	switch {
 	case o.CoalesceWindow == 0:

@@ -26,7 +26,8 @@ import (
 // Work status (member -> Work), member informer lifecycle (Cluster
 // deletion), and binding status for each binding kind (Work -> binding ->
 // template). An agent (d.PullCluster set) runs step 1 only, for its own
-// Works, reading the member d.Clients serves; the hub aggregates. On the
+// Works, reading the member d.Clients serves, and the pod metrics
+// reporter (podmetrics.go); the hub aggregates. On the
 // hub, step 1 runs for Push clusters only, and steps 2 and 3 for every
 // cluster.
 func Setup(d controllerdeps.Deps, opts Options) error {
@@ -96,7 +97,9 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	}
 
 	if d.Agent() {
-		return nil // an agent reports its Works; the hub aggregates them
+		// An agent reports its Works, and the pod metrics the hub cannot
+		// read itself; the hub aggregates them.
+		return setupPodMetrics(d, o)
 	}
 	rec := d.Recorder(ControllerName)
 	if err := setupBindingController[workv1alpha1.ResourceBinding](d, workv1alpha1.KindResourceBinding, rec, o); err != nil {
