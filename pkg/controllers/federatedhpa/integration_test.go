@@ -85,15 +85,17 @@ func (f *fakeMembers) get(cluster string) (*fakeMember, error) {
 	return m, m.err
 }
 
-func (f *fakeMembers) Pods(_ context.Context, c *clusterv1alpha1.Cluster, ns string, sel labels.Selector) ([]corev1.Pod, error) {
+func (f *fakeMembers) Pods(_ context.Context, c *clusterv1alpha1.Cluster, w federatedhpa.Workload) ([]corev1.Pod, error) {
 	m, err := f.get(c.Name)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(slices.Clone(m.pods), func(p corev1.Pod) bool { return p.Namespace != ns || !sel.Matches(labels.Set(p.Labels)) }), nil
+	return slices.DeleteFunc(slices.Clone(m.pods), func(p corev1.Pod) bool {
+		return p.Namespace != w.Namespace || !w.Selector.Matches(labels.Set(p.Labels))
+	}), nil
 }
 
-func (f *fakeMembers) PodMetrics(_ context.Context, c *clusterv1alpha1.Cluster, _ string, _ labels.Selector) ([]metricsv1beta1.PodMetrics, error) {
+func (f *fakeMembers) PodMetrics(_ context.Context, c *clusterv1alpha1.Cluster, _ federatedhpa.Workload) ([]metricsv1beta1.PodMetrics, error) {
 	m, err := f.get(c.Name)
 	if err != nil {
 		return nil, err
@@ -101,7 +103,7 @@ func (f *fakeMembers) PodMetrics(_ context.Context, c *clusterv1alpha1.Cluster, 
 	return m.metrics, nil
 }
 
-func (f *fakeMembers) HorizontalPodAutoscalers(_ context.Context, c *clusterv1alpha1.Cluster, _ string) ([]autoscalingv2.HorizontalPodAutoscaler, error) {
+func (f *fakeMembers) HorizontalPodAutoscalers(_ context.Context, c *clusterv1alpha1.Cluster, _ federatedhpa.Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error) {
 	m, err := f.get(c.Name)
 	if err != nil {
 		return nil, err

@@ -25,8 +25,9 @@ type Options struct {
 	// MetricMaxAge: a member whose newest sample is older is left out as
 	// stale (default 2 m).
 	MetricMaxAge time.Duration
-	// Members reads the members; nil reads them through the member
-	// clients (NewMembers).
+	// Members reads the members; nil reads Push members through the
+	// member clients (NewMembers) and Pull members through the samples
+	// their agents report (NewPullMembers).
 	Members Members
 	// Now is the clock; nil means time.Now. Tests set it.
 	Now func() time.Time

@@ -9,6 +9,10 @@ package federatedhpa
 // +kubebuilder:rbac:groups=cluster.shepherd.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //
+// Works: the samples Pull members' agents report (status.podMetrics), and
+// the label that asks for them on the target's Works (metadata only).
+// +kubebuilder:rbac:groups=work.shepherd.io,resources=works,verbs=get;list;watch;patch
+//
 // Targets are templates of any kind (read through the rule every
 // controller shares); only their scale subresource is patched, so the
 // controller can change a template's replicas and nothing else of it.

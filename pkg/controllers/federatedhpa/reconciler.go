@@ -2,6 +2,7 @@ package federatedhpa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,6 +59,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if apierrors.IsNotFound(err) {
 			r.setHistory(req.NamespacedName, nil)
 			forget(req.Namespace, req.Name)
+			if err := r.releaseSamples(ctx, req.Namespace, req.Name, nil); err != nil {
+				return reconcile.Result{}, err
+			}
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -193,6 +197,14 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 	var out []cluster
 	var conflicts []string
 	now := r.opts.Now()
+	w := Workload{Namespace: t.namespace, Selector: t.selector, Ref: t.ref}
+	log := logf.FromContext(ctx)
+	asked := map[client.ObjectKey]bool{}
+	defer func() {
+		if err := r.releaseSamples(ctx, hpa.Namespace, hpa.Name, asked); err != nil {
+			log.Error(err, "releasing the pod metrics samples of Works no longer measured")
+		}
+	}()
 	for _, name := range names {
 		c := cluster{name: name, object: make([]int64, len(metrics)), hasObject: make([]bool, len(metrics))}
 		mc := &clusterv1alpha1.Cluster{}
@@ -201,15 +213,22 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 			out = append(out, c)
 			continue
 		}
-		pods, err := r.opts.Members.Pods(ctx, mc, t.namespace, t.selector)
+		if mc.Spec.SyncMode == clusterv1alpha1.Pull {
+			key, err := r.askSample(ctx, hpa.Name, w, name)
+			asked[key] = true
+			if err != nil {
+				log.Error(err, "asking the agent for pod metrics", "cluster", name)
+			}
+		}
+		pods, err := r.opts.Members.Pods(ctx, mc, w)
 		if err != nil {
-			c.excluded = "unreachable: " + err.Error()
+			c.excluded = exclusion(err, "unreachable: ")
 			out = append(out, c)
 			continue
 		}
-		pms, err := r.opts.Members.PodMetrics(ctx, mc, t.namespace, t.selector)
+		pms, err := r.opts.Members.PodMetrics(ctx, mc, w)
 		c.pods, c.excluded = samples(metrics, pods, pms, err, now, r.opts.MetricMaxAge)
-		if hpas, err := r.opts.Members.HorizontalPodAutoscalers(ctx, mc, t.namespace); err == nil {
+		if hpas, err := r.opts.Members.HorizontalPodAutoscalers(ctx, mc, w); err == nil {
 			for _, h := range hpas {
 				if sameTarget(h.Spec.ScaleTargetRef, t.ref) {
 					conflicts = append(conflicts, name+"/"+h.Name)
@@ -219,6 +238,16 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 		out = append(out, c)
 	}
 	return out, conflicts
+}
+
+// exclusion says why a member that could not be read is left out: an
+// excludedError's words as they are, others after prefix.
+func exclusion(err error, prefix string) string {
+	var ex *excludedError
+	if errors.As(err, &ex) {
+		return ex.Error()
+	}
+	return prefix + err.Error()
 }
 
 // sameTarget says whether a member autoscaler's reference names the

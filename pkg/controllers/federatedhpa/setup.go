@@ -16,7 +16,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
 	opts = opts.withDefaults()
 	if opts.Members == nil {
-		opts.Members = NewMembers(d.Clients)
+		opts.Members = ByMode(NewMembers(d.Clients), NewPullMembers(d.Client(), opts.MetricMaxAge, opts.Now))
 	}
 	r := &Reconciler{client: d.Client(), recorder: d.Recorder(ControllerName), opts: opts, history: map[types.NamespacedName]history{}}
 	return ctrl.NewControllerManagedBy(d.Manager).
