@@ -1,0 +1,164 @@
+package federatedhpa_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/controllermanager"
+	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
+	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
+	"github.com/shepherd-io/shepherd/pkg/names"
+	"github.com/shepherd-io/shepherd/test/fleetenv"
+	"github.com/shepherd-io/shepherd/test/testenv"
+)
+
+// TestPullMember runs a FederatedHPA over a Push member (member1) and a
+// Pull member (member2) whose agent runs beside it, every controller on a
+// real hub: the hub never reaches member2, whose utilization comes from
+// the sample its agent reports in the target's Work, and only in that
+// Work (the Push member's Work is not asked for one); a load rise in the
+// Pull member alone scales the template; once the agent stops reporting,
+// the member is left out as stale and named; once the FederatedHPA goes,
+// the Work no longer asks, and the agent clears its sample.
+func TestPullMember(t *testing.T) {
+	testenv.Heavy(t)
+	fleet := fleetenv.SmallFleet(2)
+	fleet.Members[1].Pull = true
+	agentOpts := fleetenv.FastAgent()
+	agentOpts.WorkStatus = workstatus.Options{PodMetricsPeriod: time.Second}
+	const maxAge = 10 * time.Second
+	env, err := fleetenv.StartFleet("federatedhpa-pull", localfleet.Options{
+		Fleet: fleet,
+		Agent: agentOpts,
+		Controllers: controllermanager.Options{Config: controllermanager.Config{
+			ClusterStatus: fleetenv.FastProbes(),
+			FederatedHPA:  federatedhpa.Options{SyncPeriod: time.Second, MetricMaxAge: maxAge},
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Stop)
+	ctx := context.Background()
+	const ns, name = "fhpa-pull", "web"
+	fleetenv.CreateNamespace(t, env.Hub, ns)
+	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, 2, 40))
+	fhpa := &autoscalingv1alpha1.FederatedHPA{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
+  minReplicas: 2
+  maxReplicas: 8
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+`, ns, name)), fhpa); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Hub.Create(ctx, fhpa); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(fhpa)
+	workOf := func(cluster string) client.ObjectKey {
+		return client.ObjectKey{Namespace: names.ExecutionNamespace(cluster), Name: names.WorkName(ns, names.BindingName("Deployment", name))}
+	}
+
+	t.Run("the Pull member's utilization comes from its agent", func(t *testing.T) {
+		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member2": 40}); err != nil {
+				return err
+			}
+			return clusterPods(st, map[string]int32{"member1": 1, "member2": 1})
+		})
+		pull := getWork(t, env.Hub, workOf("member2"))
+		s := pull.Status.PodMetrics
+		if pull.Labels[workv1alpha1.LabelPodMetrics] != name || s == nil || len(s.Pods) != 1 || s.Error != "" || s.Selector != "app="+name {
+			t.Fatalf("the Pull member's Work: labels %v, sample %+v; want it asked for and reported", pull.Labels, s)
+		}
+		if c := s.Pods[0].Containers; len(c) != 1 || c[0].CPUUsage == nil || c[0].CPUUsage.MilliValue() != 40 || c[0].CPURequest.MilliValue() != 100 {
+			t.Fatalf("the sample's containers %+v, want 40m used of 100m", c)
+		}
+		push := getWork(t, env.Hub, workOf("member1"))
+		if _, asked := push.Labels[workv1alpha1.LabelPodMetrics]; asked || push.Status.PodMetrics != nil {
+			t.Fatalf("the Push member's Work: labels %v, sample %+v; want neither (the hub reads it itself)", push.Labels, push.Status.PodMetrics)
+		}
+	})
+
+	t.Run("a load rise in the Pull member alone scales the template", func(t *testing.T) {
+		// member1 at 40%, member2 at 150%: an average of 95% against 50%.
+		fleetenv.SetSimulatedCPU(t, env.Members["member2"], ns, name, 150)
+		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member2": 150}); err != nil {
+				return err
+			}
+			if c := condition(st, autoscalingv2.AbleToScale); st.LastScaleTime == nil || c.Reason != "SucceededRescale" {
+				return fmt.Errorf("not scaled yet: %+v", c)
+			}
+			return nil
+		})
+		waitReplicas(t, env.Hub, ns, name, 8)
+	})
+
+	t.Run("an agent that stops reporting leaves its member out as stale", func(t *testing.T) {
+		if err := env.Fleet.StopAgent("member2"); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			for _, c := range st.Clusters {
+				if c.Name == "member2" && strings.Contains(c.Excluded, "metrics stale: the agent's newest sample is") {
+					if m := condition(st, autoscalingv2.ScalingActive).Message; !strings.Contains(m, "member2 (metrics stale") {
+						return fmt.Errorf("ScalingActive %q does not name member2", m)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("member2 not left out as stale: %+v", st.Clusters)
+		})
+		if err := env.Fleet.StartAgent("member2", agentOpts); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			for _, c := range st.Clusters {
+				if c.Excluded != "" {
+					return fmt.Errorf("%s still left out: %s", c.Name, c.Excluded)
+				}
+			}
+			return nil
+		})
+	})
+
+	t.Run("without the FederatedHPA the agent reports nothing", func(t *testing.T) {
+		if err := env.Hub.Delete(ctx, fhpa); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, liveWait, "the Pull member's Work no longer asking", func() error {
+			w := &workv1alpha1.Work{}
+			if err := env.Hub.Get(ctx, workOf("member2"), w); err != nil {
+				return err
+			}
+			if _, asked := w.Labels[workv1alpha1.LabelPodMetrics]; asked || w.Status.PodMetrics != nil {
+				return fmt.Errorf("labels %v, sample reported at %v", w.Labels, w.Status.PodMetrics)
+			}
+			return nil
+		})
+	})
+}
+
+func getWork(t *testing.T, hub client.Client, key client.ObjectKey) *workv1alpha1.Work {
+	t.Helper()
+	w := &workv1alpha1.Work{}
+	if err := hub.Get(context.Background(), key, w); err != nil {
+		t.Fatalf("reading Work %s: %v", key, err)
+	}
+	return w
+}
