@@ -94,22 +94,7 @@ func TestLiveMembers(t *testing.T) {
 	const ns, name = "fhpa-live", "web"
 	fleetenv.CreateNamespace(t, env.Hub, ns)
 	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, 2, 40))
-	fhpa := &autoscalingv1alpha1.FederatedHPA{}
-	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`metadata: {name: %[2]s, namespace: %[1]s}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
-  minReplicas: 2
-  maxReplicas: 8
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-`, ns, name)), fhpa); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Hub.Create(ctx, fhpa); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(fhpa)
+	key := createLiveFHPA(t, ctx, env.Hub, ns, name)
 
 	t.Run("utilization from the members' PodMetrics", func(t *testing.T) {
 		// 40% of the request in both members: within the target's
@@ -280,4 +265,26 @@ func condition(st autoscalingv1alpha1.FederatedHPAStatus, kind autoscalingv2.Hor
 		}
 	}
 	return autoscalingv2.HorizontalPodAutoscalerCondition{}
+}
+
+// createLiveFHPA creates, on hub, a FederatedHPA of Deployment ns/name:
+// 2 to 8 replicas, CPU at 50 % of requests. It returns its key.
+func createLiveFHPA(t *testing.T, ctx context.Context, hub client.Client, ns, name string) client.ObjectKey {
+	t.Helper()
+	fhpa := &autoscalingv1alpha1.FederatedHPA{}
+	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
+  minReplicas: 2
+  maxReplicas: 8
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+`, ns, name)), fhpa); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Create(ctx, fhpa); err != nil {
+		t.Fatal(err)
+	}
+	return client.ObjectKeyFromObject(fhpa)
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
@@ -53,22 +53,7 @@ func TestPullMember(t *testing.T) {
 	const ns, name = "fhpa-pull", "web"
 	fleetenv.CreateNamespace(t, env.Hub, ns)
 	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, 2, 40))
-	fhpa := &autoscalingv1alpha1.FederatedHPA{}
-	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`metadata: {name: %[2]s, namespace: %[1]s}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
-  minReplicas: 2
-  maxReplicas: 8
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-`, ns, name)), fhpa); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Hub.Create(ctx, fhpa); err != nil {
-		t.Fatal(err)
-	}
-	key := client.ObjectKeyFromObject(fhpa)
+	key := createLiveFHPA(t, ctx, env.Hub, ns, name)
 	workOf := func(cluster string) client.ObjectKey {
 		return client.ObjectKey{Namespace: names.ExecutionNamespace(cluster), Name: names.WorkName(ns, names.BindingName("Deployment", name))}
 	}
@@ -138,7 +123,7 @@ spec:
 	})
 
 	t.Run("without the FederatedHPA the agent reports nothing", func(t *testing.T) {
-		if err := env.Hub.Delete(ctx, fhpa); err != nil {
+		if err := env.Hub.Delete(ctx, &autoscalingv1alpha1.FederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil {
 			t.Fatal(err)
 		}
 		testenv.Eventually(t, liveWait, "the Pull member's Work no longer asking", func() error {
