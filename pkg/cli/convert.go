@@ -32,11 +32,12 @@ func newConvertCommand() *cobra.Command {
 	o := &convertOptions{newLister: liveLister}
 	cmd := &cobra.Command{
 		Use:   "convert (-f FILE|DIR|- ... | --kubeconfig FILE [--context NAME]) [-o DIR]",
-		Short: "Convert Karmada policies and interpreter customizations into Shepherd objects",
+		Short: "Convert Karmada policies, interpreter customizations and autoscalers into Shepherd objects",
 		Long: `Read Karmada's PropagationPolicies, ClusterPropagationPolicies,
-OverridePolicies, ClusterOverridePolicies (policy.karmada.io/v1alpha1) and
-ResourceInterpreterCustomizations (config.karmada.io/v1alpha1), and write
-the same objects in Shepherd's groups, ready for kubectl apply.
+OverridePolicies, ClusterOverridePolicies (policy.karmada.io/v1alpha1),
+ResourceInterpreterCustomizations (config.karmada.io/v1alpha1),
+FederatedHPAs and CronFederatedHPAs (autoscaling.karmada.io/v1alpha1), and
+write the same objects in Shepherd's groups, ready for kubectl apply.
 
 The input is files (multi-document YAML or JSON, Lists too), directories
 of them, or "-" for standard input; or a live Karmada control plane
@@ -51,12 +52,16 @@ or kept with another meaning, per object, with the file and line it came
 from (see docs/migrating-from-karmada.md). The report goes to standard
 error, or to --report. A customization's Lua scripts are not translated:
 its operations get placeholders the API server refuses until you write
-them in CEL.
+them in CEL. An autoscaler the hub would refuse is reported and not
+written: a CronFederatedHPA whose schedule or time zone does not parse, a
+FederatedHPA targeting a utilization above 100% or a workload another
+FederatedHPA already scales.
 
 The output is sorted by kind, namespace and name, and converting it again
 gives the same objects. The exit status is 1 when anything was not
 converted: a document that does not parse, a kind Shepherd has no
-equivalent for, a rule left for you to write.`,
+equivalent for, an object the hub would refuse, a rule left for you to
+write.`,
 		Example: `  # convert a directory of Karmada policies, and read the report
   shepherd convert -f karmada/ -R > shepherd.yaml
 

@@ -41,12 +41,13 @@ func TestConvertFilesToStdout(t *testing.T) {
 	}
 }
 
-// TestConvertIncompleteExitsNonZero: a Lua customization and an unknown
-// kind are reported, the rest is written, and the command fails.
+// TestConvertIncompleteExitsNonZero: a Lua customization and a kind
+// Shepherd has no equivalent for are reported, the rest is written, and
+// the command fails.
 func TestConvertIncompleteExitsNonZero(t *testing.T) {
 	dir := t.TempDir()
 	reportFile := filepath.Join(dir, "report.json")
-	in := "apiVersion: autoscaling.karmada.io/v1alpha1\nkind: FederatedHPA\nmetadata: {name: h, namespace: shop}\n"
+	in := "apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {name: b, namespace: shop}\n"
 	cmd := newConvertCommand()
 	cmd.SetIn(strings.NewReader(in))
 	_, err := execute(t, cmd, "-f", "-", "-f", filepath.Join(karmadaCorpus, "customization.yaml"),
@@ -68,6 +69,66 @@ func TestConvertIncompleteExitsNonZero(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "resourceinterpretercustomization_example-rollouts.yaml")); err != nil {
 		t.Errorf("the skeleton was not written: %v", err)
+	}
+}
+
+// TestConvertAutoscalers: Karmada's FederatedHPAs and CronFederatedHPAs
+// come out in Shepherd's autoscaling group, one file each, and the report
+// names what changed; a CronFederatedHPA whose schedule does not parse is
+// not written and fails the command.
+func TestConvertAutoscalers(t *testing.T) {
+	badSchedule := "apiVersion: autoscaling.karmada.io/v1alpha1\nkind: CronFederatedHPA\nmetadata: {name: every-second, namespace: shop}\n" +
+		"spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  rules:\n  - {name: up, schedule: '* * * * * *', targetReplicas: 2}\n"
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		// files are the files written to the output directory.
+		files   []string
+		report  []string
+		wantErr error
+	}{
+		{name: "Karmada's examples", files: []string{"cronfederatedhpa_default_nginx-cronfhpa.yaml", "cronfederatedhpa_default_nginx-fhpa-cronfhpa.yaml",
+			"cronfederatedhpa_shop_sample-app-office-hours.yaml", "federatedhpa_default_nginx.yaml", "federatedhpa_shop_sample-app.yaml"},
+			report: []string{"converted 5 object(s); 3 difference(s) in meaning", "spec.scaleTargetRef.apiVersion: changed", "[cron-target-group]", "[fhpa-metric-not-read]"}},
+		{name: "a schedule that does not parse", stdin: badSchedule, files: []string{"cronfederatedhpa_default_nginx-cronfhpa.yaml", "cronfederatedhpa_default_nginx-fhpa-cronfhpa.yaml",
+			"cronfederatedhpa_shop_sample-app-office-hours.yaml", "federatedhpa_default_nginx.yaml", "federatedhpa_shop_sample-app.yaml"},
+			report:  []string{"-:1 CronFederatedHPA shop/every-second", "spec.rules[0].schedule: skipped", "[cron-schedule]"},
+			wantErr: errIncomplete},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			reportFile := filepath.Join(dir, "report.txt")
+			cmd := newConvertCommand()
+			args := []string{"-f", filepath.Join(karmadaCorpus, "autoscaling.yaml"), "-o", filepath.Join(dir, "out"), "--report", reportFile}
+			if tc.stdin != "" {
+				cmd.SetIn(strings.NewReader(tc.stdin))
+				args = append(args, "-f", "-")
+			}
+			if _, err := execute(t, cmd, args...); !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err %v, want %v", err, tc.wantErr)
+			}
+			entries, err := os.ReadDir(filepath.Join(dir, "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, e := range entries {
+				files = append(files, e.Name())
+				data, _ := os.ReadFile(filepath.Join(dir, "out", e.Name()))
+				if !strings.HasPrefix(string(data), "apiVersion: autoscaling.shepherd.io/v1alpha1\n") || strings.Contains(string(data), "status:") {
+					t.Errorf("%s:\n%s", e.Name(), data)
+				}
+			}
+			if strings.Join(files, " ") != strings.Join(tc.files, " ") {
+				t.Errorf("wrote %v, want %v", files, tc.files)
+			}
+			data, _ := os.ReadFile(reportFile)
+			for _, want := range tc.report {
+				if !strings.Contains(string(data), want) {
+					t.Errorf("the report lacks %q:\n%s", want, data)
+				}
+			}
+		})
 	}
 }
 
@@ -120,6 +181,13 @@ func TestConvertHelp(t *testing.T) {
 	cmd := newConvertCommand()
 	if cmd.Short == "" || cmd.Long == "" || !strings.Contains(cmd.Example, "shepherd convert") {
 		t.Error("convert needs Short, Long and Example")
+	}
+	// Every kind the converter reads is named in the help.
+	for _, kind := range []string{"PropagationPolicies", "ClusterPropagationPolicies", "OverridePolicies", "ClusterOverridePolicies",
+		"ResourceInterpreterCustomizations", "FederatedHPAs", "CronFederatedHPAs", "autoscaling.karmada.io/v1alpha1"} {
+		if !strings.Contains(strings.Join(strings.Fields(cmd.Long), " "), kind) {
+			t.Errorf("the help does not name %s", kind)
+		}
 	}
 	root := NewRootCommand()
 	found, _, err := root.Find([]string{"convert"})

@@ -1,7 +1,8 @@
 // Package convert turns Karmada's policies (PropagationPolicy,
-// ClusterPropagationPolicy, OverridePolicy, ClusterOverridePolicy) and
-// ResourceInterpreterCustomizations into Shepherd's, and reports every
-// field whose meaning changes on the way: what `shepherd convert` does.
+// ClusterPropagationPolicy, OverridePolicy, ClusterOverridePolicy),
+// ResourceInterpreterCustomizations and autoscalers (FederatedHPA,
+// CronFederatedHPA) into Shepherd's, and reports every field whose meaning
+// changes on the way: what `shepherd convert` does.
 //
 // Shepherd's policy API has Karmada's shape, so most objects only change
 // apiVersion. The rest is a list of rules (Rules), one per row of the
@@ -42,6 +43,10 @@ type kind struct {
 	// check reports, on an object already in Shepherd's group, what still
 	// needs the user's work.
 	check func(*object)
+	// claim returns what the object takes for itself alone (key: no two
+	// objects of the kind may share it, whatever their group), the field
+	// that names it and how messages name it; "" for nothing.
+	claim func(*object) (key, field, what string)
 }
 
 // kinds are the kinds converted, by kind name.
@@ -91,7 +96,7 @@ func Convert(docs []Document, entries ...Entry) ([]*unstructured.Unstructured, *
 // ConvertWith is Convert with options.
 func ConvertWith(opts Options, docs []Document, entries ...Entry) ([]*unstructured.Unstructured, *Report) {
 	report := &Report{Entries: slices.Clone(entries)}
-	var out []*unstructured.Unstructured
+	var kept []*object
 	seen := map[string]string{}
 	for _, d := range docs {
 		o := convertOne(d, opts)
@@ -107,12 +112,30 @@ func ConvertWith(opts Options, docs []Document, entries ...Entry) ([]*unstructur
 			continue
 		}
 		seen[id] = d.Where()
+		kept = append(kept, o)
+	}
+	slices.SortFunc(kept, func(a, b *object) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.namespace(), b.namespace()), cmp.Compare(a.name(), b.name()))
+	})
+	// Claims are settled in the output's order, so that which object
+	// keeps a claim does not depend on the order of the input.
+	claimed := map[string]*object{}
+	out := make([]*unstructured.Unstructured, 0, len(kept))
+	for _, o := range kept {
+		if claim := kinds[o.kind].claim; claim != nil {
+			if key, field, what := claim(o); key != "" {
+				if first, taken := claimed[o.kind+"/"+key]; taken {
+					n := len(o.entries)
+					o.note(field, "fhpa-one-per-target", "%s is already scaled by %s %s (read from %s): the hub refuses a second %s on one target, Karmada let both set its replicas; merge the two",
+						what, o.kind, first.name(), first.doc.Where(), o.kind)
+					report.Entries = append(report.Entries, o.entries[n:]...)
+					continue
+				}
+				claimed[o.kind+"/"+key] = o
+			}
+		}
 		out = append(out, &unstructured.Unstructured{Object: o.obj})
 	}
-	slices.SortFunc(out, func(a, b *unstructured.Unstructured) int {
-		return cmp.Or(cmp.Compare(a.GetKind(), b.GetKind()), cmp.Compare(a.GetNamespace(), b.GetNamespace()),
-			cmp.Compare(a.GetName(), b.GetName()))
-	})
 	report.Converted = len(out)
 	report.sort()
 	return out, report
@@ -166,7 +189,8 @@ func convertOne(d Document, opts Options) *object {
 // supported lists the kinds read, for messages.
 func supported() string {
 	names := sortedKeys(kinds)
-	return "reads " + strings.Join(names, ", ") + " of " + KarmadaPolicyGroup + ", " + KarmadaConfigGroup + " and Shepherd's groups"
+	return "reads " + strings.Join(names, ", ") + " of " + KarmadaPolicyGroup + ", " + KarmadaConfigGroup + ", " +
+		KarmadaAutoscalingGroup + " and Shepherd's groups"
 }
 
 // serverFields are the metadata the API server writes: not the user's, and

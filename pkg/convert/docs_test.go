@@ -100,3 +100,41 @@ func ruleForRow(first string) bool {
 	}
 	return false
 }
+
+// TestAutoscalersGuideExample: the report the migration guide shows for
+// its autoscalers is what converting its YAML gives.
+func TestAutoscalersGuideExample(t *testing.T) {
+	guide := readDoc(t, "docs/migrating-from-karmada.md")
+	_, section, ok := strings.Cut(guide, "## Autoscalers\n")
+	if !ok {
+		t.Fatal("no Autoscalers section")
+	}
+	block := func(after string) string {
+		_, rest, ok := strings.Cut(section, after)
+		if !ok {
+			t.Fatalf("no block after %q", after)
+		}
+		body, _, _ := strings.Cut(rest, "```\n")
+		return body
+	}
+	const file = "karmada/autoscaling/sample-app.yaml"
+	in := block("(`" + file + "`):\n\n```yaml\n")
+	want := block("$ shepherd convert -f karmada/autoscaling/ -o out/\n")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "karmada", "autoscaling"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	docs, errs := ReadPaths([]string{"karmada/autoscaling/"}, false, nil)
+	_, report := Convert(docs, errs...)
+	var b strings.Builder
+	if err := report.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("the guide shows\n%s\nconverting its example reports\n%s", want, b.String())
+	}
+}

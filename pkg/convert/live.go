@@ -29,6 +29,8 @@ var KarmadaResources = []schema.GroupVersionResource{
 	{Group: KarmadaPolicyGroup, Version: version, Resource: "overridepolicies"},
 	{Group: KarmadaPolicyGroup, Version: version, Resource: "clusteroverridepolicies"},
 	{Group: KarmadaConfigGroup, Version: version, Resource: "resourceinterpretercustomizations"},
+	{Group: KarmadaAutoscalingGroup, Version: version, Resource: "federatedhpas"},
+	{Group: KarmadaAutoscalingGroup, Version: version, Resource: "cronfederatedhpas"},
 }
 
 // Lister lists one resource, in every namespace: all the converter ever
@@ -88,8 +90,8 @@ func (l pagedLister) List(ctx context.Context, gvr schema.GroupVersionResource) 
 }
 
 // ReadLive lists every resource of KarmadaResources. A resource the control
-// plane does not serve (an older Karmada) has no objects; any other error
-// is an entry of the report.
+// plane does not serve (an older Karmada, or one without the autoscaling
+// kinds) has no objects; any other error is an entry of the report.
 func ReadLive(ctx context.Context, l Lister) ([]Document, []Entry) {
 	var docs []Document
 	var errs []Entry

@@ -1,9 +1,10 @@
 package convert
 
 // Rule is one difference between Karmada and Shepherd that the converter
-// acts on. The rules are the "Coming from Karmada" tables of docs/api.md
-// and docs/overrides.md as code: Row is the first cell of the row a rule
-// implements, and TestRulesMatchTheDocs keeps the two in step.
+// acts on. The rules are the "Coming from Karmada" tables of docs/api.md,
+// docs/overrides.md and docs/autoscaling.md as code: Row is the first cell
+// of the row a rule implements, and TestRulesMatchTheDocs keeps the two in
+// step.
 type Rule struct {
 	ID string
 	// Doc is the file whose Karmada table has the row ("" when the rule is
@@ -16,8 +17,9 @@ type Rule struct {
 }
 
 const (
-	apiDoc       = "docs/api.md"
-	overridesDoc = "docs/overrides.md"
+	apiDoc         = "docs/api.md"
+	overridesDoc   = "docs/overrides.md"
+	autoscalingDoc = "docs/autoscaling.md"
 )
 
 // Rows of docs/api.md's Karmada table that several rules share.
@@ -27,6 +29,17 @@ const (
 	rowDynamicWeight     = "`placement.replicaScheduling.weightPreference.dynamicWeight`"
 	rowTolerations       = "`placement.clusterTolerations`"
 	rowClusterPurge      = "`failover.cluster.purgeMode`"
+)
+
+// Rows of docs/autoscaling.md's Karmada table.
+const (
+	rowMetricTargetType = "FederatedHPA `metrics[].resource.target.type`, `metrics[].containerResource.target.type`"
+	rowUtilization      = "FederatedHPA `metrics[].resource.target.averageUtilization`, `metrics[].containerResource.target.averageUtilization`"
+	rowMetricsNotRead   = "FederatedHPA `metrics[]` of type `Pods`, `Object`, `External`"
+	rowFHPATarget       = "FederatedHPA `scaleTargetRef`"
+	rowCronTarget       = "CronFederatedHPA `scaleTargetRef.apiVersion`"
+	rowCronSchedule     = "CronFederatedHPA `rules[].schedule`"
+	rowCronTimeZone     = "CronFederatedHPA `rules[].timeZone`"
 )
 
 // Rules lists every rule, in the order of docs/migrating-from-karmada.md.
@@ -66,6 +79,14 @@ var Rules = []Rule{
 	{ID: "empty-override-rule", Doc: overridesDoc, Row: "an override rule with no overriders", Action: Dropped},
 	{ID: "deprecated-overriders", Doc: overridesDoc, Row: "`overrideRules` beside the deprecated `targetCluster` or `overriders`", Action: Skipped},
 	{ID: "override-identity-path", Doc: overridesDoc, Row: "an override of `/kind`, `/apiVersion`, `/metadata/namespace`, owner references or finalizers", Action: Skipped},
+
+	{ID: "fhpa-target-type", Doc: autoscalingDoc, Row: rowMetricTargetType, Action: Changed},
+	{ID: "fhpa-utilization-above-100", Doc: autoscalingDoc, Row: rowUtilization, Action: Skipped},
+	{ID: "fhpa-metric-not-read", Doc: autoscalingDoc, Row: rowMetricsNotRead, Action: Differs},
+	{ID: "fhpa-one-per-target", Doc: autoscalingDoc, Row: rowFHPATarget, Action: Skipped},
+	{ID: "cron-target-group", Doc: autoscalingDoc, Row: rowCronTarget, Action: Changed},
+	{ID: "cron-schedule", Doc: autoscalingDoc, Row: rowCronSchedule, Action: Skipped},
+	{ID: "cron-time-zone", Doc: autoscalingDoc, Row: rowCronTimeZone, Action: Skipped},
 
 	{ID: "lua-to-cel", Action: Manual},
 	{ID: "lua-status-reflection", Action: Dropped},

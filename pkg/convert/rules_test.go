@@ -27,6 +27,19 @@ func indent(s string) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// fhpa renders a Karmada FederatedHPA of namespace shop scaling Deployment
+// web up to 10 replicas, with more spec lines.
+func fhpa(name, spec string) string {
+	return "apiVersion: autoscaling.karmada.io/v1alpha1\nkind: FederatedHPA\nmetadata: {name: " + name + ", namespace: shop}\nspec:\n" +
+		indent("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nmaxReplicas: 10\n"+spec)
+}
+
+// cronFHPA renders a Karmada CronFederatedHPA of namespace shop with the
+// given spec lines.
+func cronFHPA(spec string) string {
+	return "apiVersion: autoscaling.karmada.io/v1alpha1\nkind: CronFederatedHPA\nmetadata: {name: c, namespace: shop}\nspec:\n" + indent(spec)
+}
+
 // convertString reads and converts one YAML stream named in.yaml.
 func convertString(t *testing.T, in string) ([]*unstructured.Unstructured, *Report) {
 	t.Helper()
@@ -129,8 +142,58 @@ var ruleCases = []struct {
 		has:  map[string]string{"metadata.annotations." + LuaAnnotationPrefix + "componentResource": "function GetComponents(o) return {} end", "spec.customizations.components.expression": ""}},
 	{name: "status reflection alone", in: "apiVersion: config.karmada.io/v1alpha1\nkind: ResourceInterpreterCustomization\nmetadata: {name: r}\nspec:\n  target: {apiVersion: example.com/v1, kind: Thing}\n  customizations:\n    statusReflection: {luaScript: z}",
 		want: map[string]string{"spec.customizations.statusReflection": "lua-status-reflection", "spec.customizations": "nothing-to-customize"}},
-	{name: "unsupported kind", in: "apiVersion: autoscaling.karmada.io/v1alpha1\nkind: FederatedHPA\nmetadata: {name: h, namespace: shop}\nspec: {}",
+	{name: "unsupported kind", in: "apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {name: b, namespace: shop}\nspec: {}",
 		want: map[string]string{"": "unsupported-kind"}},
+	{name: "autoscaler of another version", in: "apiVersion: autoscaling.karmada.io/v1beta1\nkind: FederatedHPA\nmetadata: {name: h, namespace: shop}\nspec: {}",
+		want: map[string]string{"": "unsupported-kind"}},
+	{name: "FederatedHPA only changes apiVersion", in: fhpa("h", "minReplicas: 2\nmetrics:\n- type: Resource\n  resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}\nbehavior:\n  scaleDown: {stabilizationWindowSeconds: 60}"),
+		has: map[string]string{"apiVersion": "autoscaling.shepherd.io/v1alpha1", "spec.metrics[0].resource.target.averageUtilization": "60",
+			"spec.behavior.scaleDown.stabilizationWindowSeconds": "60", "spec.scaleTargetRef.name": "web"}},
+	{name: "FederatedHPA status and server metadata", in: fhpa("h", "") + "status: {currentReplicas: 3, desiredReplicas: 4}\n",
+		lacks: []string{"status"}},
+	{name: "FederatedHPA unknown field", in: fhpa("h", "scaleToZero: true\nmetrics:\n- type: Resource\n  resource: {name: cpu, window: 30s, target: {type: Utilization, averageUtilization: 60}}"),
+		want:  map[string]string{"spec.scaleToZero": "unknown-field", "spec.metrics[0].resource.window": "unknown-field"},
+		lacks: []string{"spec.scaleToZero", "spec.metrics[0].resource.window"}, has: map[string]string{"spec.metrics[0].resource.name": "cpu"}},
+	{name: "metric target type and the value set", in: fhpa("h", "metrics:\n"+
+		"- type: Resource\n  resource: {name: memory, target: {type: Value, averageValue: 512Mi}}\n"+
+		"- type: ContainerResource\n  containerResource: {name: cpu, container: app, target: {type: AverageValue, averageUtilization: 60}}\n"+
+		"- type: Resource\n  resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}"),
+		want: map[string]string{"spec.metrics[0].resource.target.type": "fhpa-target-type", "spec.metrics[1].containerResource.target.type": "fhpa-target-type"},
+		has: map[string]string{"spec.metrics[0].resource.target.type": "AverageValue", "spec.metrics[0].resource.target.averageValue": "512Mi",
+			"spec.metrics[1].containerResource.target.type": "Utilization", "spec.metrics[2].resource.target.type": "Utilization"}},
+	{name: "utilization above 100", in: fhpa("h", "metrics:\n"+
+		"- type: Resource\n  resource: {name: cpu, target: {type: Utilization, averageUtilization: 150}}\n"+
+		"- type: ContainerResource\n  containerResource: {name: memory, container: app, target: {type: Utilization, averageUtilization: 101}}\n"+
+		"- type: Resource\n  resource: {name: memory, target: {type: Utilization, averageUtilization: 100}}"),
+		want: map[string]string{"spec.metrics[0].resource.target.averageUtilization": "fhpa-utilization-above-100",
+			"spec.metrics[1].containerResource.target.averageUtilization": "fhpa-utilization-above-100"}},
+	{name: "metrics not read from members", in: fhpa("h", "metrics:\n"+
+		"- type: Pods\n  pods: {metric: {name: http_requests}, target: {type: AverageValue, averageValue: 700m}}\n"+
+		"- type: Object\n  object: {describedObject: {apiVersion: networking.k8s.io/v1, kind: Ingress, name: main}, metric: {name: requests}, target: {type: Value, value: 10k}}\n"+
+		"- type: External\n  external: {metric: {name: queue_depth}, target: {type: AverageValue, averageValue: 30}}\n"+
+		"- type: Resource\n  resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}"),
+		want: map[string]string{"spec.metrics[0]": "fhpa-metric-not-read", "spec.metrics[1]": "fhpa-metric-not-read", "spec.metrics[2]": "fhpa-metric-not-read"},
+		has:  map[string]string{"spec.metrics[0].pods.metric.name": "http_requests", "spec.metrics[2].external.metric.name": "queue_depth"}},
+	{name: "two FederatedHPAs on one target", in: fhpa("b", "") + "---\n" + fhpa("a", ""),
+		want: map[string]string{"spec.scaleTargetRef": "fhpa-one-per-target"}},
+	{name: "CronFederatedHPA only changes apiVersion", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n" +
+		"- {name: up, schedule: '0 8 * * 1-5', timeZone: Asia/Tokyo, targetReplicas: 5, successfulHistoryLimit: 5}\n- {name: down, schedule: '@daily', targetReplicas: 0, suspend: true}"),
+		has: map[string]string{"apiVersion": "autoscaling.shepherd.io/v1alpha1", "spec.rules[0].timeZone": "Asia/Tokyo", "spec.rules[1].targetReplicas": "0"}},
+	{name: "CronFederatedHPA of a Karmada FederatedHPA", in: cronFHPA("scaleTargetRef: {apiVersion: autoscaling.karmada.io/v1alpha1, kind: FederatedHPA, name: web}\nrules:\n- {name: up, schedule: '*/1 * * * *', targetMinReplicas: 2, targetMaxReplicas: 10}") +
+		"status:\n  executionHistories: [{ruleName: up, nextExecutionTime: '2026-03-02T06:30:00Z'}]\n",
+		want: map[string]string{"spec.scaleTargetRef.apiVersion": "cron-target-group"},
+		has:  map[string]string{"spec.scaleTargetRef.apiVersion": "autoscaling.shepherd.io/v1alpha1", "spec.scaleTargetRef.kind": "FederatedHPA"}, lacks: []string{"status"}},
+	{name: "Shepherd's CronFederatedHPA naming Karmada's group passes unchanged", in: strings.Replace(cronFHPA("scaleTargetRef: {apiVersion: autoscaling.karmada.io/v1alpha1, kind: FederatedHPA, name: web}\nrules:\n- {name: up, schedule: '@hourly', targetMaxReplicas: 10}"), "autoscaling.karmada.io", "autoscaling.shepherd.io", 1),
+		has: map[string]string{"spec.scaleTargetRef.apiVersion": "autoscaling.karmada.io/v1alpha1"}},
+	{name: "schedule with seconds", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n- {name: up, schedule: '0 */1 * * * *', targetReplicas: 5}"),
+		want: map[string]string{"spec.rules[0].schedule": "cron-schedule"}},
+	{name: "schedules that do not parse", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n" +
+		"- {name: a, schedule: '@hourly', targetReplicas: 5}\n- {name: b, schedule: '@5minutes', targetReplicas: 5}\n" +
+		"- {name: c, schedule: '0 0 L * *', targetReplicas: 5}\n- {name: d, schedule: 'CRON_TZ=UTC 0 8 * * *', targetReplicas: 5}\n- {name: e, schedule: '61 * * * *', targetReplicas: 5}"),
+		want: map[string]string{"spec.rules[1].schedule": "cron-schedule", "spec.rules[2].schedule": "cron-schedule",
+			"spec.rules[3].schedule": "cron-schedule", "spec.rules[4].schedule": "cron-schedule"}},
+	{name: "time zone", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n- {name: up, schedule: '0 8 * * *', timeZone: Mars/Olympus_Mons, targetReplicas: 5}"),
+		want: map[string]string{"spec.rules[0].timeZone": "cron-time-zone"}},
 	{name: "duplicate", in: pp("") + "---\n" + pp("priority: 0"), want: map[string]string{"": "duplicate"}},
 	{name: "wrong type", in: pp("priority: high"), want: map[string]string{"": "not-well-formed", "spec.priority": "priority-order"}},
 	{name: "unreadable", in: "apiVersion: v1\nkind: [", want: map[string]string{"": "unreadable"}},
