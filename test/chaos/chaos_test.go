@@ -313,6 +313,8 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		begin := time.Now()
 		if err := cf.env.Fleet.RestartHub(f.For); err != nil {
 			t.Errorf("%s: %v", f.Kind, err)
+			h.log("%s: the hub did not come back: %v", f.Kind, err)
+			return
 		}
 		h.log("%s: the hub serves again after %s (down %s)", f.Kind, time.Since(begin).Round(100*time.Millisecond), f.For)
 		return

@@ -94,7 +94,7 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		return nil, err
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.APIServerPort)))
+	ln, err := listenAPIServer(opts.BindAddress, opts.APIServerPort)
 	if err != nil {
 		cancel(err)
 		releaseAfter(etcd.stop(), lock)

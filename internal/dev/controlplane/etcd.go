@@ -99,7 +99,7 @@ func pickPort(port int) (int, error) {
 	if port != 0 {
 		return port, nil
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", "0"))
+	l, err := listenStable("127.0.0.1")
 	if err != nil {
 		return 0, err
 	}
