@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,22 +62,17 @@ func TestChaos(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra, err := envOr("SHEPHERD_CHAOS_EXTRA_FAULTS", nil, parseExtra)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates, extra faults %v\n", seed, duration, max, extra)
-	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration, Extra: extra})
+	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates\n", seed, duration, max)
+	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration})
 
 	cf := startChaosFleet(t)
 	ctx := context.Background()
 	clusters := append(append([]string{}, pushMembers...), pullMembers...)
-	strats := workloadStrategies(extra)
-	bystanders := setUp(t, cf, clusters, strats)
+	bystanders := setUp(t, cf, clusters, strategies)
 
 	// The run: the workload changes while the faults come and go.
 	h := &history{start: time.Now()}
-	d := newDriver(cf.env.Hub, seed, max, strats)
+	d := newDriver(cf.env.Hub, seed, max, strategies)
 	runCtx, stopDriver := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	// Four writers, each about two changes a second: the templates are all
@@ -161,14 +155,12 @@ func TestChaos(t *testing.T) {
 func setUp(t *testing.T, cf *chaosFleet, clusters []string, strats []strategy) []bystander {
 	ctx := context.Background()
 	var out []bystander
-	if slices.ContainsFunc(strats, func(s strategy) bool { return s.kind == "Widget" }) {
-		if err := applyYAML(ctx, cf.env.Hub, widgetCRDYAML); err != nil {
-			t.Fatal(err)
-		}
-		fleetenv.Eventually(t, "the Widget CRD served by the hub", func() error {
-			return cf.env.Hub.List(ctx, &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersions["Widget"], "kind": "WidgetList"}})
-		})
+	if err := applyYAML(ctx, cf.env.Hub, widgetCRDYAML); err != nil {
+		t.Fatal(err)
 	}
+	fleetenv.Eventually(t, "the Widget CRD served by the hub", func() error {
+		return cf.env.Hub.List(ctx, &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": apiVersions["Widget"], "kind": "WidgetList"}})
+	})
 	for _, ns := range namespaces {
 		fleetenv.CreateNamespace(t, cf.env.Hub, ns)
 		for _, c := range clusters {
@@ -339,20 +331,4 @@ func (cf *chaosFleet) logRestarts(h *history) {
 	// renew deadline: a frozen leader's, and a leader's cut off the hub
 	// or with the hub down, alike.
 	h.log("log lines of writes each replica's fence refused (its lease unrenewed: frozen, or the hub out of reach): %v", refused)
-}
-
-// parseExtra reads SHEPHERD_CHAOS_EXTRA_FAULTS: opt-in fault kinds,
-// separated by commas.
-func parseExtra(v string) ([]faultKind, error) {
-	var out []faultKind
-	for _, name := range strings.Split(v, ",") {
-		k := faultKind(strings.TrimSpace(name))
-		if !slices.Contains(optInFaults, k) {
-			return nil, fmt.Errorf("SHEPHERD_CHAOS_EXTRA_FAULTS: %q is not an opt-in fault; the opt-in faults are %v", name, optInFaults)
-		}
-		if !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out, nil
 }

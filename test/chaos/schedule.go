@@ -90,16 +90,7 @@ type targets struct {
 	// leader stays down longer, so the other replica takes over (back
 	// sooner, it would take its own lease back).
 	LeaseDuration time.Duration
-	// Extra are faults played only when asked for (optInFaults), drawn
-	// after the default ones, so that asking for none replays a seed's
-	// default schedule exactly.
-	Extra []faultKind
 }
-
-// optInFaults are played only when SHEPHERD_CHAOS_EXTRA_FAULTS names them.
-// remove-crd is one while a failure it finds is open: Widgets a Push
-// member lost with their CRD can stay missing there after the CRD is back.
-var optInFaults = []faultKind{removeCRD}
 
 // schedule draws the faults of a run of length d from seed. It is a pure
 // function of its arguments: the same seed replays the same faults.
@@ -130,7 +121,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch k := r.IntN(16 + len(t.Extra)); k {
+		switch r.IntN(17) {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -177,14 +168,9 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			f = fault{Kind: restartMember, Target: all[r.IntN(len(all))], For: secs(time.Second, 6*time.Second)}
 		case 15:
 			f = fault{Kind: slowHubEtcd, Target: "hub", For: secs(3*time.Second, 12*time.Second)}
-		default:
-			switch t.Extra[k-16] {
-			case removeCRD:
-				all := append(append([]string{}, t.Push...), t.Pull...)
-				f = fault{Kind: removeCRD, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
-			default:
-				continue
-			}
+		case 16:
+			all := append(append([]string{}, t.Push...), t.Pull...)
+			f = fault{Kind: removeCRD, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

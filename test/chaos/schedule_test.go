@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 )
@@ -60,69 +59,12 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 		}
 	}
 	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader,
-		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd} {
+		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd, removeCRD} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}
 	}
-	if seen[removeCRD] {
-		t.Errorf("an opt-in fault is scheduled without being asked for")
-	}
-	// Asked for, the opt-in faults are played too.
-	withExtra := tg
-	withExtra.Extra = optInFaults
-	seen = map[faultKind]bool{}
-	for seed := range uint64(20) {
-		for _, f := range schedule(seed, 90*time.Second, withExtra) {
-			seen[f.Kind] = true
-		}
-	}
-	for _, k := range optInFaults {
-		if !seen[k] {
-			t.Errorf("20 seeds of 90 s never schedule %s, asked for", k)
-		}
-	}
 	if a, b := schedule(1, 90*time.Second, tg), schedule(2, 90*time.Second, tg); reflect.DeepEqual(a, b) {
 		t.Errorf("seeds 1 and 2 give the same schedule: %v", a)
-	}
-}
-
-func TestParseExtra(t *testing.T) {
-	for _, tc := range []struct {
-		in      string
-		want    []faultKind
-		wantErr string
-	}{
-		{in: "remove-crd", want: []faultKind{removeCRD}},
-		{in: " remove-crd , remove-crd", want: []faultKind{removeCRD}},
-		{in: "kill-leader", wantErr: `"kill-leader" is not an opt-in fault`},
-		{in: "remove-crd,nope", wantErr: `"nope" is not an opt-in fault; the opt-in faults are [remove-crd]`},
-	} {
-		got, err := parseExtra(tc.in)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("%q: err %v, want %q", tc.in, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%q: got %v, %v; want %v", tc.in, got, err, tc.want)
-		}
-	}
-}
-
-// TestWorkloadStrategies: the Widget kind is in the workload only with the
-// remove-crd fault asked for; otherwise the strategies are the default
-// ones, in their order (a seed's workload replays as before).
-func TestWorkloadStrategies(t *testing.T) {
-	var defaults []string
-	for _, s := range workloadStrategies(nil) {
-		defaults = append(defaults, s.name)
-	}
-	if want := []string{"dup", "pick2", "static", "dynamic", "agg"}; !reflect.DeepEqual(defaults, want) {
-		t.Errorf("default strategies %v, want %v", defaults, want)
-	}
-	if got := workloadStrategies([]faultKind{removeCRD}); len(got) != len(strategies) || got[len(got)-1].kind != "Widget" {
-		t.Errorf("with remove-crd: %v, want every strategy, Widget last", got)
 	}
 }

@@ -46,17 +46,6 @@ var strategies = []strategy{
 	{"custom", "Widget", "replicaScheduling: {replicaSchedulingType: Duplicated}"},
 }
 
-// workloadStrategies are the strategies a run uses: the Widget kind only
-// with the remove-crd fault, asked for, while the failure that fault finds
-// is open (a CRD evicted with a member and put back can leave Widgets
-// missing there too).
-func workloadStrategies(extra []faultKind) []strategy {
-	if slices.Contains(extra, removeCRD) {
-		return strategies
-	}
-	return slices.DeleteFunc(slices.Clone(strategies), func(s strategy) bool { return s.kind == "Widget" })
-}
-
 // The workload's custom kind, Widget (in a group of its own: Shepherd never
 // propagates its own *.shepherd.io kinds): its CRD is a template of the hub too,
 // propagated to every member by a ClusterPropagationPolicy, so the
