@@ -28,7 +28,7 @@ func newDashboardCommand() *cobra.Command {
 	o := &dashboardOptions{}
 	cmd := &cobra.Command{
 		Use:   "dashboard",
-		Short: "Serve the web dashboard of a hub: the fleet, every placement and why, failover, what-if",
+		Short: "Serve the web dashboard of a hub: the fleet, every placement and why, autoscalers, failover, what-if",
 		Long: `Serve Shepherd's web dashboard for a hub. Its pages:
 
   Fleet        clusters grouped by provider, region and zone, with readiness,
@@ -38,6 +38,10 @@ func newDashboardCommand() *cobra.Command {
   A workload   its placement on the fleet, the scheduler's explanation for
                every cluster, its Works, and a timeline of decisions,
                evictions, failovers and reschedules
+  Services     the multi-cluster Services and the clusters serving each
+  Autoscalers  every FederatedHPA: target, bounds, replicas, conditions,
+               what each member measured, and its replica history from
+               its events and the CronFederatedHPAs' runs
   Failover     evictions in progress (Confirm), blocked predecessors,
                RescheduleTasks; Reschedule a workload or a policy
   What-if      paste a policy and see the placement it would get now

@@ -1,13 +1,15 @@
 // Package dashboard serves Shepherd's web dashboard: the fleet as a
 // picture, every workload and why it is where it is, the multi-cluster
-// Services, failover and rescheduling with their actions, and a what-if
-// planner.
+// Services, the autoscalers and their replica history, failover and
+// rescheduling with their actions, and a what-if planner.
 //
 // Guarantees, each enforced by a test:
 //
 //   - One watch for all browser tabs. The server reads the hub through one
 //     informer cache (Clusters, bindings, Works, RescheduleTasks, events,
-//     ExportedServices); every page renders from it. A change in the cache
+//     ExportedServices, FederatedHPAs, CronFederatedHPAs); every page
+//     renders from it, and keeps nothing of its own (a replica history is
+//     read from events and CronFederatedHPA statuses). A change in the cache
 //     is pushed to open tabs as a server-sent event, and a tab then
 //     reloads its page from this server, never from the hub: no tab polls
 //     the hub.

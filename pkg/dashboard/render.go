@@ -18,7 +18,7 @@ type pages struct {
 	sets map[string]*template.Template
 }
 
-var pageNames = []string{"fleet", "workloads", "workload", "services", "failover", "whatif", "login", "error"}
+var pageNames = []string{"fleet", "workloads", "workload", "services", "autoscalers", "autoscaler", "failover", "whatif", "login", "error"}
 
 func loadPages() (*pages, error) {
 	p := &pages{sets: map[string]*template.Template{}}
@@ -99,6 +99,7 @@ var funcs = template.FuncMap{
 		q.Set("page", strconv.Itoa(page))
 		return "/workloads?" + q.Encode()
 	},
+	"autoscalersURL": func(page int) string { return "/autoscalers?page=" + strconv.Itoa(page) },
 	"clock": func(t any) string {
 		switch t := t.(type) {
 		case time.Time:

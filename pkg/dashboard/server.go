@@ -91,6 +91,8 @@ func New(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /workloads/ns/{namespace}/{name}", s.read(s.workload))
 	s.mux.HandleFunc("GET /workloads/cluster/{name}", s.read(s.workload))
 	s.mux.HandleFunc("GET /services", s.read(s.services))
+	s.mux.HandleFunc("GET /autoscalers", s.read(s.autoscalers))
+	s.mux.HandleFunc("GET /autoscalers/{namespace}/{name}", s.read(s.autoscaler))
 	s.mux.HandleFunc("GET /failover", s.read(s.failover))
 	s.mux.HandleFunc("GET /whatif", s.read(s.whatIfForm))
 	s.mux.HandleFunc("POST /whatif", s.post(s.whatIf))
@@ -267,6 +269,21 @@ func (s *Server) workload(r *http.Request, snap *Snapshot) view {
 
 func (s *Server) services(_ *http.Request, snap *Snapshot) view {
 	return view{page: "services", title: "Services", data: BuildServices(snap)}
+}
+
+func (s *Server) autoscalers(r *http.Request, snap *Snapshot) view {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	return view{page: "autoscalers", title: "Autoscalers", data: BuildAutoscalers(snap, page)}
+}
+
+func (s *Server) autoscaler(r *http.Request, snap *Snapshot) view {
+	ns, name := r.PathValue("namespace"), r.PathValue("name")
+	v, ok := BuildAutoscaler(snap, ns, name)
+	if !ok {
+		return view{page: "error", title: "No such FederatedHPA", status: http.StatusNotFound,
+			err: fmt.Sprintf("FederatedHPA %s/%s does not exist (any more): see the autoscalers page", ns, name)}
+	}
+	return view{page: "autoscaler", title: "FederatedHPA " + name, data: v}
 }
 
 func (s *Server) failover(_ *http.Request, snap *Snapshot) view {

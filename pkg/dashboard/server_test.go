@@ -225,7 +225,7 @@ func TestActionFormErrors(t *testing.T) {
 // fleet data is shown.
 func TestTokenRequiredForPages(t *testing.T) {
 	ts, c := serve(t, dashboard.Options{RequireToken: true})
-	for _, p := range []string{"/", "/workloads", "/failover", "/whatif", "/workloads/ns/team-00/app-00000-deployment"} {
+	for _, p := range []string{"/", "/workloads", "/services", "/autoscalers", "/failover", "/whatif", "/workloads/ns/team-00/app-00000-deployment"} {
 		code, body := get(t, c, ts.URL+p)
 		if code != http.StatusUnauthorized || strings.Contains(body, "cluster-0000") {
 			t.Errorf("%s: status %d, want 401 without fleet data", p, code)

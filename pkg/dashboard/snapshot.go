@@ -5,6 +5,7 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 
+	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
@@ -24,6 +25,9 @@ type Snapshot struct {
 	// ExportedServices are the members' exports of Services, in their
 	// execution namespaces.
 	ExportedServices []*mcv1alpha1.ExportedService
+	// FederatedHPAs and CronFederatedHPAs are the autoscalers.
+	FederatedHPAs     []*autoscalingv1alpha1.FederatedHPA
+	CronFederatedHPAs []*autoscalingv1alpha1.CronFederatedHPA
 }
 
 // Binding is a ResourceBinding or a ClusterResourceBinding.

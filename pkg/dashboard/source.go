@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
@@ -71,7 +72,7 @@ func NewHubSource(ctx context.Context, cfg *rest.Config) (*HubSource, error) {
 	syncCtx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if !c.WaitForCacheSync(syncCtx) {
-		return nil, fmt.Errorf("the hub's objects could not be listed within a minute: check the kubeconfig and that it may list and watch clusters, bindings, works, rescheduletasks, exportedservices and events")
+		return nil, fmt.Errorf("the hub's objects could not be listed within a minute: check the kubeconfig and that it may list and watch clusters, bindings, works, rescheduletasks, exportedservices, federatedhpas, cronfederatedhpas and events")
 	}
 	return s, nil
 }
@@ -81,6 +82,7 @@ func watched() []client.Object {
 	return []client.Object{
 		&clusterv1alpha1.Cluster{}, &workv1alpha1.ResourceBinding{}, &workv1alpha1.ClusterResourceBinding{},
 		&workv1alpha1.Work{}, &taskv1alpha1.RescheduleTask{}, &eventsv1.Event{}, &mcv1alpha1.ExportedService{},
+		&autoscalingv1alpha1.FederatedHPA{}, &autoscalingv1alpha1.CronFederatedHPA{},
 	}
 }
 
@@ -112,8 +114,10 @@ func (s *HubSource) Snapshot(ctx context.Context) (*Snapshot, error) {
 		tasks    taskv1alpha1.RescheduleTaskList
 		events   eventsv1.EventList
 		exports  mcv1alpha1.ExportedServiceList
+		fhpas    autoscalingv1alpha1.FederatedHPAList
+		crons    autoscalingv1alpha1.CronFederatedHPAList
 	)
-	for _, l := range []client.ObjectList{&clusters, &rbs, &crbs, &works, &tasks, &events, &exports} {
+	for _, l := range []client.ObjectList{&clusters, &rbs, &crbs, &works, &tasks, &events, &exports, &fhpas, &crons} {
 		if err := s.cache.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return nil, err
 		}
@@ -138,6 +142,12 @@ func (s *HubSource) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	for i := range exports.Items {
 		snap.ExportedServices = append(snap.ExportedServices, &exports.Items[i])
+	}
+	for i := range fhpas.Items {
+		snap.FederatedHPAs = append(snap.FederatedHPAs, &fhpas.Items[i])
+	}
+	for i := range crons.Items {
+		snap.CronFederatedHPAs = append(snap.CronFederatedHPAs, &crons.Items[i])
 	}
 	return snap, nil
 }

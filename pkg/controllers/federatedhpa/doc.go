@@ -25,7 +25,10 @@
 //
 // The template's spec.replicas on the hub (a merge patch of that field
 // alone, field manager shepherd-federatedhpa); the FederatedHPA's
-// status; events SuccessfulRescale and FailedGetMetrics; the metrics
+// status; events SuccessfulRescale (its note says the count before and
+// after, RescaleNote, so that the events tell the replica history; each
+// relates to the target it scaled, so none folds into another's series),
+// FailedRescale and FailedGetMetrics; the metrics
 // shepherd_federatedhpa_{desired,current}_replicas and
 // shepherd_federatedhpa_cluster_utilization.
 package federatedhpa

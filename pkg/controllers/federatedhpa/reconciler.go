@@ -108,7 +108,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		st.LastScaleTime = &metav1.Time{Time: now}
 		setCondition(st, condition{autoscalingv1alpha1.ConditionAbleToScale, corev1.ConditionTrue, "SucceededRescale",
 			fmt.Sprintf("the HPA controller was able to update the target scale to %d", o.desired)}, now)
-		r.recorder.Eventf(hpa, nil, corev1.EventTypeNormal, EventSuccessfulRescale, "Scale", "New size: %d; reason: %s", o.desired, o.reason)
+		// The target is the event's related object: its resourceVersion,
+		// new at every rescale, keeps each rescale an event of its own. The
+		// recorder folds events of one key (regarding, related, reason,
+		// action) into a series that keeps the first note, which would lose
+		// the counts of a rescale read from a cache that has not seen the
+		// previous status yet.
+		r.recorder.Eventf(hpa, target.obj, corev1.EventTypeNormal, EventSuccessfulRescale, "Scale", "%s", RescaleNote(target.replicas, o.desired, o.reason))
 		log.Info("scaled", "target", target.ref.Kind+"/"+target.ref.Name, "from", target.replicas, "to", o.desired, "reason", o.reason)
 	}
 	r.setHistory(req.NamespacedName, &o.history)
