@@ -158,10 +158,19 @@ spec:
 		}
 		return nil
 	})
-	got, err := fhpa()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The status is written after the scale, in the same write as the
+	// last scale time: read it once it says so.
+	var got *autoscalingv1alpha1.FederatedHPA
+	eventually(t, "the scale-down in the FederatedHPA's status", func() error {
+		var err error
+		if got, err = fhpa(); err != nil {
+			return err
+		}
+		if got.Status.DesiredReplicas != 4 || got.Status.LastScaleTime == nil {
+			return fmt.Errorf("desired %d, last scale %v", got.Status.DesiredReplicas, got.Status.LastScaleTime)
+		}
+		return nil
+	})
 	// The window runs from the last computation that read the high load,
 	// at most a sync period before it fell (two, for a late one); status
 	// times are in seconds. Without the window the count would fall at
