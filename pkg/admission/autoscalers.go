@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/robfig/cron/v3"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/cronschedule"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -93,15 +92,12 @@ func validateCronFederatedHPA(c *autoscalingv1alpha1.CronFederatedHPA) field.Err
 	var errs field.ErrorList
 	for i, r := range c.Spec.Rules {
 		path := field.NewPath("spec", "rules").Index(i)
-		if strings.Contains(r.Schedule, "TZ=") {
-			errs = append(errs, field.Invalid(path.Child("schedule"), r.Schedule, "give the time zone in timeZone, not in the schedule"))
-		} else if _, err := cron.ParseStandard(r.Schedule); err != nil {
-			errs = append(errs, field.Invalid(path.Child("schedule"), r.Schedule,
-				fmt.Sprintf("not a cron expression of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly: %v", err)))
+		if _, err := cronschedule.Parse(r.Schedule); err != nil {
+			errs = append(errs, field.Invalid(path.Child("schedule"), r.Schedule, err.Error()))
 		}
-		if r.TimeZone != nil && *r.TimeZone != "" {
-			if _, err := time.LoadLocation(*r.TimeZone); err != nil {
-				errs = append(errs, field.Invalid(path.Child("timeZone"), *r.TimeZone, "not a name of the IANA time zone database, such as Europe/Paris or UTC"))
+		if r.TimeZone != nil {
+			if _, err := cronschedule.Zone(*r.TimeZone, time.UTC); err != nil {
+				errs = append(errs, field.Invalid(path.Child("timeZone"), *r.TimeZone, err.Error()))
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -11,12 +10,11 @@ import (
 	// Time zones are checked against the database Go embeds, as Karmada's
 	// webhook checks them, so that the verdict does not depend on the
 	// zone files of the machine the converter runs on.
-	_ "time/tzdata"
 
-	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/cronschedule"
 )
 
 // This file converts FederatedHPA and CronFederatedHPA: the rows of
@@ -137,31 +135,18 @@ func cronFederatedHPARules(o *object) {
 		}
 		path := fmt.Sprintf("spec.rules[%d]", i)
 		if s, ok := rule["schedule"].(string); ok {
-			if err := scheduleError(s); err != nil {
+			if _, err := cronschedule.Parse(s); err != nil {
 				o.note(path+".schedule", "cron-schedule",
-					"%q %v: Shepherd's webhook refuses it, and Karmada's controller could not run it either (it reads schedules as Shepherd does; only Karmada's webhook is looser)", s, err)
+					"%q: %v. Shepherd's webhook refuses it, and Karmada's controller could not run it either (it reads schedules as Shepherd does; only Karmada's webhook is looser)", s, err)
 			}
 		}
 		if z, ok := rule["timeZone"].(string); ok && z != "" {
-			if _, err := time.LoadLocation(z); err != nil {
+			if _, err := cronschedule.Zone(z, time.UTC); err != nil {
 				o.note(path+".timeZone", "cron-time-zone",
-					"%q is not a name of the IANA time zone database (such as Europe/Paris or UTC): Shepherd's webhook refuses it, as Karmada's does", z)
+					"%q: %v. Shepherd's webhook refuses it, as Karmada's does", z, err)
 			}
 		}
 	}
-}
-
-// scheduleError says why the hub refuses a schedule, nil when it does not:
-// the rule of the hub's webhook and of the CronFederatedHPA controller
-// (TestScheduleCheckMatchesTheHub holds the three to one verdict).
-func scheduleError(s string) error {
-	if strings.Contains(s, "TZ=") {
-		return errors.New("gives a time zone: give it in timeZone, not in the schedule")
-	}
-	if _, err := cron.ParseStandard(s); err != nil {
-		return fmt.Errorf("is not a cron expression of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly (%v)", err)
-	}
-	return nil
 }
 
 // intValue reads an integer as the reader decodes it (json.Number from a

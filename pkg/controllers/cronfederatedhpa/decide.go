@@ -2,7 +2,6 @@ package cronfederatedhpa
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/cronschedule"
 )
 
 // lateAfter: a run this much after its scheduled time says it was caught up late.
@@ -19,22 +19,16 @@ const lateAfter = time.Minute
 // every-minute runs).
 const maxSteps = 7 * 24 * 60
 
-// ParseSchedule reads a rule's schedule in its time zone (unset: def).
-// The errors name the field and the fix; the admission webhook refuses
-// with them.
+// ParseSchedule reads a rule's schedule in its time zone (unset: def),
+// by the rule of package cronschedule; the errors name the field.
 func ParseSchedule(schedule string, timeZone *string, def *time.Location) (cron.Schedule, *time.Location, error) {
-	if strings.Contains(schedule, "TZ=") {
-		return nil, nil, fmt.Errorf("schedule %q: give the time zone in timeZone, not in the schedule", schedule)
-	}
-	s, err := cron.ParseStandard(schedule)
+	s, err := cronschedule.Parse(schedule)
 	if err != nil {
-		return nil, nil, fmt.Errorf("schedule %q is not a cron expression of five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly: %v", schedule, err)
+		return nil, nil, fmt.Errorf("schedule %q: %v", schedule, err)
 	}
-	loc := def
-	if timeZone != nil && *timeZone != "" {
-		if loc, err = time.LoadLocation(*timeZone); err != nil {
-			return nil, nil, fmt.Errorf("timeZone %q is not a name of the IANA time zone database (such as Europe/Paris or UTC): %v", *timeZone, err)
-		}
+	loc, err := cronschedule.Zone(ptr.Deref(timeZone, ""), def)
+	if err != nil {
+		return nil, nil, fmt.Errorf("timeZone %q: %v", ptr.Deref(timeZone, ""), err)
 	}
 	return s, loc, nil
 }

@@ -48,7 +48,7 @@ func TestDecide(t *testing.T) {
 		{name: "suspended: marked handled, not run, no next time", rule: suspended, history: handled(at(7, 0, 0)), created: at(1, 0, 0), now: at(8, 10, 0), skip: true, scheduled: at(8, 0, 0)},
 		{name: "resumed: what passed while suspended is not caught up", rule: hourly, history: handled(at(8, 0, 0)), created: at(1, 0, 0), now: at(8, 20, 0), next: at(9, 0, 0)},
 		{name: "time zone: 8:00 in Paris is 7:00 UTC in March", rule: paris, created: at(6, 0, 0), now: at(7, 0, 5), run: true, scheduled: at(7, 0, 0), next: at(7, 0, 0).Add(24 * time.Hour)},
-		{name: "a bad schedule names the rule and the field", rule: autoscalingv1alpha1.CronFederatedHPARule{Name: "r", Schedule: "every day"}, created: at(1, 0, 0), now: at(8, 0, 0), err: "spec.rules[r]: schedule \"every day\" is not a cron expression"},
+		{name: "a bad schedule names the rule and the field", rule: autoscalingv1alpha1.CronFederatedHPARule{Name: "r", Schedule: "every day"}, created: at(1, 0, 0), now: at(8, 0, 0), err: "spec.rules[r]: schedule \"every day\": not a cron expression"},
 		{name: "an unknown zone names timeZone", rule: autoscalingv1alpha1.CronFederatedHPARule{Name: "r", Schedule: "0 8 * * *", TimeZone: ptr.To("Mars/Olympus")}, created: at(1, 0, 0), now: at(8, 0, 0), err: "timeZone \"Mars/Olympus\""},
 		{name: "TZ in the schedule is refused", rule: autoscalingv1alpha1.CronFederatedHPARule{Name: "r", Schedule: "CRON_TZ=UTC 0 8 * * *"}, created: at(1, 0, 0), now: at(8, 0, 0), err: "give the time zone in timeZone"},
 	} {
