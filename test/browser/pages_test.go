@@ -34,6 +34,28 @@ metadata: {name: db, namespace: shop}
 stringData: {password: `+secretValue+`}
 `)
 		applyYAML(t, policyYAML(shopNS, "db", "v1", "Secret", "db", "    clusterAffinity: {clusterNames: [member1]}\n"))
+		// web's autoscalers: a FederatedHPA whose minimum is web's 4
+		// replicas (the members' simulated load is low), and a
+		// CronFederatedHPA whose one rule is suspended: web stays at 4.
+		applyYAML(t, `apiVersion: autoscaling.shepherd.io/v1alpha1
+kind: FederatedHPA
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 4
+  maxReplicas: 8
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+---
+apiVersion: autoscaling.shepherd.io/v1alpha1
+kind: CronFederatedHPA
+metadata: {name: nightly, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: autoscaling.shepherd.io/v1alpha1, kind: FederatedHPA, name: web}
+  rules:
+  - {name: night, schedule: "0 22 * * *", targetMinReplicas: 2, suspend: true}
+`)
 		waitBound(t, shopNS, "web-deployment", "member1", "member2")
 		waitBound(t, shopNS, "db-secret", "member1")
 	})
@@ -49,6 +71,8 @@ var pages = []struct {
 	{"workloads", "/workloads?namespace=shop", `document.querySelector('tr[data-workload="shop/web"] ul.bars li') !== null`},
 	{"workload", "/workloads/ns/shop/web-deployment", `document.querySelectorAll('table.works tbody tr').length === 2 && document.querySelectorAll('svg.fleet rect.placed').length === 2`},
 	{"failover", "/failover", `document.querySelector('table.tasks') !== null`},
+	{"autoscalers", "/autoscalers", `document.querySelector('tr[data-autoscaler="shop/web"]') !== null && document.querySelector('tr[data-schedule="shop/nightly/night"]') !== null`},
+	{"autoscaler", "/autoscalers/shop/web", `document.querySelectorAll('table.members tbody tr[data-cluster]').length === 2`},
 	{"whatif", "/whatif", `document.querySelector('#policy').value.includes('PropagationPolicy')`},
 }
 
