@@ -40,6 +40,45 @@ type PodMetricsSample struct {
 	// +listType=atomic
 	// +optional
 	Pods []PodSample `json:"pods,omitempty"`
+	// CustomMetrics are the custom.metrics.k8s.io metrics the Work asks
+	// for (AnnotationCustomMetrics), in the order asked: a Pods metric's
+	// values for the pods above, or an Object metric's value.
+	// +kubebuilder:validation:MaxItems=8
+	// +listType=atomic
+	// +optional
+	CustomMetrics []CustomMetricSample `json:"customMetrics,omitempty"`
+}
+
+// CustomMetricSample is one custom.metrics.k8s.io metric of a
+// PodMetricsSample, as the agent read it in its member.
+type CustomMetricSample struct {
+	CustomMetricRequest `json:",inline"`
+	// Error says why the metric could not be read, or why its values are
+	// incomplete (the workload has more than MaxPodMetricsPods pods).
+	// Empty when they are complete.
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Error string `json:"error,omitempty"`
+	// Timestamp is the newest of the values' timestamps, on the member's
+	// metrics API's clock; unset when there are none.
+	// +optional
+	Timestamp *metav1.Time `json:"timestamp,omitempty"`
+	// Value is an Object metric's value.
+	// +optional
+	Value *resource.Quantity `json:"value,omitempty"`
+	// Pods are a Pods metric's values: one per pod of the sample the
+	// metrics API gave a value for, sorted by pod name.
+	// +kubebuilder:validation:MaxItems=500
+	// +listType=atomic
+	// +optional
+	Pods []PodMetricValue `json:"pods,omitempty"`
+}
+
+// PodMetricValue is one pod's value of a Pods metric.
+type PodMetricValue struct {
+	// +kubebuilder:validation:MaxLength=253
+	Pod   string            `json:"pod"`
+	Value resource.Quantity `json:"value"`
 }
 
 // PodSample is one pod of a PodMetricsSample: what the FederatedHPA's

@@ -98,6 +98,13 @@ const (
 	// it (its value: names.LabelValue of the FederatedHPA's name, in the
 	// binding's namespace) and removes it when the FederatedHPA goes.
 	LabelPodMetrics = "work.shepherd.io/pod-metrics"
+	// AnnotationCustomMetrics on a Work labelled LabelPodMetrics names
+	// the custom.metrics.k8s.io metrics its FederatedHPA reads (its Pods
+	// and Object metrics), FormatCustomMetrics: the agent reports them in
+	// status.podMetrics.customMetrics. The FederatedHPA controller writes
+	// and removes it with the label; absent when the FederatedHPA reads
+	// none.
+	AnnotationCustomMetrics = "work.shepherd.io/custom-metrics"
 	// AnnotationTiedPolicies on a binding lists the policies that match its
 	// template exactly as well as the one governing it (same kind of policy,
 	// selector strength and priority), as names.PolicyRef strings separated by
