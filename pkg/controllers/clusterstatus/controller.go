@@ -179,13 +179,20 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 }
 
 // writeStatus patches the status when it changed, and otherwise refreshes
-// lastProbeTime at most every ProbeTimeRefresh.
+// lastProbeTime when a workload's report came after it (reports.go), and
+// at most every ProbeTimeRefresh.
 func (r *Reconciler) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus, now time.Time) error {
 	last := cluster.Status.LastProbeTime
 	status.LastProbeTime = last
 	changed := !equality.Semantic.DeepEqual(&cluster.Status, status)
 	if !changed && last != nil && now.Sub(last.Time) < r.Options.ProbeTimeRefresh {
-		return nil
+		newer, err := r.reportedSince(ctx, cluster.Name, last.Time)
+		if err != nil {
+			return err
+		}
+		if !newer {
+			return nil
+		}
 	}
 	t := metav1.NewTime(now)
 	status.LastProbeTime = &t

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -20,9 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/membership/membershiptest"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
@@ -92,6 +95,47 @@ func TestClusterStatusAgainstRealMembers(t *testing.T) {
 		}
 		if cluster.ResourceVersion != rv {
 			t.Errorf("Cluster rewritten without change: rv %s -> %s", rv, cluster.ResourceVersion)
+		}
+	})
+
+	t.Run("a workload report after the probe time gets a probe time after it", func(t *testing.T) {
+		// Nothing in the member changes, and the periodic refresh is a
+		// minute away: only the report makes the probe write.
+		ns := names.ExecutionNamespace("m1")
+		if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
+			t.Fatal(err)
+		}
+		work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "report"},
+			Spec: workv1alpha1.WorkSpec{Workload: workv1alpha1.WorkloadTemplate{Manifests: []workv1alpha1.Manifest{{RawExtension: runtime.RawExtension{
+				Raw: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"default","name":"x"}}`)}}}}}}
+		if err := hub.Create(ctx, work); err != nil {
+			t.Fatal(err)
+		}
+		reported := metav1.NewTime(time.Now().Add(time.Second).Truncate(time.Second))
+		work.Status.ManifestStatuses = []workv1alpha1.ManifestStatus{{
+			Identifier: workv1alpha1.ResourceIdentifier{Version: "v1", Kind: "ConfigMap", Namespace: "default", Name: "x"},
+			StatusTime: &reported,
+		}}
+		if err := hub.Status().Update(ctx, work); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, 10*time.Second, "lastProbeTime after the report", func() error {
+			if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+				return err
+			}
+			if lp := cluster.Status.LastProbeTime; lp == nil || !lp.After(reported.Time) {
+				return fmt.Errorf("lastProbeTime %v, report at %v", lp, reported)
+			}
+			return nil
+		})
+		// Then quiet again: the report is older than the probe time now.
+		rv := cluster.ResourceVersion
+		time.Sleep(2 * time.Second)
+		if err := hub.Get(ctx, types.NamespacedName{Name: "m1"}, cluster); err != nil {
+			t.Fatal(err)
+		}
+		if cluster.ResourceVersion != rv {
+			t.Errorf("Cluster rewritten after the probe time passed the report: rv %s -> %s", rv, cluster.ResourceVersion)
 		}
 	})
 

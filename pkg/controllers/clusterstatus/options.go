@@ -57,7 +57,9 @@ type Options struct {
 	NoExecuteGracePeriod time.Duration
 	// ProbeTimeRefresh is how often status.lastProbeTime is written when
 	// nothing else changed (default 1 min): writing it on every probe of
-	// every member would be a constant stream of hub writes.
+	// every member would be a constant stream of hub writes. A probe
+	// after a workload's report in a Work's status writes it at once, as
+	// the scheduler's accounting of replicas in flight waits for it.
 	ProbeTimeRefresh time.Duration
 	// Workers is the number of members probed concurrently (default 8);
 	// an unreachable member holds a worker for up to ProbeTimeout.

@@ -16,4 +16,8 @@ package clusterstatus
 // shepherd-es-<cluster>: read only.
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch
 //
+// Works, read only: a report in a Work's status newer than the Cluster's
+// lastProbeTime makes a probe write the time (reports.go).
+// +kubebuilder:rbac:groups=work.shepherd.io,resources=works,verbs=get;list;watch
+//
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -1,0 +1,40 @@
+package clusterstatus
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+)
+
+func TestAnyReportAfter(t *testing.T) {
+	probed := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *metav1.Time { t := metav1.NewTime(probed.Add(d)); return &t }
+	work := func(times ...*metav1.Time) workv1alpha1.Work {
+		w := workv1alpha1.Work{}
+		for _, st := range times {
+			w.Status.ManifestStatuses = append(w.Status.ManifestStatuses, workv1alpha1.ManifestStatus{StatusTime: st})
+		}
+		return w
+	}
+	for _, tc := range []struct {
+		name  string
+		works []workv1alpha1.Work
+		want  bool
+	}{
+		{name: "no Works", want: false},
+		{name: "no manifest status", works: []workv1alpha1.Work{work()}, want: false},
+		{name: "no status time", works: []workv1alpha1.Work{work(nil)}, want: false},
+		{name: "every report before the probe", works: []workv1alpha1.Work{work(at(-time.Second)), work(at(-time.Minute), nil)}, want: false},
+		// Stored in whole seconds: a report in the probe's second may
+		// have come after it.
+		{name: "a report in the probe time's second", works: []workv1alpha1.Work{work(at(0))}, want: true},
+		{name: "one report after the probe", works: []workv1alpha1.Work{work(at(-time.Second)), work(nil, at(time.Second))}, want: true},
+	} {
+		if got := anyReportAfter(tc.works, probed); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
