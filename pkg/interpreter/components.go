@@ -57,23 +57,57 @@ type componentsFunc func(obj *unstructured.Unstructured) ([]Component, error)
 
 // componentKinds are the built-in kinds made of several pod templates, by
 // group and kind: the apiVersion their rule reads (every served version
-// keeps its fields in the same places) and the rule, in
-// components_rules.go. Each rule returns its components in a fixed order,
-// the one docs/interpreter.md gives: fixed roles first, in the order their
+// keeps its fields in the same places), the rule, in
+// components_rules.go, and how to find the pods the kind's operator runs
+// for one object (PodSelector), by the labels it writes on each of them:
+//
+//   - FlinkDeployment: app=<name>, and type flink-native-kubernetes or
+//     flink-standalone-kubernetes (the operator's two modes): the
+//     operator runs the cluster with the deployment's name as its
+//     cluster id, which Flink labels every pod with.
+//   - SparkApplication: sparkoperator.k8s.io/app-name=<name>, which the
+//     operator asks spark-submit to put on the driver and the executors.
+//   - Volcano Job: volcano.sh/job-name=<name>.
+//   - MPIJob, TFJob, PyTorchJob: training.kubeflow.org/job-name=<name>
+//     and training.kubeflow.org/operator-name, the operator's name (the
+//     MPI operator's, or the training operator's MPIJob controller's).
+//   - RayCluster: ray.io/cluster=<name>.
+//   - RayJob: ray.io/cluster=<status.rayClusterName>: the RayCluster it
+//     creates has a generated name, which its status records. A RayJob
+//     with a spec.clusterSelector submits to an existing cluster, whose
+//     pods are not its own: none.
+//
+// Each rule returns its components in a fixed order, the one
+// docs/interpreter.md gives: fixed roles first, in the order their
 // operator starts them; lists in the object's order; maps by sorted key.
 // kinds.go adds them to the built-in kinds.
 var componentKinds = map[schema.GroupKind]struct {
 	apiVersion string
 	list       componentsFunc
+	pods       *podsRule
 }{
-	{Group: "flink.apache.org", Kind: "FlinkDeployment"}:      {"flink.apache.org/v1beta1", flinkDeployment},
-	{Group: "sparkoperator.k8s.io", Kind: "SparkApplication"}: {"sparkoperator.k8s.io/v1beta2", sparkApplication},
-	{Group: "batch.volcano.sh", Kind: "Job"}:                  {"batch.volcano.sh/v1alpha1", volcanoJob},
-	{Group: "kubeflow.org", Kind: "MPIJob"}:                   {"kubeflow.org/v2beta1", replicaSpecs("mpiReplicaSpecs", map[string]int64{"Worker": 0})},
-	{Group: "kubeflow.org", Kind: "TFJob"}:                    {"kubeflow.org/v1", replicaSpecs("tfReplicaSpecs", nil)},
-	{Group: "kubeflow.org", Kind: "PyTorchJob"}:               {"kubeflow.org/v1", replicaSpecs("pytorchReplicaSpecs", nil)},
-	{Group: "ray.io", Kind: "RayCluster"}:                     {"ray.io/v1", rayCluster(false, "spec")},
-	{Group: "ray.io", Kind: "RayJob"}:                         {"ray.io/v1", rayCluster(true, "spec", "rayClusterSpec")},
+	{Group: "flink.apache.org", Kind: "FlinkDeployment"}: {"flink.apache.org/v1beta1", flinkDeployment,
+		byName("app", podLabel{"type", []string{"flink-native-kubernetes", "flink-standalone-kubernetes"}})},
+	{Group: "sparkoperator.k8s.io", Kind: "SparkApplication"}: {"sparkoperator.k8s.io/v1beta2", sparkApplication, byName("sparkoperator.k8s.io/app-name")},
+	{Group: "batch.volcano.sh", Kind: "Job"}:                  {"batch.volcano.sh/v1alpha1", volcanoJob, byName("volcano.sh/job-name")},
+	{Group: "kubeflow.org", Kind: "MPIJob"}: {"kubeflow.org/v2beta1", replicaSpecs("mpiReplicaSpecs", map[string]int64{"Worker": 0}),
+		kubeflowPods("mpi-operator", "mpijob-controller")},
+	{Group: "kubeflow.org", Kind: "TFJob"}:      {"kubeflow.org/v1", replicaSpecs("tfReplicaSpecs", nil), kubeflowPods("tfjob-controller")},
+	{Group: "kubeflow.org", Kind: "PyTorchJob"}: {"kubeflow.org/v1", replicaSpecs("pytorchReplicaSpecs", nil), kubeflowPods("pytorchjob-controller")},
+	{Group: "ray.io", Kind: "RayCluster"}:       {"ray.io/v1", rayCluster(false, "spec"), byName(rayClusterLabel)},
+	{Group: "ray.io", Kind: "RayJob"}: {"ray.io/v1", rayCluster(true, "spec", "rayClusterSpec"),
+		&podsRule{label: rayClusterLabel, value: []string{"status", "rayClusterName"}, unless: []string{"spec", "clusterSelector"}}},
+}
+
+// rayClusterLabel is the label KubeRay names a pod's RayCluster by.
+const rayClusterLabel = "ray.io/cluster"
+
+// kubeflowPods are the pods of a Kubeflow job (MPIJob, TFJob,
+// PyTorchJob), labelled with its name and the name of one of operators:
+// the operator's name tells a TFJob's pods from a PyTorchJob's of the
+// same name.
+func kubeflowPods(operators ...string) *podsRule {
+	return byName("training.kubeflow.org/job-name", podLabel{"training.kubeflow.org/operator-name", operators})
 }
 
 // Components lists the components of a workload made of several pod

@@ -5,8 +5,8 @@
 // a member allocates itself, which status fields add up on the hub, how
 // many replicas a member runs and how many are ready, whether its status
 // reports observedGeneration, how its health is judged, which objects it
-// depends on, which fields member controllers own, whose values are
-// secret, and the short names the CLI accepts.
+// depends on, which pods it runs, which fields member controllers own,
+// whose values are secret, and the short names the CLI accepts.
 //
 // The knowledge is one object, an Interpreter, built once per process
 // (New) and handed to every controller that needs it; nothing else holds
@@ -35,7 +35,8 @@
 //	dependencies.go Dependencies: ConfigMaps, Secrets, ServiceAccounts
 //	                and PVCs a pod template refers to
 //	retain.go       Retain: fields a member controller owns
-//	selector.go     PodSelector: the pods a workload runs
+//	selector.go     PodSelector: the pods a workload runs, by its kind's
+//	                rule (a selector, or its operator's label)
 //	aliases.go      kind names the CLI accepts
 //	custom.go       Custom: what a customization says about a kind
 //	customization.go CompileCustomization, CompileHealthInterpreter:

@@ -56,24 +56,29 @@ type kind struct {
 	// from a member removes every object of that API there (see
 	// DefinesAPI).
 	definesAPI bool
+	// pods finds the pods an object of the kind runs (see PodSelector);
+	// nil: they are not counted.
+	pods *podsRule
 }
 
 var (
 	podTemplate  = []string{"spec", "template", "spec"}
 	specReplicas = []string{"spec", "replicas"}
+	// bySelector: the pods are those of the object's spec.selector.
+	bySelector = &podsRule{selector: []string{"spec", "selector"}}
 )
 
 // builtin are the built-in kinds, by group and kind: every served version
 // keeps its fields in the same places. The kinds made of several pod
 // templates are componentKinds' (components.go), added by withComponents.
 var builtin = withComponents(map[schema.GroupKind]*kind{
-	{Group: "apps", Kind: "Deployment"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(deploymentHealth),
+	{Group: "apps", Kind: "Deployment"}: {replicas: specReplicas, podSpec: podTemplate, pods: bySelector, observesGeneration: true, health: typed(deploymentHealth),
 		summed:     []string{"replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"},
 		apiVersion: "apps/v1", names: []string{"deployment", "deployments", "deploy"}},
-	{Group: "apps", Kind: "StatefulSet"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(statefulSetHealth),
+	{Group: "apps", Kind: "StatefulSet"}: {replicas: specReplicas, podSpec: podTemplate, pods: bySelector, observesGeneration: true, health: typed(statefulSetHealth),
 		summed:     []string{"replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas"},
 		apiVersion: "apps/v1", names: []string{"statefulset", "statefulsets", "sts"}},
-	{Group: "apps", Kind: "ReplicaSet"}: {replicas: specReplicas, podSpec: podTemplate, observesGeneration: true, health: typed(replicaSetHealth),
+	{Group: "apps", Kind: "ReplicaSet"}: {replicas: specReplicas, podSpec: podTemplate, pods: bySelector, observesGeneration: true, health: typed(replicaSetHealth),
 		summed:     []string{"replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas"},
 		apiVersion: "apps/v1", names: []string{"replicaset", "replicasets", "rs"}},
 	{Group: "apps", Kind: "DaemonSet"}: {podSpec: podTemplate, observesGeneration: true, health: typed(daemonSetHealth),
@@ -100,14 +105,16 @@ var builtin = withComponents(map[schema.GroupKind]*kind{
 })
 
 // withComponents adds componentKinds to kinds: each is known by its
-// components only, checked, and every other operation treats it as a kind
-// Shepherd does not know (no replicas, health Unknown).
+// components, checked, and by its pods (PodSelector); every other
+// operation treats it as a kind Shepherd does not know (no replicas,
+// health Unknown).
 func withComponents(kinds map[schema.GroupKind]*kind) map[schema.GroupKind]*kind {
 	for gk, c := range componentKinds {
 		if _, dup := kinds[gk]; dup {
 			panic(fmt.Sprintf("interpreter: %v is both a built-in kind and a kind of components", gk))
 		}
-		kinds[gk] = &kind{apiVersion: c.apiVersion, components: checked(fmt.Sprintf("the built-in rule for %s %s", c.apiVersion, gk.Kind), c.list)}
+		kinds[gk] = &kind{apiVersion: c.apiVersion, components: checked(fmt.Sprintf("the built-in rule for %s %s", c.apiVersion, gk.Kind), c.list),
+			pods: c.pods}
 	}
 	return kinds
 }

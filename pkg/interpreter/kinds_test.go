@@ -7,12 +7,28 @@ import (
 )
 
 // Every name the CLI accepts resolves to one kind, and every kind with a
-// health rule or replicas says which apiVersion it reads.
+// health rule or replicas says which apiVersion it reads. Every kind of
+// several pod templates says how to find its pods, by a selector or a
+// label, never both: without them no unschedulable pod of a gang is
+// counted, and the descheduler never moves it.
 func TestKindTable(t *testing.T) {
 	seen := map[string]schema.GroupKind{}
 	for gk, k := range builtin {
 		if k.apiVersion == "" {
 			t.Errorf("%v: no apiVersion", gk)
+		}
+		if k.components != nil && k.pods == nil {
+			t.Errorf("%v: components but no way to its pods", gk)
+		}
+		if p := k.pods; p != nil {
+			if (p.selector == nil) == (p.label == "") {
+				t.Errorf("%v: pods by selector %v and label %q: one of them", gk, p.selector, p.label)
+			}
+			for _, w := range p.with {
+				if w.key == "" || len(w.values) == 0 {
+					t.Errorf("%v: pods with label %+v", gk, w)
+				}
+			}
 		}
 		if gv, err := schema.ParseGroupVersion(k.apiVersion); err != nil || gv.Group != gk.Group {
 			t.Errorf("%v: apiVersion %q is not of its group", gk, k.apiVersion)
