@@ -9,10 +9,16 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
@@ -142,6 +148,63 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		waitTemplate(t, hub, map[string]int64{"replicas": 5, "readyReplicas": 5, "availableReplicas": 5, "unavailableReplicas": 0})
 	})
 
+	t.Run("a gang's unschedulable pods reach the binding", func(t *testing.T) {
+		// A RayCluster on m1, whose pods are created here as KubeRay would
+		// label them, and left Pending as m1's scheduler would leave them.
+		kc := members["m1"].Kube(t)
+		serveRayClusters(t, members["m1"])
+		ray := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "ray.io/v1", "kind": "RayCluster",
+			"metadata": map[string]any{"namespace": "shop", "name": "train"},
+			"spec":     map[string]any{"headGroupSpec": map[string]any{"template": map[string]any{}}},
+		}}
+		grb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "train-raycluster"}, Spec: workv1alpha1.BindingSpec{
+			Resource:   workv1alpha1.ObjectReference{APIVersion: "ray.io/v1", Kind: "RayCluster", Namespace: "shop", Name: "train", UID: "uid-train"},
+			Components: []workv1alpha1.Component{{Name: "ray-head", Replicas: 1}, {Name: "workers", Replicas: 2}},
+			Clusters:   []workv1alpha1.TargetCluster{{Name: "m1"}},
+		}}
+		if err := hub.Create(ctx, grb); err != nil {
+			t.Fatal(err)
+		}
+		gref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "shop", Name: grb.Name}
+		membershiptest.CreateWork(t, hub, membershiptest.Work(t, "m1", "shop.train-raycluster", names.BindingLabels(gref), ray))
+
+		t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+		for _, p := range []struct {
+			name, cluster string
+			since         time.Time // zero: not tried yet
+		}{
+			{"train-head", "train", t0.Add(time.Minute)},
+			{"train-worker-a", "train", t0},
+			{"train-worker-b", "train", time.Time{}},
+			{"other-head", "other", t0.Add(-time.Hour)}, // another RayCluster's
+		} {
+			pendingPod(t, kc, p.name, map[string]string{"ray.io/cluster": p.cluster}, p.since)
+		}
+		testenv.Eventually(t, 30*time.Second, "the Work counts two", func() error {
+			w := &workv1alpha1.Work{}
+			if err := hub.Get(ctx, types.NamespacedName{Namespace: "shepherd-es-m1", Name: "shop.train-raycluster"}, w); err != nil {
+				return err
+			}
+			if len(w.Status.ManifestStatuses) != 1 {
+				return fmt.Errorf("manifest statuses %+v", w.Status.ManifestStatuses)
+			}
+			ms := w.Status.ManifestStatuses[0]
+			return unschedulableIs(ms.UnschedulableReplicas, ms.UnschedulableSince, 2, t0)
+		})
+		// What the descheduler's gang rule reads.
+		testenv.Eventually(t, 30*time.Second, "the binding counts two", func() error {
+			if err := hub.Get(ctx, client.ObjectKeyFromObject(grb), grb); err != nil {
+				return err
+			}
+			if a := grb.Status.AggregatedStatus; len(a) != 1 || a[0].ClusterName != "m1" {
+				return fmt.Errorf("aggregatedStatus %+v", a)
+			}
+			it := grb.Status.AggregatedStatus[0]
+			return unschedulableIs(it.UnschedulableReplicas, it.UnschedulableSince, 2, t0)
+		})
+	})
+
 	t.Run("ClusterResourceBinding takes the same path", func(t *testing.T) {
 		ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}
 		crb := &workv1alpha1.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: "team-a-namespace"}, Spec: workv1alpha1.BindingSpec{
@@ -186,6 +249,63 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		}
 		waitTemplate(t, hub, map[string]int64{"replicas": 3, "readyReplicas": 3})
 	})
+}
+
+// serveRayClusters makes the member serve RayClusters (their CRD, no
+// KubeRay).
+func serveRayClusters(t *testing.T, m *membershiptest.Member) {
+	t.Helper()
+	ctx := context.Background()
+	crd := &apiextensionsv1.CustomResourceDefinition{
+		ObjectMeta: metav1.ObjectMeta{Name: "rayclusters.ray.io"},
+		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+			Group: "ray.io", Scope: apiextensionsv1.NamespaceScoped,
+			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "rayclusters", Singular: "raycluster", Kind: "RayCluster", ListKind: "RayClusterList"},
+			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr.To(true)}}}},
+		},
+	}
+	if _, err := apiextensionsclient.NewForConfigOrDie(m.Config()).ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rcs := dynamic.NewForConfigOrDie(m.Config()).Resource(schema.GroupVersionResource{Group: "ray.io", Version: "v1", Resource: "rayclusters"})
+	testenv.Eventually(t, 30*time.Second, "the member serves RayClusters", func() error {
+		_, err := rcs.List(ctx, metav1.ListOptions{})
+		return err
+	})
+}
+
+// pendingPod creates a pod in shop and, unless since is zero, marks it
+// unschedulable since then, as the member's scheduler would.
+func pendingPod(t *testing.T, kc kubernetes.Interface, name string, labels map[string]string, since time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	// The ServiceAccount admission plugin wants the default account, which
+	// the (absent) serviceaccount controller would create.
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	if _, err := kc.CoreV1().ServiceAccounts("shop").Create(ctx, sa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	p, err := kc.CoreV1().Pods("shop").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "ray", Image: "rayproject/ray"}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if since.IsZero() {
+		return
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", LastTransitionTime: metav1.NewTime(since)}}
+	if _, err := kc.CoreV1().Pods("shop").UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func unschedulableIs(n int32, since *metav1.Time, wantN int32, wantSince time.Time) error {
+	if n != wantN || since == nil || !since.Time.Equal(wantSince) {
+		return fmt.Errorf("unschedulable %d since %v, want %d since %s", n, since, wantN, wantSince)
+	}
+	return nil
 }
 
 // setStatus waits for the Deployment the execution controller applies and
