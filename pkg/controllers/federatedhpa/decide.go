@@ -3,6 +3,7 @@ package federatedhpa
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ type pod struct {
 	ignored bool
 	// pending: Pending; counted as unready.
 	pending bool
+	// notReady: not running and Ready; an Object metric's Value target
+	// counts the ready pods.
+	notReady bool
 	// unreadyCPU: not ready by the CPU rule (cpuUnready); only CPU reads it.
 	unreadyCPU bool
 	// request and usage per metric, in milli-units, indexed as the spec's
@@ -39,14 +43,53 @@ type pod struct {
 // cluster is what one member gave for the target.
 type cluster struct {
 	name string
-	// excluded says why the cluster's pods are left out of the average
-	// (metrics missing or stale, unreachable); empty when they count.
+	// excluded says why the cluster's pods are left out of every metric
+	// (unreachable, its pods not readable); empty when they count.
 	excluded string
-	pods     []pod
-	// object holds per metric the value of an Object or External metric
-	// read in this member, when read.
+	// leftOut says per metric why the cluster is left out of that one
+	// (its values missing or stale, the API not readable); empty, or
+	// shorter than the metrics, when it counts.
+	leftOut []string
+	pods    []pod
+	// object holds per metric the value of an Object metric read in this
+	// member, when read.
 	object    []int64
 	hasObject []bool
+}
+
+// out says why the cluster is left out of metric i; empty when it counts.
+func (c *cluster) out(i int) string {
+	if c.excluded != "" {
+		return c.excluded
+	}
+	if i < len(c.leftOut) {
+		return c.leftOut[i]
+	}
+	return ""
+}
+
+// objectValue is the cluster's value of Object metric i, if read.
+func (c *cluster) objectValue(i int) (int64, bool) {
+	if i < len(c.hasObject) && i < len(c.object) && c.hasObject[i] {
+		return c.object[i], true
+	}
+	return 0, false
+}
+
+// why says why the cluster is left out of any metric: its exclusion, or
+// the distinct reasons it is left out of some, in the metrics' order;
+// empty when it counts in all.
+func (c *cluster) why() string {
+	if c.excluded != "" {
+		return c.excluded
+	}
+	var reasons []string
+	for _, r := range c.leftOut {
+		if r != "" && !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // tolerances are the scale-down and scale-up tolerances around ratio 1.
@@ -173,7 +216,9 @@ func ceilCount(f float64) int32 {
 }
 
 // perPod computes metric i of spec over the clusters' pods: Resource,
-// ContainerResource and Pods metrics.
+// ContainerResource and Pods metrics. A Pods metric is a value per pod
+// (the average over every counted pod of every member against an
+// AverageValue target), read per pod as a resource's usage is.
 func perPod(i int, m autoscalingv2.MetricSpec, current int32, clusters []cluster, tol tolerances) metricResult {
 	res, target, name := perPodTarget(m)
 	r := metricResult{name: name, replicas: current}
@@ -192,11 +237,17 @@ func perPod(i int, m autoscalingv2.MetricSpec, current int32, clusters []cluster
 		r.err = fmt.Sprintf("%s: the target must be above zero", name)
 		return r
 	}
+	if m.Type == autoscalingv2.PodsMetricSourceType {
+		if _, err := customRequest(m); err != nil {
+			r.err = err.Error()
+			return r
+		}
+	}
 	var counted []sample
 	var unready, missing []int64
 	ready, extra := 0, 0
 	for _, c := range clusters {
-		if c.excluded != "" {
+		if c.out(i) != "" {
 			for _, p := range c.pods {
 				if !p.ignored {
 					extra++
@@ -284,70 +335,104 @@ func perPodStatus(m autoscalingv2.MetricSpec, value int64, utilization bool) aut
 	return s
 }
 
-// perObject computes metric i, an Object or External metric: its values
-// in the counted members are summed (each member holds its own object),
-// and compared with the target as a HorizontalPodAutoscaler does.
+// perObject computes metric i, an Object metric. Each member holds its
+// own copy of the object, whose value there tells that member's load.
+// An AverageValue target is a value per pod: the members' values add up
+// to the fleet's, which asks for value / target pods. A Value target is
+// the value each copy should have: each member's value is weighed by its
+// ready pods (what a HorizontalPodAutoscaler in each member would ask,
+// added up), and the count is the ready pods times that mean over the
+// target. The pods of members left out count at the measured members'
+// value per pod.
 func perObject(i int, m autoscalingv2.MetricSpec, current, status int32, clusters []cluster, tol tolerances) metricResult {
-	var target autoscalingv2.MetricTarget
-	var name string
-	switch {
-	case m.Type == autoscalingv2.ObjectMetricSourceType && m.Object != nil:
-		target, name = m.Object.Target, fmt.Sprintf("object metric %s of %s %s", m.Object.Metric.Name, m.Object.DescribedObject.Kind, m.Object.DescribedObject.Name)
-	case m.Type == autoscalingv2.ExternalMetricSourceType && m.External != nil:
-		target, name = m.External.Target, "external metric "+m.External.Metric.Name
-	default:
+	if m.Object == nil {
 		return metricResult{replicas: current, name: string(m.Type) + " metric", err: fmt.Sprintf("spec.metrics[%d]: %s needs its source", i, m.Type)}
 	}
-	r := metricResult{replicas: current, name: name}
-	var usage int64
-	read, ready := false, 0
+	req, err := customRequest(m)
+	r := metricResult{replicas: current, name: req.String()}
+	if err != nil {
+		r.err = err.Error()
+		return r
+	}
+	target := m.Object.Target
+	// usage sums the members' values, weighted their values times their
+	// ready pods; ready counts the measured members' ready pods, extra
+	// the pods of those left out.
+	var usage, weighted float64
+	read, ready, extra := 0, 0, 0
 	for _, c := range clusters {
-		if c.excluded != "" {
+		if c.out(i) != "" {
+			for _, p := range c.pods {
+				if !p.ignored {
+					extra++
+				}
+			}
 			continue
 		}
-		if c.hasObject[i] {
-			usage += c.object[i]
-			read = true
+		v, ok := c.objectValue(i)
+		if !ok {
+			continue
 		}
+		n := 0
 		for _, p := range c.pods {
-			if !p.ignored && !p.pending && !p.unreadyCPU {
-				ready++
+			if !p.ignored && !p.notReady {
+				n++
 			}
 		}
+		read++
+		usage += float64(v)
+		weighted += float64(v) * float64(n)
+		ready += n
 	}
-	if !read {
-		r.err = fmt.Sprintf("%s: not read in any member", name)
+	if read == 0 {
+		r.err = fmt.Sprintf("%s: not read in any member", r.name)
 		return r
 	}
 	cur := autoscalingv2.MetricValueStatus{}
 	switch {
 	case target.Type == autoscalingv2.ValueMetricType && target.Value != nil && target.Value.MilliValue() > 0:
-		ratio := float64(usage) / float64(target.Value.MilliValue())
+		mean := usage / float64(read)
+		if ready > 0 {
+			mean = weighted / float64(ready)
+		}
+		ratio := mean / float64(target.Value.MilliValue())
 		switch {
 		case current == 0:
 			r.replicas = ceilCount(ratio)
 		case !tol.within(ratio):
-			r.replicas = ceilCount(ratio * float64(ready))
+			r.replicas = ceilCount(ratio * float64(ready+extra))
 		}
-		cur.Value = resource.NewMilliQuantity(usage, resource.DecimalSI)
+		cur.Value = resource.NewMilliQuantity(int64(math.Ceil(mean)), resource.DecimalSI)
 	case target.Type == autoscalingv2.AverageValueMetricType && target.AverageValue != nil && target.AverageValue.MilliValue() > 0 && status > 0:
-		want := target.AverageValue.MilliValue()
-		r.replicas = status
-		if !tol.within(float64(usage) / (float64(want) * float64(status))) {
-			r.replicas = ceilCount(float64(usage) / float64(want))
+		if extra > 0 && ready > 0 {
+			usage = usage * float64(ready+extra) / float64(ready)
 		}
-		cur.AverageValue = resource.NewMilliQuantity(int64(math.Ceil(float64(usage)/float64(status))), resource.DecimalSI)
+		want := float64(target.AverageValue.MilliValue())
+		r.replicas = status
+		if !tol.within(usage / (want * float64(status))) {
+			r.replicas = ceilCount(usage / want)
+		}
+		cur.AverageValue = resource.NewMilliQuantity(int64(math.Ceil(usage/float64(status))), resource.DecimalSI)
 	default:
-		r.err = fmt.Sprintf("%s: the target needs a value or averageValue above zero", name)
+		r.err = fmt.Sprintf("%s: the target needs a value or averageValue above zero", r.name)
 		return r
 	}
-	r.status = autoscalingv2.MetricStatus{Type: m.Type}
-	if m.Object != nil {
-		r.status.Object = &autoscalingv2.ObjectMetricStatus{Metric: m.Object.Metric, DescribedObject: m.Object.DescribedObject, Current: cur}
-	} else {
-		r.status.External = &autoscalingv2.ExternalMetricStatus{Metric: m.External.Metric, Current: cur}
-	}
+	r.status = autoscalingv2.MetricStatus{Type: m.Type, Object: &autoscalingv2.ObjectMetricStatus{Metric: m.Object.Metric, DescribedObject: m.Object.DescribedObject, Current: cur}}
 	return r
+}
+
+// perExternal refuses an External metric: it describes something outside
+// the clusters (a cloud queue, say), the same whichever member is asked,
+// so no member's value is that member's share of the load, and neither
+// adding the members' values nor averaging them gives the fleet's.
+func perExternal(m autoscalingv2.MetricSpec, current int32) metricResult {
+	name := "external metric"
+	if m.External != nil {
+		name += " " + m.External.Metric.Name
+	}
+	return metricResult{replicas: current, name: name, err: name + ": not read: an External metric describes something outside the clusters, " +
+		"the same whichever member is asked, so no member's value is its share of the fleet's load and no count can be made from them; " +
+		"scale on a Pods or Object metric the members serve"}
 }
 
 // defaultMetrics are a HorizontalPodAutoscaler's: CPU at 80%.
@@ -375,8 +460,8 @@ type proposal struct {
 func propose(metrics []autoscalingv2.MetricSpec, current, status int32, clusters []cluster, tol tolerances) proposal {
 	var p proposal
 	for _, c := range clusters {
-		if c.excluded != "" {
-			p.excluded = append(p.excluded, c.name+" ("+c.excluded+")")
+		if why := c.why(); why != "" {
+			p.excluded = append(p.excluded, c.name+" ("+why+")")
 		}
 	}
 	var errs []string
@@ -384,8 +469,10 @@ func propose(metrics []autoscalingv2.MetricSpec, current, status int32, clusters
 	for i, m := range metrics {
 		var r metricResult
 		switch m.Type {
-		case autoscalingv2.ObjectMetricSourceType, autoscalingv2.ExternalMetricSourceType:
+		case autoscalingv2.ObjectMetricSourceType:
 			r = perObject(i, m, current, status, clusters, tol)
+		case autoscalingv2.ExternalMetricSourceType:
+			r = perExternal(m, current)
 		default:
 			r = perPod(i, m, current, clusters, tol)
 		}
@@ -415,7 +502,7 @@ func propose(metrics []autoscalingv2.MetricSpec, current, status int32, clusters
 func utilizations(metrics []autoscalingv2.MetricSpec, clusters []cluster) []autoscalingv1alpha1.ClusterUtilization {
 	out := make([]autoscalingv1alpha1.ClusterUtilization, 0, len(clusters))
 	for _, c := range clusters {
-		u := autoscalingv1alpha1.ClusterUtilization{Name: c.name, Excluded: c.excluded}
+		u := autoscalingv1alpha1.ClusterUtilization{Name: c.name, Excluded: c.why()}
 		for _, p := range c.pods {
 			if p.ignored {
 				continue
@@ -426,7 +513,7 @@ func utilizations(metrics []autoscalingv2.MetricSpec, clusters []cluster) []auto
 			}
 		}
 		for i, m := range metrics {
-			if m.Type != autoscalingv2.ResourceMetricSourceType || m.Resource == nil || c.excluded != "" || hasResource(u.Resources, m.Resource.Name) {
+			if m.Type != autoscalingv2.ResourceMetricSourceType || m.Resource == nil || c.out(i) != "" || hasResource(u.Resources, m.Resource.Name) {
 				continue
 			}
 			var use, req, n int64

@@ -8,6 +8,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
@@ -33,6 +34,58 @@ func objectValue(v string) autoscalingv2.MetricSpec {
 		Metric:          autoscalingv2.MetricIdentifier{Name: "rps"}, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &q}}}
 }
 
+func objectAvg(v string) autoscalingv2.MetricSpec {
+	m := objectValue("1")
+	q := resource.MustParse(v)
+	m.Object.Target = autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q}
+	return m
+}
+
+func podsAvg(name, v string) autoscalingv2.MetricSpec {
+	q := resource.MustParse(v)
+	return autoscalingv2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+		Metric: autoscalingv2.MetricIdentifier{Name: name}, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q}}}
+}
+
+// badSelector gives a Pods or Object metric a selector that does not parse.
+func badSelector(m autoscalingv2.MetricSpec) autoscalingv2.MetricSpec {
+	sel := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "verb", Operator: "Near"}}}
+	if m.Pods != nil {
+		m.Pods.Metric.Selector = sel
+	} else {
+		m.Object.Metric.Selector = sel
+	}
+	return m
+}
+
+func external(name string) autoscalingv2.MetricSpec {
+	q := resource.MustParse("30")
+	return autoscalingv2.MetricSpec{Type: autoscalingv2.ExternalMetricSourceType, External: &autoscalingv2.ExternalMetricSource{
+		Metric: autoscalingv2.MetricIdentifier{Name: name}, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &q}}}
+}
+
+// valued are n ready pods whose one metric is a Pods metric at milli.
+func valued(prefix string, n int, milli int64) []pod {
+	out := make([]pod, n)
+	for i := range out {
+		out[i] = p(prefix+string(rune('a'+i)), 0, milli)
+	}
+	return out
+}
+
+// withObject is c with value milli read for its one (Object) metric.
+func withObject(c cluster, milli int64) cluster {
+	c.object, c.hasObject = []int64{milli}, []bool{true}
+	return c
+}
+
+// leftOutOf is c left out of its metric i (of n) for why.
+func leftOutOf(c cluster, n, i int, why string) cluster {
+	c.leftOut = make([]string, n)
+	c.leftOut[i] = why
+	return c
+}
+
 // p is a running, ready pod with, per metric, a request and a usage (-1:
 // no sample); requests and usages are milli-units.
 func p(name string, reqUse ...int64) pod {
@@ -46,7 +99,7 @@ func p(name string, reqUse ...int64) pod {
 	return out
 }
 
-func pending(q pod) pod    { q.pending = true; return q }
+func pending(q pod) pod    { q.pending, q.notReady = true, true; return q }
 func unreadyCPU(q pod) pod { q.unreadyCPU = true; return q }
 
 // pods are n ready pods requesting 100m CPU and using use.
@@ -134,9 +187,52 @@ func TestDecide(t *testing.T) {
 		{name: "a target at zero replicas is not scaled", spec: spec(1, 10, cpuUtil(50)), current: 0, want: 0, active: corev1.ConditionFalse},
 		{name: "above maxReplicas: brought down", spec: spec(1, 3, cpuUtil(50)), current: 5,
 			clusters: []cluster{{name: "a", pods: pods("a", 5, 50)}}, want: 3, limited: "TooManyReplicas"},
-		{name: "object metric: the values of every member add up", spec: spec(1, 20, objectValue("200")), current: 4,
-			clusters: []cluster{{name: "a", pods: pods("a", 2, 0), object: []int64{300000}, hasObject: []bool{true}}, {name: "b", pods: pods("b", 2, 0), object: []int64{300000}, hasObject: []bool{true}}},
-			want:     8},
+		{name: "pods metric: the average per pod over every member's pods", spec: spec(1, 20, podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: valued("a", 2, 20000)}, {name: "b", pods: valued("b", 2, 10000)}}, want: 6, active: corev1.ConditionTrue, mentioned: "pods metric rps"},
+		{name: "pods metric: a pod without a value counts at the target on a scale-down", spec: spec(1, 20, podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: append(valued("a", 3, 2000), p("m", 0, -1))}}, want: 2},
+		{name: "pods metric: a member left out is named, its pods count at the others' average", spec: spec(1, 20, podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: valued("a", 2, 15000)}, leftOutOf(cluster{name: "b", pods: valued("b", 2, 0)}, 1, 0, "pods metric rps not readable: not found")},
+			want:     6, active: corev1.ConditionTrue, mentioned: "b (pods metric rps not readable: not found)"},
+		{name: "pods metric: no scale-down while a member is left out", spec: spec(1, 20, podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: valued("a", 2, 1000)}, leftOutOf(cluster{name: "b", pods: valued("b", 2, 0)}, 1, 0, "no values of pods metric rps for its running pods")},
+			want:     4, mentioned: "b (no values of pods metric rps"},
+		{name: "pods metric whose selector does not parse: not active, the metric named", spec: spec(1, 20, badSelector(podsAvg("rps", "10"))), current: 4,
+			clusters: []cluster{{name: "a", pods: valued("a", 2, 90000)}}, want: 4, active: corev1.ConditionFalse, mentioned: "pods metric rps: metric.selector"},
+		{name: "cpu and a pods metric: the highest count wins", spec: spec(1, 20, cpuUtil(50), podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: []pod{p("a", 100, 50, 0, 20000), p("b", 100, 50, 0, 20000)}}, {name: "b", pods: []pod{p("c", 100, 50, 0, 20000), p("d", 100, 50, 0, 20000)}}},
+			want:     8, mentioned: "pods metric rps"},
+		{name: "cpu and a pods metric: a member left out of cpu alone still counts for the other", spec: spec(1, 20, cpuUtil(50), podsAvg("rps", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: []pod{p("a", 100, 75, 0, 10000), p("b", 100, 75, 0, 10000)}},
+				leftOutOf(cluster{name: "b", pods: []pod{p("c", 100, 0, 0, 10000), p("d", 100, 0, 0, 10000)}}, 2, 0, "metrics not readable: no metrics-server")},
+			want: 6, mentioned: "from cpu resource; left out of the average (and no scale-down while they are): b (metrics not readable: no metrics-server)"},
+		{name: "object metric, Value: each member's copy against the target, none above it", spec: spec(1, 20, objectValue("200")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 200000), withObject(cluster{name: "b", pods: pods("b", 2, 0)}, 200000)},
+			want:     4, active: corev1.ConditionTrue},
+		{name: "object metric, Value: members weighed by their ready pods", spec: spec(1, 20, objectValue("200")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 3, 0)}, 300000), withObject(cluster{name: "b", pods: append(pods("b", 1, 0), pending(p("x", 100, 0)))}, 100000)},
+			want:     5},
+		{name: "object metric, AverageValue: the members' values add up", spec: spec(1, 20, objectAvg("100")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 300000), withObject(cluster{name: "b", pods: pods("b", 2, 0)}, 300000)},
+			want:     6, mentioned: "object metric rps of Ingress web"},
+		{name: "object metric, AverageValue: a member left out counts at the others' value per pod", spec: spec(1, 20, objectAvg("100")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 300000), leftOutOf(cluster{name: "b", pods: pods("b", 2, 0)}, 1, 0, "no value of object metric rps of Ingress web")},
+			want:     6, mentioned: "b (no value of object metric rps of Ingress web)"},
+		{name: "object metric, Value: a member left out, the other above the target", spec: spec(1, 20, objectValue("200")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 300000), leftOutOf(cluster{name: "b", pods: pods("b", 2, 0)}, 1, 0, "object metric rps of Ingress web not readable: gone")},
+			want:     6, mentioned: "b (object metric rps of Ingress web not readable: gone)"},
+		{name: "object metric, Value: no scale-down while a member is left out", spec: spec(1, 20, objectValue("200")), current: 4,
+			clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 10000), leftOutOf(cluster{name: "b", pods: pods("b", 2, 0)}, 1, 0, "no value of object metric rps of Ingress web")},
+			want:     4},
+		{name: "object metric read in no member: not active", spec: spec(1, 20, objectValue("200")), current: 4,
+			clusters: []cluster{leftOutOf(cluster{name: "a", pods: pods("a", 2, 0)}, 1, 0, "no value of object metric rps of Ingress web")},
+			want:     4, active: corev1.ConditionFalse, mentioned: "object metric rps of Ingress web: not read in any member"},
+		{name: "an External metric: not active, the metric named and why", spec: spec(1, 20, external("queue_depth")), current: 4,
+			clusters: []cluster{{name: "a", pods: pods("a", 2, 100)}}, want: 4, active: corev1.ConditionFalse,
+			mentioned: "external metric queue_depth: not read: an External metric describes something outside the clusters"},
+		{name: "an External metric beside cpu above its target: cpu scales up", spec: spec(1, 20, cpuUtil(50), external("queue_depth")), current: 4,
+			clusters: []cluster{{name: "a", pods: []pod{p("a", 100, 100, 0, 0), p("b", 100, 100, 0, 0), p("c", 100, 100, 0, 0), p("d", 100, 100, 0, 0)}}},
+			want:     8, active: corev1.ConditionTrue},
 		{name: "a container without a request: no utilization", spec: spec(1, 10, cpuUtil(50)), current: 2,
 			clusters: []cluster{{name: "a", pods: []pod{{name: "x", request: []int64{0}, usage: []int64{10}, hasUsage: []bool{true}, requestErr: []string{"container app of pod x has no cpu request"}}}}},
 			want:     2, active: corev1.ConditionFalse, mentioned: "no cpu request"},

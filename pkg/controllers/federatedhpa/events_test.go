@@ -2,6 +2,7 @@ package federatedhpa
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -134,6 +136,10 @@ func (m *oneMember) PodMetrics(context.Context, *clusterv1alpha1.Cluster, Worklo
 		out = append(out, pm)
 	}
 	return out, nil
+}
+
+func (m *oneMember) CustomMetric(context.Context, *clusterv1alpha1.Cluster, Workload, workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error) {
+	return nil, errors.New("no custom metrics API")
 }
 
 func (m *oneMember) HorizontalPodAutoscalers(context.Context, *clusterv1alpha1.Cluster, Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error) {

@@ -13,9 +13,12 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,8 +63,11 @@ var suite = testenv.Shared{
 type fakeMember struct {
 	pods    []corev1.Pod
 	metrics []metricsv1beta1.PodMetrics
-	hpas    []autoscalingv2.HorizontalPodAutoscaler
-	err     error
+	// custom are custom metrics' values by request (its String); one it
+	// lacks is not served.
+	custom map[string][]custommetricsv1beta2.MetricValue
+	hpas   []autoscalingv2.HorizontalPodAutoscaler
+	err    error
 }
 
 type fakeMembers struct {
@@ -101,6 +107,18 @@ func (f *fakeMembers) PodMetrics(_ context.Context, c *clusterv1alpha1.Cluster, 
 		return nil, err
 	}
 	return m.metrics, nil
+}
+
+func (f *fakeMembers) CustomMetric(_ context.Context, c *clusterv1alpha1.Cluster, _ federatedhpa.Workload, req workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error) {
+	m, err := f.get(c.Name)
+	if err != nil {
+		return nil, err
+	}
+	vs, ok := m.custom[req.String()]
+	if !ok {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: "custom.metrics.k8s.io", Resource: "pods"}, req.Name)
+	}
+	return vs, nil
 }
 
 func (f *fakeMembers) HorizontalPodAutoscalers(_ context.Context, c *clusterv1alpha1.Cluster, _ federatedhpa.Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error) {

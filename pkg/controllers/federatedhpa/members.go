@@ -8,15 +8,18 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/podsample"
 )
 
 // Members reads what the controller needs from a member cluster: the
-// target's pods, their metrics and the member's own autoscalers.
+// target's pods, their metrics (metrics.k8s.io and custom.metrics.k8s.io)
+// and the member's own autoscalers.
 // NewMembers reads Push members through the member clients,
 // NewPullMembers Pull members through their agents' samples; tests give
 // a fake.
@@ -25,6 +28,11 @@ type Members interface {
 	Pods(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload) ([]corev1.Pod, error)
 	// PodMetrics lists the metrics.k8s.io PodMetrics of those pods.
 	PodMetrics(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload) ([]metricsv1beta1.PodMetrics, error)
+	// CustomMetric reads a custom.metrics.k8s.io metric in the
+	// workload's namespace: a Pods metric's values for those pods, or an
+	// Object metric's value (one item). A metric the member does not
+	// serve is an error (NotFound from its API).
+	CustomMetric(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload, req workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error)
 	// HorizontalPodAutoscalers lists the member's autoscalers of the
 	// workload's namespace (at least those of the workload).
 	HorizontalPodAutoscalers(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error)
@@ -41,7 +49,9 @@ type Workload struct {
 // NewMembers reads members through their Push clients: pods and
 // autoscalers with the typed client, PodMetrics with the member's REST
 // client from metrics.k8s.io/v1beta1 (metrics-server or any provider of
-// that API).
+// that API), custom metrics from custom.metrics.k8s.io/v1beta2 (a metrics
+// adapter of the member), an Object metric's resource found by the
+// member's discovery.
 func NewMembers(clients *clusterclient.Cache) Members { return memberClients{clients} }
 
 type memberClients struct{ clients *clusterclient.Cache }
@@ -64,6 +74,14 @@ func (m memberClients) PodMetrics(ctx context.Context, cluster *clusterv1alpha1.
 		return nil, err
 	}
 	return podsample.ReadPodMetrics(ctx, c.Kubernetes, w.Namespace, w.Selector.String())
+}
+
+func (m memberClients) CustomMetric(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload, req workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error) {
+	c, err := m.clients.ForCluster(ctx, cluster)
+	if err != nil {
+		return nil, err
+	}
+	return podsample.ReadCustomMetric(ctx, c.Kubernetes, c.Mapper, w.Namespace, w.Selector.String(), req)
 }
 
 func (m memberClients) HorizontalPodAutoscalers(ctx context.Context, cluster *clusterv1alpha1.Cluster, w Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error) {

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -39,14 +40,19 @@ func (b byMode) PodMetrics(ctx context.Context, c *clusterv1alpha1.Cluster, w Wo
 	return b.of(c).PodMetrics(ctx, c, w)
 }
 
+func (b byMode) CustomMetric(ctx context.Context, c *clusterv1alpha1.Cluster, w Workload, req workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error) {
+	return b.of(c).CustomMetric(ctx, c, w, req)
+}
+
 func (b byMode) HorizontalPodAutoscalers(ctx context.Context, c *clusterv1alpha1.Cluster, w Workload) ([]autoscalingv2.HorizontalPodAutoscaler, error) {
 	return b.of(c).HorizontalPodAutoscalers(ctx, c, w)
 }
 
 // NewPullMembers reads Pull members from the samples their agents report
 // in the target's Work on the hub (status.podMetrics, asked for with the
-// label workv1alpha1.LabelPodMetrics, which the controller sets): no
-// connection to the member. A sample older than maxAge on the hub's clock
+// label workv1alpha1.LabelPodMetrics and, for custom metrics, the
+// annotation workv1alpha1.AnnotationCustomMetrics, which the controller
+// sets): no connection to the member. A sample older than maxAge on the hub's clock
 // is stale, and the member is left out, as a Push member whose newest
 // metrics are that old.
 func NewPullMembers(hub client.Reader, maxAge time.Duration, now func() time.Time) Members {
@@ -107,6 +113,16 @@ func (p pullMembers) PodMetrics(ctx context.Context, c *clusterv1alpha1.Cluster,
 		return nil, errors.New(s.Error)
 	}
 	return podsample.PodMetrics(s), nil
+}
+
+// CustomMetric is the metric as the agent read it, which it does once the
+// Work asks for it (annotation workv1alpha1.AnnotationCustomMetrics).
+func (p pullMembers) CustomMetric(ctx context.Context, c *clusterv1alpha1.Cluster, w Workload, req workv1alpha1.CustomMetricRequest) ([]custommetricsv1beta2.MetricValue, error) {
+	s, err := p.sample(ctx, c, w)
+	if err != nil {
+		return nil, err
+	}
+	return podsample.CustomMetric(s, req)
 }
 
 // HorizontalPodAutoscalers are the member's autoscalers of the workload

@@ -2,6 +2,7 @@ package federatedhpa
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -74,7 +76,8 @@ func TestPullMembers(t *testing.T) {
 				excluded = exclusion(err, "unreachable: ")
 			} else {
 				pms, err := m.PodMetrics(ctx, cl, w)
-				got, excluded = samples([]autoscalingv2.MetricSpec{cpuUtil(50)}, pods, pms, err, t0, maxAge)
+				c := samples([]autoscalingv2.MetricSpec{cpuUtil(50)}, reading{pods: pods, podMetrics: pms, podMetricsErr: err}, t0, maxAge)
+				got, excluded = c.pods, c.why()
 			}
 			if excluded != tc.wantExcluded {
 				t.Fatalf("excluded %q, want %q", excluded, tc.wantExcluded)
@@ -123,5 +126,106 @@ func TestStale(t *testing.T) {
 		if got != tc.want || (err != nil && !strings.HasPrefix(exclusion(err, "unreachable: "), "metrics stale")) {
 			t.Errorf("age %s: %q, want %q", tc.age, got, tc.want)
 		}
+	}
+}
+
+// TestPullMembersCustomMetrics: a Pull member's Pods and Object metrics
+// are what its agent read; a metric the agent has not reported yet (the
+// Work asked for it since its last sample), or could not read, leaves the
+// member out of that metric alone, saying why.
+func TestPullMembersCustomMetrics(t *testing.T) {
+	w := Workload{Namespace: "shop", Selector: labels.SelectorFromSet(labels.Set{"app": "web"}),
+		Ref: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "edge-1"}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull}}
+	rps, ingress, latency := podsAvg("rps", "10"), objectValue("200"), podsAvg("latency", "1")
+	req := func(m autoscalingv2.MetricSpec) workv1alpha1.CustomMetricRequest {
+		r, err := customRequest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	sample := podsample.New(podsample.Input{Selector: "app=web", Now: t0.Add(-5 * time.Second), Target: w.Ref,
+		Pods: []corev1.Pod{k8sPod("web-a", corev1.PodRunning, true), k8sPod("web-b", corev1.PodRunning, true)},
+		CustomMetrics: []podsample.CustomInput{
+			{Request: req(rps), Values: []custommetricsv1beta2.MetricValue{value("web-a", "12", t0.Add(-10*time.Second)), value("web-b", "8", t0.Add(-10*time.Second))}},
+			{Request: req(ingress), Values: []custommetricsv1beta2.MetricValue{value("web", "250", t0.Add(-10*time.Second))}},
+			{Request: req(latency), Err: errors.New("custom.metrics.k8s.io/v1beta2: the server could not find the metric latency for pods")},
+		}})
+	work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: workKey(cl.Name, w).Namespace, Name: workKey(cl.Name, w).Name}}
+	work.Status.PodMetrics = sample
+	m := ByMode(nil, NewPullMembers(fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(work).Build(), 2*time.Minute, func() time.Time { return t0 }))
+	metrics := []autoscalingv2.MetricSpec{rps, ingress, latency, podsAvg("queue", "5")}
+	r := &Reconciler{opts: Options{Members: m}}
+	pods, err := m.Pods(context.Background(), cl, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := samples(metrics, r.read(context.Background(), cl, w, metrics, pods), t0, 2*time.Minute)
+	want := []string{"", "", "pods metric latency not readable: custom.metrics.k8s.io/v1beta2: the server could not find the metric latency for pods",
+		"pods metric queue not readable: not reported by the agent yet"}
+	for i := range metrics {
+		if c.out(i) != want[i] {
+			t.Errorf("metric %d: left out %q, want %q", i, c.out(i), want[i])
+		}
+	}
+	if len(c.pods) != 2 || c.pods[0].usage[0] != 12000 || c.pods[1].usage[0] != 8000 || !c.pods[0].hasUsage[0] {
+		t.Errorf("pods %+v, want web-a at 12 and web-b at 8", c.pods)
+	}
+	if v, ok := c.objectValue(1); !ok || v != 250000 {
+		t.Errorf("the Ingress's value %d (%v), want 250", v, ok)
+	}
+}
+
+// TestAskSample: the controller asks a Pull member's agent for the
+// custom metrics its FederatedHPA reads in the Work's annotation, beside
+// the label, changes it when the metrics change, and removes both once
+// the Work is no longer measured.
+func TestAskSample(t *testing.T) {
+	w := Workload{Namespace: "shop", Selector: labels.SelectorFromSet(labels.Set{"app": "web"}),
+		Ref: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}
+	key := workKey("edge-1", w)
+	work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+		Labels: map[string]string{workv1alpha1.LabelBindingNamespace: "shop"}, Annotations: map[string]string{"other": "kept"}}}
+	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(work).Build()
+	r := &Reconciler{client: c}
+	ctx := context.Background()
+	get := func() *workv1alpha1.Work {
+		got := &workv1alpha1.Work{}
+		if err := c.Get(ctx, key, got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	rps := workv1alpha1.CustomMetricRequest{Name: "rps"}
+	for _, tc := range []struct {
+		name   string
+		custom []workv1alpha1.CustomMetricRequest
+	}{
+		{"a Pods metric", []workv1alpha1.CustomMetricRequest{rps}},
+		{"and an Object metric", []workv1alpha1.CustomMetricRequest{rps, {Name: "requests", Object: &workv1alpha1.CustomMetricObject{APIVersion: "v1", Kind: "Service", Name: "web"}}}},
+		{"no custom metrics any more", nil},
+	} {
+		if _, err := r.askSample(ctx, "web", w, "edge-1", tc.custom); err != nil {
+			t.Fatal(err)
+		}
+		got := get()
+		asked, err := workv1alpha1.ParseCustomMetrics(got.Annotations[workv1alpha1.AnnotationCustomMetrics])
+		if err != nil || got.Labels[workv1alpha1.LabelPodMetrics] != "web" || len(asked) != len(tc.custom) || got.Annotations["other"] != "kept" {
+			t.Errorf("%s: labels %v annotations %v (%v)", tc.name, got.Labels, got.Annotations, err)
+		}
+		if _, present := got.Annotations[workv1alpha1.AnnotationCustomMetrics]; present != (len(tc.custom) > 0) {
+			t.Errorf("%s: annotation present %v", tc.name, present)
+		}
+	}
+	if _, err := r.askSample(ctx, "web", w, "edge-1", []workv1alpha1.CustomMetricRequest{rps}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.releaseSamples(ctx, "shop", "web", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := get()
+	if _, labelled := got.Labels[workv1alpha1.LabelPodMetrics]; labelled || got.Annotations[workv1alpha1.AnnotationCustomMetrics] != "" || got.Annotations["other"] != "kept" {
+		t.Errorf("released: labels %v annotations %v, want neither the label nor the custom metrics", got.Labels, got.Annotations)
 	}
 }

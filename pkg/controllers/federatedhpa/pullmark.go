@@ -2,6 +2,7 @@ package federatedhpa
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,18 +28,20 @@ import (
 // binding namespace, which is its own).
 func sampleLabel(name string) string { return names.LabelValue(name) }
 
-// askSample labels the target's Work in Pull cluster cluster, and returns
+// askSample labels the target's Work in Pull cluster cluster, with the
+// custom metrics the FederatedHPA reads in its annotation, and returns
 // its key; a Work not created yet is labelled on a later round.
-func (r *Reconciler) askSample(ctx context.Context, hpaName string, w Workload, cluster string) (client.ObjectKey, error) {
+func (r *Reconciler) askSample(ctx context.Context, hpaName string, w Workload, cluster string, custom []workv1alpha1.CustomMetricRequest) (client.ObjectKey, error) {
 	key := workKey(cluster, w)
 	work := &workv1alpha1.Work{}
 	if err := r.client.Get(ctx, key, work); err != nil {
 		return key, client.IgnoreNotFound(err)
 	}
-	if work.Labels[workv1alpha1.LabelPodMetrics] == sampleLabel(hpaName) {
+	label, annotation := sampleLabel(hpaName), workv1alpha1.FormatCustomMetrics(custom)
+	if work.Labels[workv1alpha1.LabelPodMetrics] == label && work.Annotations[workv1alpha1.AnnotationCustomMetrics] == annotation {
 		return key, nil
 	}
-	return key, r.labelWork(ctx, work, fmt.Sprintf("%q", sampleLabel(hpaName)))
+	return key, r.labelWork(ctx, work, &label, annotation)
 }
 
 // releaseSamples removes the label from the Works FederatedHPA
@@ -56,7 +59,7 @@ func (r *Reconciler) releaseSamples(ctx context.Context, namespace, name string,
 		if keep[client.ObjectKeyFromObject(w)] {
 			continue
 		}
-		if err := r.labelWork(ctx, w, "null"); err != nil {
+		if err := r.labelWork(ctx, w, nil, ""); err != nil {
 			return err
 		}
 		logf.FromContext(ctx).V(1).Info("no longer asking for pod metrics", "work", client.ObjectKeyFromObject(w))
@@ -64,11 +67,22 @@ func (r *Reconciler) releaseSamples(ctx context.Context, namespace, name string,
 	return nil
 }
 
-// labelWork sets the label to value (JSON; null removes it), with a
-// merge patch of that label alone.
-func (r *Reconciler) labelWork(ctx context.Context, w *workv1alpha1.Work, value string) error {
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:%s}}}`, workv1alpha1.LabelPodMetrics, value))
-	if err := r.client.Patch(ctx, w, patch, client.FieldOwner(FieldManager)); err != nil && !apierrors.IsNotFound(err) {
+// labelWork sets the label to label (nil removes it) and the custom
+// metrics annotation to annotation (empty removes it), with a merge patch
+// of those two alone.
+func (r *Reconciler) labelWork(ctx context.Context, w *workv1alpha1.Work, label *string, annotation string) error {
+	var ann *string
+	if annotation != "" {
+		ann = &annotation
+	}
+	data, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels":      map[string]*string{workv1alpha1.LabelPodMetrics: label},
+		"annotations": map[string]*string{workv1alpha1.AnnotationCustomMetrics: ann},
+	}})
+	if err != nil {
+		return err
+	}
+	if err := r.client.Patch(ctx, w, client.RawPatch(types.MergePatchType, data), client.FieldOwner(FieldManager)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("labelling Work %s/%s: %w", w.Namespace, w.Name, err)
 	}
 	return nil

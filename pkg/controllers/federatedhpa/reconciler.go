@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -190,7 +191,9 @@ func (r *Reconciler) clustersOf(ctx context.Context, t *target) ([]string, error
 
 // measure reads each member the target runs in: its pods and their
 // metrics, and the member's own autoscalers of the target (conflicts,
-// "cluster/name"). A member that cannot be read is left out, and says why.
+// "cluster/name"). A member that cannot be read is left out, and says
+// why; one whose values of a metric are missing is left out of that
+// metric, and says why.
 func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.FederatedHPA, t *target) ([]cluster, []string) {
 	names, err := r.clustersOf(ctx, t)
 	if err != nil {
@@ -204,6 +207,7 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 	var conflicts []string
 	now := r.opts.Now()
 	w := Workload{Namespace: t.namespace, Selector: t.selector, Ref: t.ref}
+	custom := customRequests(metrics)
 	log := logf.FromContext(ctx)
 	asked := map[client.ObjectKey]bool{}
 	defer func() {
@@ -212,15 +216,13 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 		}
 	}()
 	for _, name := range names {
-		c := cluster{name: name, object: make([]int64, len(metrics)), hasObject: make([]bool, len(metrics))}
 		mc := &clusterv1alpha1.Cluster{}
 		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, mc); err != nil {
-			c.excluded = "cluster not readable: " + err.Error()
-			out = append(out, c)
+			out = append(out, cluster{name: name, excluded: "cluster not readable: " + err.Error()})
 			continue
 		}
 		if mc.Spec.SyncMode == clusterv1alpha1.Pull {
-			key, err := r.askSample(ctx, hpa.Name, w, name)
+			key, err := r.askSample(ctx, hpa.Name, w, name, custom)
 			asked[key] = true
 			if err != nil {
 				log.Error(err, "asking the agent for pod metrics", "cluster", name)
@@ -228,12 +230,11 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 		}
 		pods, err := r.opts.Members.Pods(ctx, mc, w)
 		if err != nil {
-			c.excluded = exclusion(err, "unreachable: ")
-			out = append(out, c)
+			out = append(out, cluster{name: name, excluded: exclusion(err, "unreachable: ")})
 			continue
 		}
-		pms, err := r.opts.Members.PodMetrics(ctx, mc, w)
-		c.pods, c.excluded = samples(metrics, pods, pms, err, now, r.opts.MetricMaxAge)
+		c := samples(metrics, r.read(ctx, mc, w, metrics, pods), now, r.opts.MetricMaxAge)
+		c.name = name
 		if hpas, err := r.opts.Members.HorizontalPodAutoscalers(ctx, mc, w); err == nil {
 			for _, h := range hpas {
 				if sameTarget(h.Spec.ScaleTargetRef, t.ref) {
@@ -244,6 +245,25 @@ func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.Feder
 		out = append(out, c)
 	}
 	return out, conflicts
+}
+
+// read reads in a member what metrics need of the workload's pods: their
+// PodMetrics for Resource and ContainerResource metrics, the values of
+// Pods and Object metrics (whose selectors parse).
+func (r *Reconciler) read(ctx context.Context, mc *clusterv1alpha1.Cluster, w Workload, metrics []autoscalingv2.MetricSpec, pods []corev1.Pod) reading {
+	in := reading{pods: pods, custom: make([][]custommetricsv1beta2.MetricValue, len(metrics)), customErr: make([]error, len(metrics))}
+	if needsPodMetrics(metrics) {
+		in.podMetrics, in.podMetricsErr = r.opts.Members.PodMetrics(ctx, mc, w)
+	}
+	for i, m := range metrics {
+		if m.Type != autoscalingv2.PodsMetricSourceType && m.Type != autoscalingv2.ObjectMetricSourceType {
+			continue
+		}
+		if req, err := customRequest(m); err == nil {
+			in.custom[i], in.customErr[i] = r.opts.Members.CustomMetric(ctx, mc, w, req)
+		}
+	}
+	return in
 }
 
 // exclusion says why a member that could not be read is left out: an

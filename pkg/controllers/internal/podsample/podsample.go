@@ -1,10 +1,14 @@
-// Package podsample converts between a member's pods and metrics.k8s.io
-// PodMetrics and the compact sample of them (workv1alpha1.PodMetricsSample)
-// the agent of a Pull cluster reports in a Work's status: the agent builds
-// it with New, the hub's FederatedHPA controller reads it back with Pods
-// and PodMetrics, keeping exactly what its rules read of a pod (phase,
+// Package podsample converts between a member's pods, metrics.k8s.io
+// PodMetrics and custom.metrics.k8s.io values and the compact sample of
+// them (workv1alpha1.PodMetricsSample) the agent of a Pull cluster reports
+// in a Work's status: the agent builds it with New, the hub's
+// FederatedHPA controller reads it back with Pods, PodMetrics and
+// CustomMetric, keeping exactly what its rules read of a pod (phase,
 // readiness and its time, start time, deletion, cpu and memory requests
-// and usage per container, the sample's timestamp and window).
+// and usage per container, the sample's timestamp and window) and of a
+// custom metric (each pod's value, or the object's, and the newest
+// time). ReadPodMetrics and ReadCustomMetric read a member's APIs, for
+// the agent and for the hub's reads of Push members alike.
 package podsample
 
 import (
@@ -39,6 +43,9 @@ type Input struct {
 	Autoscalers []autoscalingv2.HorizontalPodAutoscaler
 	// Target is the workload (apiVersion, kind, name).
 	Target autoscalingv2.CrossVersionObjectReference
+	// CustomMetrics are the custom.metrics.k8s.io metrics the Work asks
+	// for, as read.
+	CustomMetrics []CustomInput
 	// Now stamps the sample.
 	Now time.Time
 }
@@ -57,13 +64,23 @@ func New(in Input) *workv1alpha1.PodMetricsSample {
 	if in.MetricsErr != nil {
 		errs = append(errs, "metrics.k8s.io not readable: "+in.MetricsErr.Error())
 	}
+	truncated := ""
 	if len(pods) > workv1alpha1.MaxPodMetricsPods {
-		errs = append(errs, fmt.Sprintf("%d pods, only the first %d reported", len(pods), workv1alpha1.MaxPodMetricsPods))
+		truncated = fmt.Sprintf("%d pods, only the first %d reported", len(pods), workv1alpha1.MaxPodMetricsPods)
+		errs = append(errs, truncated)
 		pods = pods[:workv1alpha1.MaxPodMetricsPods]
 	}
 	s.Error = truncate(strings.Join(errs, "; "), maxError)
+	sampled := make(map[string]bool, len(pods))
 	for i := range pods {
 		s.Pods = append(s.Pods, podSample(&pods[i], byName[pods[i].Name]))
+		sampled[pods[i].Name] = true
+	}
+	for i, c := range in.CustomMetrics {
+		if i == workv1alpha1.MaxCustomMetrics {
+			break
+		}
+		s.CustomMetrics = append(s.CustomMetrics, customSample(c, sampled, truncated))
 	}
 	for _, h := range in.Autoscalers {
 		if SameTarget(h.Spec.ScaleTargetRef, in.Target) && len(s.Autoscalers) < 16 {
