@@ -6,8 +6,9 @@ import (
 )
 
 // MaxCustomMetrics bounds the custom metrics AnnotationCustomMetrics may
-// ask an agent for, and a PodMetricsSample's CustomMetrics.
-const MaxCustomMetrics = 8
+// ask an agent for, and a PodMetricsSample's CustomMetrics: as many as a
+// FederatedHPA has metrics.
+const MaxCustomMetrics = 16
 
 // CustomMetricRequest is one custom.metrics.k8s.io metric a Work asks
 // its agent to read for a FederatedHPA (AnnotationCustomMetrics): a Pods

@@ -32,7 +32,7 @@ func TestCustomMetricsAnnotation(t *testing.T) {
 		{`{"name":"rps"}`, "is not a JSON list of metrics"},
 		{`[{"selector":"a=b"}]`, "metric 0 has no name"},
 		{`[{"name":"rps","object":{"kind":"Ingress","name":"main"}}]`, "the object of metric rps needs an apiVersion, a kind and a name"},
-		{`[` + strings.Repeat(`{"name":"a"},`, MaxCustomMetrics) + `{"name":"b"}]`, "asks for 9 metrics, at most 8"},
+		{`[` + strings.Repeat(`{"name":"a"},`, MaxCustomMetrics) + `{"name":"b"}]`, "asks for 17 metrics, at most 16"},
 	} {
 		if _, err := ParseCustomMetrics(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.in, err, tc.want)

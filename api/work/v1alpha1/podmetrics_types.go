@@ -43,7 +43,7 @@ type PodMetricsSample struct {
 	// CustomMetrics are the custom.metrics.k8s.io metrics the Work asks
 	// for (AnnotationCustomMetrics), in the order asked: a Pods metric's
 	// values for the pods above, or an Object metric's value.
-	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:MaxItems=16
 	// +listType=atomic
 	// +optional
 	CustomMetrics []CustomMetricSample `json:"customMetrics,omitempty"`
