@@ -30,7 +30,7 @@ func memAvg(q string) autoscalingv2.MetricSpec {
 func objectValue(v string) autoscalingv2.MetricSpec {
 	q := resource.MustParse(v)
 	return autoscalingv2.MetricSpec{Type: autoscalingv2.ObjectMetricSourceType, Object: &autoscalingv2.ObjectMetricSource{
-		DescribedObject: autoscalingv2.CrossVersionObjectReference{Kind: "Ingress", Name: "web"},
+		DescribedObject: autoscalingv2.CrossVersionObjectReference{APIVersion: "networking.k8s.io/v1", Kind: "Ingress", Name: "web"},
 		Metric:          autoscalingv2.MetricIdentifier{Name: "rps"}, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.ValueMetricType, Value: &q}}}
 }
 
@@ -199,6 +199,14 @@ func TestDecide(t *testing.T) {
 			want:     4, mentioned: "b (no values of pods metric rps"},
 		{name: "pods metric whose selector does not parse: not active, the metric named", spec: spec(1, 20, badSelector(podsAvg("rps", "10"))), current: 4,
 			clusters: []cluster{{name: "a", pods: valued("a", 2, 90000)}}, want: 4, active: corev1.ConditionFalse, mentioned: "pods metric rps: metric.selector"},
+		{name: "pods metric without a name: not active", spec: spec(1, 20, podsAvg("", "10")), current: 4,
+			clusters: []cluster{{name: "a", pods: valued("a", 2, 90000)}}, want: 4, active: corev1.ConditionFalse, mentioned: "a Pods metric without a metric name"},
+		{name: "object metric of an object without a kind: not active", spec: func() autoscalingv1alpha1.FederatedHPASpec {
+			m := objectValue("200")
+			m.Object.DescribedObject.Kind = ""
+			return spec(1, 20, m)
+		}(), current: 4, clusters: []cluster{withObject(cluster{name: "a", pods: pods("a", 2, 0)}, 900000)}, want: 4, active: corev1.ConditionFalse,
+			mentioned: "describedObject needs an apiVersion, a kind and a name"},
 		{name: "cpu and a pods metric: the highest count wins", spec: spec(1, 20, cpuUtil(50), podsAvg("rps", "10")), current: 4,
 			clusters: []cluster{{name: "a", pods: []pod{p("a", 100, 50, 0, 20000), p("b", 100, 50, 0, 20000)}}, {name: "b", pods: []pod{p("c", 100, 50, 0, 20000), p("d", 100, 50, 0, 20000)}}},
 			want:     8, mentioned: "pods metric rps"},

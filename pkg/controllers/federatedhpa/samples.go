@@ -152,7 +152,8 @@ func customLeftOut(req workv1alpha1.CustomMetricRequest, values []custommetricsv
 }
 
 // customRequest is what a Pods or Object metric asks of a member's
-// custom.metrics.k8s.io; an error when its selector is not one.
+// custom.metrics.k8s.io; an error when it names no metric or no whole
+// object, or its selector is not one.
 func customRequest(m autoscalingv2.MetricSpec) (workv1alpha1.CustomMetricRequest, error) {
 	var id autoscalingv2.MetricIdentifier
 	var req workv1alpha1.CustomMetricRequest
@@ -167,6 +168,12 @@ func customRequest(m autoscalingv2.MetricSpec) (workv1alpha1.CustomMetricRequest
 		return req, fmt.Errorf("a %s metric without its source", m.Type)
 	}
 	req.Name = id.Name
+	switch {
+	case id.Name == "":
+		return req, fmt.Errorf("a %s metric without a metric name", m.Type)
+	case req.Object != nil && (req.Object.APIVersion == "" || req.Object.Kind == "" || req.Object.Name == ""):
+		return req, fmt.Errorf("%s: describedObject needs an apiVersion, a kind and a name", req)
+	}
 	if id.Selector != nil {
 		sel, err := metav1.LabelSelectorAsSelector(id.Selector)
 		if err != nil {

@@ -33,9 +33,12 @@ const PodMetricsFieldManager = "shepherd-agent-podmetrics"
 // podMetricsReporter is the agent's reporter of pod metrics: for each
 // Work of its execution namespace labelled workv1alpha1.LabelPodMetrics
 // (a FederatedHPA on the hub scales its workload), every period it lists
-// the workload's pods, their metrics.k8s.io PodMetrics and the namespace's
-// HorizontalPodAutoscalers in the member, and writes the compact sample
-// into the Work's status.podMetrics. Works without the label cost nothing:
+// the workload's pods, their metrics.k8s.io PodMetrics, the
+// custom.metrics.k8s.io metrics the Work's annotation
+// workv1alpha1.AnnotationCustomMetrics names (the FederatedHPA's Pods and
+// Object metrics) and the namespace's HorizontalPodAutoscalers in the
+// member, and writes the compact sample into the Work's
+// status.podMetrics. Works without the label cost nothing:
 // the controller's predicate drops their events.
 type podMetricsReporter struct {
 	client      client.Client
@@ -127,6 +130,16 @@ func (r *podMetricsReporter) sample(ctx context.Context, work *workv1alpha1.Work
 	in := podsample.Input{Selector: selector, Pods: pods.Items, Now: now,
 		Target: autoscalingv2.CrossVersionObjectReference{APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(), Name: obj.GetName()}}
 	in.PodMetrics, in.MetricsErr = podsample.ReadPodMetrics(ctx, c.Kubernetes, ns, selector)
+	custom, err := workv1alpha1.ParseCustomMetrics(work.Annotations[workv1alpha1.AnnotationCustomMetrics])
+	if err != nil {
+		// Only the hub's controller writes the annotation, from metrics it
+		// checked: none is read, and the hub finds them not reported.
+		logr.FromContextOrDiscard(ctx).Info("custom metrics not read", "work", client.ObjectKeyFromObject(work), "error", err.Error())
+	}
+	for _, req := range custom {
+		vs, err := podsample.ReadCustomMetric(ctx, c.Kubernetes, c.Mapper, ns, selector, req)
+		in.CustomMetrics = append(in.CustomMetrics, podsample.CustomInput{Request: req, Values: vs, Err: err})
+	}
 	if hpas, err := c.Kubernetes.AutoscalingV2().HorizontalPodAutoscalers(ns).List(ctx, metav1.ListOptions{}); err == nil {
 		in.Autoscalers = hpas.Items
 	} else {
