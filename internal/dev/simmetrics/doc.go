@@ -1,6 +1,8 @@
 // Package simmetrics serves metrics.k8s.io/v1beta1 (PodMetrics and
-// NodeMetrics, as metrics-server does) for a simulated member cluster,
-// from simulated usage: simulated members have no kubelets to measure.
+// NodeMetrics, as metrics-server does) and custom.metrics.k8s.io/v1beta2
+// (Pods and Object metrics, as a metrics adapter does) for a simulated
+// member cluster, from simulated usage: simulated members have no kubelets
+// to measure and no applications to count requests of.
 //
 // # How clients reach it
 //
@@ -8,8 +10,9 @@
 // GET /apis/metrics.k8s.io/v1beta1/namespaces/NS/pods on the member (the
 // k8s.io/metrics clientset, `kubectl top`, `kubectl get --raw`). Start
 // serves HTTPS on a free loopback port in this process and registers it
-// with the member's API server as an aggregated API: the APIService
-// v1beta1.metrics.k8s.io, pointing at the kube-system Service
+// with the member's API server as an aggregated API: the APIServices
+// v1beta1.metrics.k8s.io and v1beta2.custom.metrics.k8s.io, pointing at
+// the kube-system Service
 // shepherd-sim-metrics, an ExternalName Service for localhost with the
 // server's port. The aggregator dials an ExternalName Service's name
 // itself, so no kube-proxy is needed. The server only answers requests
@@ -43,4 +46,27 @@
 // NodeMetrics sum the pods on each node. Timestamps are the time of the
 // request (to the second) and the window is 15 s, as metrics-server's
 // default resolution.
+//
+// # Simulated custom metrics: the knob
+//
+// A custom metric has the value its knob gives, and no value without one
+// (the API answers NotFound, as an adapter does for a metric it has no
+// series of):
+//
+//   - a Pods metric NAME of a pod that runs and is Ready: the override
+//     ConfigMap's key pods-metrics, a YAML map of "NAMESPACE/WORKLOAD" to
+//     a map of metric name to value, else the pod's annotation
+//     metric.sim.shepherd.io/NAME (on a workload's pod template, every
+//     pod of it has it);
+//   - an Object metric NAME of an object of a namespace: the ConfigMap's
+//     key object-metrics, a YAML map of "NAMESPACE/RESOURCE/NAME"
+//     (RESOURCE as the API's path has it: services,
+//     ingresses.networking.k8s.io) to a map of metric name to value, else
+//     the object's annotation metric.sim.shepherd.io/NAME.
+//
+// A value is a quantity from 0 to MaxMetricValue ("20", "1500m", "2k");
+// one that is not is ignored (no value), logged once and told in a
+// Warning Event as a percent is. Simulated values carry no labels: a
+// metricLabelSelector that parses selects them all. Discovery lists the
+// metrics of pods' annotations and of the ConfigMap.
 package simmetrics

@@ -27,8 +27,8 @@ const (
 )
 
 // reporter tells about ignored knob values once per object and value: a
-// log line and a Warning Event on the pod or the override ConfigMap,
-// where `kubectl describe` shows it. Metrics are read every few seconds;
+// log line and a Warning Event on the pod, the object an Object metric
+// describes or the override ConfigMap, where `kubectl describe` shows it. Metrics are read every few seconds;
 // the same mistake is not reported again until it changes.
 type reporter struct {
 	kube kubernetes.Interface
@@ -51,6 +51,11 @@ func (r *reporter) configMap(ctx context.Context, cm *corev1.ConfigMap, problems
 	ref := corev1.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: cm.Namespace, Name: cm.Name,
 		UID: cm.UID, ResourceVersion: cm.ResourceVersion}
 	r.report(ctx, ref, string(cm.UID)+"/"+cm.ResourceVersion, problems)
+}
+
+// object reports on the object an Object metric describes, by UID.
+func (r *reporter) object(ctx context.Context, ref corev1.ObjectReference, problems []string) {
+	r.report(ctx, ref, string(ref.UID), problems)
 }
 
 func (r *reporter) report(ctx context.Context, ref corev1.ObjectReference, id string, problems []string) {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/endpoints/handlers/negotiation"
 	"k8s.io/apiserver/pkg/endpoints/handlers/responsewriters"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
@@ -26,6 +27,9 @@ import (
 var codecs = func() runtime.NegotiatedSerializer {
 	scheme := runtime.NewScheme()
 	if err := metricsv1beta1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	if err := custommetricsv1beta2.AddToScheme(scheme); err != nil {
 		panic(err)
 	}
 	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
@@ -47,8 +51,9 @@ func (s *Server) handler() http.Handler {
 		mux.HandleFunc("GET "+p, func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	}
 	mux.HandleFunc("GET /apis", s.trusted(func(w http.ResponseWriter, r *http.Request) {
-		write(w, r, schema.GroupVersion{}, &metav1.APIGroupList{Groups: []metav1.APIGroup{apiGroup()}})
+		write(w, r, schema.GroupVersion{}, &metav1.APIGroupList{Groups: []metav1.APIGroup{apiGroup(), customAPIGroup()}})
 	}))
+	s.customRoutes(mux)
 	mux.HandleFunc("GET /apis/"+metricsv1beta1.GroupName, s.trusted(func(w http.ResponseWriter, r *http.Request) {
 		g := apiGroup()
 		write(w, r, schema.GroupVersion{}, &g)

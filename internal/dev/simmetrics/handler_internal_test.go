@@ -13,10 +13,14 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	metadatafake "k8s.io/client-go/metadata/fake"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
@@ -40,22 +44,39 @@ func testPod(name, app string, phase corev1.PodPhase, annotations map[string]str
 	return p
 }
 
-func testServer(t *testing.T) (*Server, *fake.Clientset) {
-	kube := fake.NewClientset(
+func testServer(t *testing.T, objects ...runtime.Object) (*Server, *fake.Clientset) {
+	kube := fake.NewClientset(append([]runtime.Object{
 		testPod("web-1", "web", corev1.PodRunning, map[string]string{CPUUtilizationAnnotation: "90"}),
 		testPod("web-2", "web", corev1.PodPending, nil),
 		testPod("db-1", "db", corev1.PodRunning, map[string]string{CPUUtilizationAnnotation: "2000"}),
 		&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}},
-	)
+	}, objects...)...)
 	now := time.Date(2025, 1, 2, 3, 4, 5, 600, time.UTC)
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Service"}, meta.RESTScopeNamespace)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
+	scheme := runtime.NewScheme()
+	if err := metav1.AddMetaToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	service := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "uid-svc",
+			Annotations: map[string]string{MetricAnnotationPrefix + "requests": "2k", MetricAnnotationPrefix + "errors": "many"}}}
 	return &Server{
 		log:      logr.Discard(),
 		kube:     kube,
 		now:      func() time.Time { return now },
 		trust:    frontProxy{allowed: []string{"front-proxy-client"}},
 		reporter: newReporter(kube, logr.Discard()),
+		mapper:   fixedMapper{mapper},
+		meta:     metadatafake.NewSimpleMetadataClient(scheme, service),
 	}, kube
 }
+
+// fixedMapper is a mapper with nothing to rediscover.
+type fixedMapper struct{ meta.RESTMapper }
+
+func (fixedMapper) Reset() {}
 
 // proxied is a request as the aggregator sends it: over TLS with its
 // front-proxy client certificate (named name).
@@ -145,7 +166,12 @@ func TestHandlerPodMetrics(t *testing.T) {
 
 func TestHandlerDiscovery(t *testing.T) {
 	s, _ := testServer(t)
-	w := serve(s, proxied(gvPath, "front-proxy-client"))
+	w := serve(s, proxied("/apis", "front-proxy-client"))
+	groups := &metav1.APIGroupList{}
+	if err := json.Unmarshal(w.Body.Bytes(), groups); err != nil || len(groups.Groups) != 2 || groups.Groups[0].Name != "metrics.k8s.io" || groups.Groups[1].Name != "custom.metrics.k8s.io" {
+		t.Fatalf("groups: %d %v %s", w.Code, err, w.Body)
+	}
+	w = serve(s, proxied(gvPath, "front-proxy-client"))
 	res := &metav1.APIResourceList{}
 	if err := json.Unmarshal(w.Body.Bytes(), res); err != nil || res.GroupVersion != "metrics.k8s.io/v1beta1" || len(res.APIResources) != 2 {
 		t.Fatalf("discovery: %d %v %s", w.Code, err, w.Body)

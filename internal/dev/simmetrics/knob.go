@@ -9,6 +9,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -76,9 +77,13 @@ func WorkloadKey(pod *corev1.Pod) string {
 	return pod.Namespace + "/" + name
 }
 
-// Overrides are the override ConfigMap's percents by workload key.
+// Overrides are the override ConfigMap's percents by workload key, and
+// its custom metrics' values: by workload key for Pods metrics, by
+// "NAMESPACE/RESOURCE/NAME" for Object metrics.
 type Overrides struct {
-	CPU, Memory map[string]float64
+	CPU, Memory   map[string]float64
+	PodsMetrics   map[string]map[string]resource.Quantity
+	ObjectMetrics map[string]map[string]resource.Quantity
 }
 
 // ParseOverrides reads the override ConfigMap's data. Entries it cannot
@@ -89,9 +94,11 @@ func ParseOverrides(data map[string]string) (Overrides, []string) {
 	var problems []string
 	o.CPU, problems = parseOverrideKey(data, OverrideCPUKey, problems)
 	o.Memory, problems = parseOverrideKey(data, OverrideMemoryKey, problems)
+	o.PodsMetrics, problems = parseMetricsKey(data, OverridePodsMetricsKey, workloadEntry, "NAMESPACE/WORKLOAD", problems)
+	o.ObjectMetrics, problems = parseMetricsKey(data, OverrideObjectMetricsKey, objectEntry, "NAMESPACE/RESOURCE/NAME", problems)
 	for k := range data {
-		if k != OverrideCPUKey && k != OverrideMemoryKey {
-			problems = append(problems, fmt.Sprintf("key %q is not used: the keys are %q and %q", k, OverrideCPUKey, OverrideMemoryKey))
+		if k != OverrideCPUKey && k != OverrideMemoryKey && k != OverridePodsMetricsKey && k != OverrideObjectMetricsKey {
+			problems = append(problems, fmt.Sprintf("key %q is not used: the keys are %q, %q, %q and %q", k, OverrideCPUKey, OverrideMemoryKey, OverridePodsMetricsKey, OverrideObjectMetricsKey))
 		}
 	}
 	sort.Strings(problems)
@@ -109,8 +116,7 @@ func parseOverrideKey(data map[string]string, key string, problems []string) (ma
 	}
 	out := make(map[string]float64, len(entries))
 	for workload, raw := range entries {
-		ns, name, found := strings.Cut(workload, "/")
-		if !found || ns == "" || name == "" || strings.Contains(name, "/") {
+		if !workloadEntry(workload) {
 			problems = append(problems, fmt.Sprintf("key %q: entry %q is not NAMESPACE/WORKLOAD", key, workload))
 			continue
 		}
@@ -133,21 +139,28 @@ func parseOverrideKey(data map[string]string, key string, problems []string) (ma
 	return out, problems
 }
 
-// Knob is the percents a pod runs at and where they came from.
+// Knob is the percents a pod runs at and its values of Pods metrics.
 type Knob struct {
 	CPU, Memory float64
-	// Problems describe knob values that were ignored for the defaults.
+	// Metrics are the pod's values of Pods metrics, by name.
+	Metrics map[string]resource.Quantity
+	// Problems describe knob values that were ignored for the defaults
+	// (or, for a metric, for no value).
 	Problems []string
 }
 
 // KnobFor resolves a pod's percents: the override ConfigMap's entry for
-// its workload, else the pod's annotation, else the default. A bad
-// annotation is ignored for the default and described in Problems.
+// its workload, else the pod's annotation, else the default; and its
+// values of Pods metrics (PodMetricValues). A bad annotation is ignored
+// and described in Problems.
 func KnobFor(pod *corev1.Pod, o Overrides) Knob {
 	key := WorkloadKey(pod)
 	k := Knob{}
 	k.CPU = resolve(pod, key, o.CPU, CPUUtilizationAnnotation, DefaultCPUPercent, &k.Problems)
 	k.Memory = resolve(pod, key, o.Memory, MemoryUtilizationAnnotation, DefaultMemoryPercent, &k.Problems)
+	var problems []string
+	k.Metrics, problems = PodMetricValues(pod, o)
+	k.Problems = append(k.Problems, problems...)
 	return k
 }
 

@@ -16,8 +16,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
@@ -325,9 +327,10 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() (bool, string)) {
 	}
 }
 
-// checkRBAC reads PodMetrics as a ServiceAccount: forbidden until a
-// ClusterRole grants pods.metrics.k8s.io, as on a cluster with
-// metrics-server.
+// checkRBAC reads PodMetrics and a Pods metric as a ServiceAccount:
+// forbidden until a Role grants pods.metrics.k8s.io and pods/rps of
+// custom.metrics.k8s.io, as on a cluster with metrics-server and a
+// metrics adapter.
 func (e *memberEnv) checkRBAC() {
 	e.t.Helper()
 	ctx := context.Background()
@@ -345,9 +348,18 @@ func (e *memberEnv) checkRBAC() {
 	if _, err := reader.List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		e.t.Fatalf("listing PodMetrics without a role: %v; want Forbidden", err)
 	}
+	custom := func() error {
+		return cfgClient(cfg).Get().AbsPath("/apis/custom.metrics.k8s.io/v1beta2/namespaces/load/pods/*/rps").Do(ctx).Error()
+	}
+	if err := custom(); !apierrors.IsForbidden(err) {
+		e.t.Fatalf("reading a Pods metric without a role: %v; want Forbidden", err)
+	}
+	// The least a reader of a Pods metric needs: get on pods/METRIC of
+	// custom.metrics.k8s.io.
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader", Namespace: "load"},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}}},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"metrics.k8s.io"}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{"custom.metrics.k8s.io"}, Resources: []string{"pods/rps"}, Verbs: []string{"get"}}},
 	}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "metrics-reader", Namespace: "load"},
@@ -365,6 +377,60 @@ func (e *memberEnv) checkRBAC() {
 		if err != nil {
 			return false, err.Error()
 		}
+		if err := custom(); err != nil {
+			return false, "pods/rps: " + err.Error()
+		}
 		return len(list.Items) == 5, fmt.Sprintf("%d pods", len(list.Items))
 	})
+}
+
+// cfgClient is a REST client of cfg for raw requests.
+func cfgClient(cfg *rest.Config) rest.Interface {
+	return kubernetes.NewForConfigOrDie(cfg).Discovery().RESTClient()
+}
+
+// checkCustomMetrics reads custom.metrics.k8s.io/v1beta2 as a
+// HorizontalPodAutoscaler does, through the member's API server: the web
+// pods' rps from their template's annotation, a Service's value from its
+// own, NotFound for a metric nothing has.
+func (e *memberEnv) checkCustomMetrics() {
+	e.t.Helper()
+	ctx := context.Background()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "load", Annotations: map[string]string{simmetrics.MetricAnnotationPrefix + "requests": "2k"}},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+	if _, err := e.kube.CoreV1().Services("load").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	get := func(path, selector string) (*custommetricsv1beta2.MetricValueList, error) {
+		r := e.kube.Discovery().RESTClient().Get().AbsPath(path)
+		if selector != "" {
+			r = r.Param("labelSelector", selector)
+		}
+		raw, err := r.DoRaw(ctx)
+		if err != nil {
+			return nil, err
+		}
+		list := &custommetricsv1beta2.MetricValueList{}
+		return list, json.Unmarshal(raw, list)
+	}
+	pods, err := get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/load/pods/*/rps", "app=web")
+	if err != nil || len(pods.Items) != 2 {
+		e.t.Fatalf("the web pods' rps: %v, %v; want two values", pods, err)
+	}
+	for _, v := range pods.Items {
+		if v.Value.Cmp(resource.MustParse("12")) != 0 || v.DescribedObject.Kind != "Pod" || !strings.HasPrefix(v.DescribedObject.Name, "web-") {
+			e.t.Errorf("value %+v; want 12 of a web pod", v)
+		}
+	}
+	obj, err := get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/load/services/web/requests", "")
+	if err != nil || len(obj.Items) != 1 || obj.Items[0].Value.Cmp(resource.MustParse("2k")) != 0 || obj.Items[0].DescribedObject.Kind != "Service" {
+		e.t.Fatalf("the Service's requests: %+v, %v; want 2k", obj, err)
+	}
+	if _, err := get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/load/pods/*/latency", ""); !apierrors.IsNotFound(err) {
+		e.t.Errorf("a metric no pod has: %v; want NotFound", err)
+	}
+	res, err := e.kube.Discovery().ServerResourcesForGroupVersion("custom.metrics.k8s.io/v1beta2")
+	if err != nil || len(res.APIResources) == 0 || res.APIResources[0].Name != "pods/rps" {
+		e.t.Errorf("custom.metrics.k8s.io/v1beta2 discovery: %+v, %v; want pods/rps", res, err)
+	}
 }

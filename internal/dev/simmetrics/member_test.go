@@ -62,7 +62,8 @@ func TestMetricsAPIOnAMember(t *testing.T) {
 	e.checkDiscovery()
 
 	e.createNamespace("load")
-	e.createDeployment("web", 2, map[string]string{simmetrics.CPUUtilizationAnnotation: "90", simmetrics.MemoryUtilizationAnnotation: "40"},
+	e.createDeployment("web", 2, map[string]string{simmetrics.CPUUtilizationAnnotation: "90", simmetrics.MemoryUtilizationAnnotation: "40",
+		simmetrics.MetricAnnotationPrefix + "rps": "12"},
 		container("app", "200m", "100Mi"), container("side", "100m", "64Mi"))
 	e.createDeployment("idle", 1, nil, container("app", "500m", "256Mi"))
 	e.createPod("stuck", nil, map[string]string{"no-such": "node"})
@@ -123,6 +124,10 @@ func TestMetricsAPIOnAMember(t *testing.T) {
 		if err != nil || len(list.Items) != 5 {
 			t.Fatalf("protobuf list: %v; want 5 pods", err)
 		}
+	})
+
+	t.Run("custom metrics: Pods and Object metrics from the knob, through the API server", func(t *testing.T) {
+		e.checkCustomMetrics()
 	})
 
 	t.Run("bad knob values: the default, and a Warning Event", func(t *testing.T) {

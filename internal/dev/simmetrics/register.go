@@ -15,16 +15,19 @@ import (
 	"log"
 	"math/big"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
+	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 )
 
@@ -37,6 +40,9 @@ const (
 	ServiceName = "shepherd-sim-metrics"
 	// APIServiceName is the APIService of metrics.k8s.io/v1beta1.
 	APIServiceName = "v1beta1.metrics.k8s.io"
+	// CustomAPIServiceName is the APIService of
+	// custom.metrics.k8s.io/v1beta2, served by the same server.
+	CustomAPIServiceName = "v1beta2.custom.metrics.k8s.io"
 
 	// authConfigMap is where the API server publishes how it proxies to
 	// aggregated API servers (extension-apiserver-authentication).
@@ -115,9 +121,10 @@ func servingCert() (tls.Certificate, []byte, error) {
 }
 
 // register points the member's API server at this server: the
-// ExternalName Service, and the APIService with this start's port and CA
-// bundle. Both are created or updated, so a member started again on its
-// data dir moves them to the new server.
+// ExternalName Service, and the APIServices of metrics.k8s.io/v1beta1 and
+// custom.metrics.k8s.io/v1beta2 with this start's port and CA bundle. All
+// are created or updated, so a member started again on its data dir moves
+// them to the new server.
 func (s *Server) register(ctx context.Context) error {
 	port := int32(s.addr.Port)
 	svc := &corev1.Service{
@@ -141,37 +148,50 @@ func (s *Server) register(ctx context.Context) error {
 		return fmt.Errorf("simmetrics: registering Service kube-system/%s: %w", ServiceName, err)
 	}
 
+	for _, gv := range []schema.GroupVersion{metricsv1beta1.SchemeGroupVersion, custommetricsv1beta2.SchemeGroupVersion} {
+		if err := s.registerAPIService(ctx, gv, port); err != nil {
+			return err
+		}
+	}
+	s.registered = time.Now()
+	return nil
+}
+
+// registerAPIService creates or updates the APIService of gv, pointing at
+// the Service on port with this start's CA bundle.
+func (s *Server) registerAPIService(ctx context.Context, gv schema.GroupVersion, port int32) error {
+	name := gv.Version + "." + gv.Group
 	api := &apiregistrationv1.APIService{
-		ObjectMeta: metav1.ObjectMeta{Name: APIServiceName},
+		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: apiregistrationv1.APIServiceSpec{
 			Service:              &apiregistrationv1.ServiceReference{Namespace: metav1.NamespaceSystem, Name: ServiceName, Port: &port},
-			Group:                metricsv1beta1.GroupName,
-			Version:              metricsv1beta1.SchemeGroupVersion.Version,
+			Group:                gv.Group,
+			Version:              gv.Version,
 			CABundle:             s.caBundle,
 			GroupPriorityMinimum: 100,
 			VersionPriority:      100,
 		},
 	}
 	apis := s.agg.ApiregistrationV1().APIServices()
-	curAPI, err := apis.Get(ctx, APIServiceName, metav1.GetOptions{})
+	cur, err := apis.Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		_, err = apis.Create(ctx, api, metav1.CreateOptions{})
 	case err == nil:
-		curAPI.Spec = api.Spec
-		_, err = apis.Update(ctx, curAPI, metav1.UpdateOptions{})
+		cur.Spec = api.Spec
+		_, err = apis.Update(ctx, cur, metav1.UpdateOptions{})
 	}
 	if err != nil {
-		return fmt.Errorf("simmetrics: registering APIService %s: %w", APIServiceName, err)
+		return fmt.Errorf("simmetrics: registering APIService %s: %w", name, err)
 	}
-	s.registered = time.Now()
 	return nil
 }
 
 // WaitAvailable waits until the member's API server routes metrics
-// requests here: its discovery of metrics.k8s.io/v1beta1, proxied by the
-// aggregator, succeeds. (The APIService's Available condition alone could
-// be the stale one of a previous start, stored in etcd.)
+// requests here: its discovery of metrics.k8s.io/v1beta1 and of
+// custom.metrics.k8s.io/v1beta2, proxied by the aggregator, succeeds.
+// (The APIServices' Available conditions alone could be the stale ones of
+// a previous start, stored in etcd.)
 func (s *Server) WaitAvailable(ctx context.Context) error {
 	var last string
 	begin := time.Now()
@@ -181,16 +201,18 @@ func (s *Server) WaitAvailable(ctx context.Context) error {
 			last = err.Error()
 			return false, nil
 		}
-		for _, r := range list.APIResources {
-			if r.Kind == "PodMetrics" {
-				return true, nil
-			}
+		if !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Kind == "PodMetrics" }) {
+			last = fmt.Sprintf("discovery without PodMetrics: %v", list.APIResources)
+			return false, nil
 		}
-		last = fmt.Sprintf("discovery without PodMetrics: %v", list.APIResources)
-		return false, nil
+		if _, err := s.kube.Discovery().ServerResourcesForGroupVersion(customGV.String()); err != nil {
+			last = fmt.Sprintf("%s: %v", customGV, err)
+			return false, nil
+		}
+		return true, nil
 	})
 	if err != nil {
-		return fmt.Errorf("simmetrics: the member's API server does not route to the metrics API (APIService %s): %s: %w", APIServiceName, last, err)
+		return fmt.Errorf("simmetrics: the member's API server does not route to the metrics APIs (APIServices %s, %s): %s: %w", APIServiceName, CustomAPIServiceName, last, err)
 	}
 	s.log.V(1).Info("metrics API available", "sinceRegistered", time.Since(s.registered).Round(time.Millisecond),
 		"waited", time.Since(begin).Round(time.Millisecond))

@@ -10,9 +10,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	aggregator "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset"
 )
 
@@ -38,7 +42,15 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server is a running metrics.k8s.io/v1beta1 server for one member. It
+// resettableMapper maps resources to kinds, and forgets what it
+// discovered when Reset.
+type resettableMapper interface {
+	meta.RESTMapper
+	Reset()
+}
+
+// Server is a running metrics.k8s.io/v1beta1 and custom.metrics.k8s.io/v1beta2
+// server for one member. It
 // stops when the context given to Start ends; Done reports when it has.
 type Server struct {
 	log      logr.Logger
@@ -49,7 +61,10 @@ type Server struct {
 	caBundle []byte
 	trust    frontProxy
 	reporter *reporter
-	done     chan struct{}
+	// mapper finds an Object metric's resource, meta reads its object.
+	mapper resettableMapper
+	meta   metadata.Interface
+	done   chan struct{}
 	// registered is when register returned, for WaitAvailable's log.
 	registered time.Time
 }
@@ -94,6 +109,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		done: make(chan struct{}),
 	}
 	s.reporter = newReporter(kube, opts.Logger)
+	s.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kube.Discovery()))
+	if s.meta, err = metadata.NewForConfig(opts.Config); err != nil {
+		return nil, fmt.Errorf("simmetrics: metadata client for the member's API server: %w", err)
+	}
 	if s.trust, err = readFrontProxy(ctx, kube); err != nil {
 		return nil, err
 	}

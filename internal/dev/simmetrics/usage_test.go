@@ -1,6 +1,7 @@
 package simmetrics_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -312,5 +313,81 @@ func TestNodeMetricsSumPods(t *testing.T) {
 		if !n.Timestamp.Time.Equal(now) || n.Window.Duration != simmetrics.Window {
 			t.Errorf("%s: timestamp %v window %v; want %v %v", n.Name, n.Timestamp, n.Window, now, simmetrics.Window)
 		}
+	}
+}
+
+func TestParseMetricValue(t *testing.T) {
+	for _, tc := range []struct {
+		value, want, wantErr string
+	}{
+		{value: "20", want: "20"},
+		{value: "1500m", want: "1500m"},
+		{value: " 2k ", want: "2k"},
+		{value: "0", want: "0"},
+		{value: "1T", want: "1T"},
+		{value: "lots", wantErr: "is not a quantity"},
+		{value: "", wantErr: "is not a quantity"},
+		{value: "-1", wantErr: "is negative"},
+		{value: "2T", wantErr: "is above 1T"},
+	} {
+		q, err := simmetrics.ParseMetricValue(tc.value)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParseMetricValue(%q) = %v, %v; want an error with %q", tc.value, q.String(), err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || q.Cmp(resource.MustParse(tc.want)) != 0 {
+			t.Errorf("ParseMetricValue(%q) = %v, %v; want %s", tc.value, q.String(), err, tc.want)
+		}
+	}
+}
+
+// TestCustomMetricsKnob: a pod's Pods metrics come from its annotations,
+// its workload's override entries over them; a value that is not one is
+// left out and told; the override ConfigMap's metric keys refuse what
+// they cannot use, entry by entry.
+func TestCustomMetricsKnob(t *testing.T) {
+	o, problems := simmetrics.ParseOverrides(map[string]string{
+		simmetrics.OverridePodsMetricsKey:   "shop/web: {rps: 20, latency: \"250m\", bad: -1, \"a/b\": 1, list: [1]}\nnoslash: {rps: 1}\n",
+		simmetrics.OverrideObjectMetricsKey: "shop/services/web: {requests: 2k}\nshop/services: {requests: 1}\n",
+	})
+	if q := o.PodsMetrics["shop/web"]["rps"]; q.Cmp(resource.MustParse("20")) != 0 || len(o.PodsMetrics["shop/web"]) != 2 {
+		t.Errorf("pods metrics %v; want shop/web rps 20 and latency 250m", o.PodsMetrics)
+	}
+	if q := o.ObjectMetrics["shop/services/web"]["requests"]; q.Cmp(resource.MustParse("2k")) != 0 || len(o.ObjectMetrics) != 1 {
+		t.Errorf("object metrics %v; want shop/services/web requests 2k", o.ObjectMetrics)
+	}
+	want := []string{
+		`key "object-metrics": entry "shop/services" is not NAMESPACE/RESOURCE/NAME`,
+		`key "pods-metrics": entry "noslash" is not NAMESPACE/WORKLOAD`,
+		`key "pods-metrics": entry "shop/web": metric bad: "-1" is negative`,
+		`key "pods-metrics": entry "shop/web": metric list: [1] is not a quantity`,
+		`key "pods-metrics": entry "shop/web": metric name "a/b" is not one`,
+	}
+	if len(problems) != len(want) {
+		t.Fatalf("problems %q; want %d", problems, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(problems[i], want[i]) {
+			t.Errorf("problem %d: %q; want it to start with %q", i, problems[i], want[i])
+		}
+	}
+	if _, problems := simmetrics.ParseOverrides(map[string]string{simmetrics.OverridePodsMetricsKey: "shop/web: 5"}); len(problems) != 1 ||
+		!strings.Contains(problems[0], "is not a YAML map of NAMESPACE/WORKLOAD to a map of metric name to value") {
+		t.Errorf("a value where a map goes: problems %q", problems)
+	}
+
+	k := simmetrics.KnobFor(pod(map[string]string{simmetrics.MetricAnnotationPrefix + "rps": "3", simmetrics.MetricAnnotationPrefix + "queue": "7",
+		simmetrics.MetricAnnotationPrefix + "bad": "-2"}), o)
+	got := map[string]string{}
+	for name, q := range k.Metrics {
+		got[name] = q.String()
+	}
+	if fmt.Sprint(got) != "map[latency:250m queue:7 rps:20]" {
+		t.Errorf("metrics %v; want the workload's override over its annotation, and the annotation's other", got)
+	}
+	if len(k.Problems) != 1 || !strings.HasPrefix(k.Problems[0], `annotation metric.sim.shepherd.io/bad: "-2" is negative`) || !strings.HasSuffix(k.Problems[0], "no value of metric bad") {
+		t.Errorf("problems %q", k.Problems)
 	}
 }
