@@ -24,6 +24,10 @@ type ControlPlane struct {
 	kubeconfigPath  string
 	shutdownTimeout time.Duration
 	lock            *dirLock
+	// listener is the apiserver's: closed by shutdown itself when the
+	// apiserver does not stop in time, so that the port is free for a
+	// restart in place once Stop returns.
+	listener net.Listener
 
 	cancel context.CancelCauseFunc
 	done   chan struct{}
@@ -109,6 +113,7 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		kubeconfigPath:  opts.kubeconfigPath(),
 		shutdownTimeout: opts.ShutdownTimeout,
 		lock:            lock,
+		listener:        ln,
 		cancel:          cancel,
 		done:            make(chan struct{}),
 	}
@@ -203,7 +208,11 @@ func (c *ControlPlane) supervise(ctx context.Context, etcd *etcdServer, apiErr <
 		case <-time.After(c.shutdownTimeout):
 			// Usually a long-lived request holding the HTTP server open.
 			// Closing etcd makes the apiserver fail fast and exit.
-			c.log.Info("kube-apiserver did not stop in time; closing etcd under it", "timeout", c.shutdownTimeout)
+			// Its listener is closed too: a restart in place on the same
+			// port would otherwise find it taken ("address already in
+			// use") while the apiserver winds down.
+			c.log.Info("kube-apiserver did not stop in time; closing its listener and etcd under it", "timeout", c.shutdownTimeout)
+			_ = c.listener.Close()
 		}
 	}
 	apiStopped := time.Since(begin)

@@ -1,12 +1,15 @@
 package controlplane
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // A control plane restarted in place listens again on the port it had,
@@ -90,10 +93,23 @@ func listenStable(host string) (net.Listener, error) {
 }
 
 // listenAPIServer listens for the API server: on port, or on a stable
-// port it picks when port is 0.
+// port it picks when port is 0. A given port still in use (the control
+// plane restarted in place, its previous apiserver winding down) is
+// tried again for up to portRetry.
 func listenAPIServer(host string, port int) (net.Listener, error) {
 	if port == 0 {
 		return listenStable(host)
 	}
-	return net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	deadline := time.Now().Add(portRetry)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return ln, err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
+
+// portRetry bounds the wait for a port still in use.
+const portRetry = 10 * time.Second

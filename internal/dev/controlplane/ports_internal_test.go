@@ -3,6 +3,7 @@ package controlplane
 import (
 	"net"
 	"testing"
+	"time"
 )
 
 func TestParsePortRange(t *testing.T) {
@@ -85,4 +86,23 @@ func TestListenStable(t *testing.T) {
 	if _, ok := outsideRange(lo, hi, 0); ok && p >= lo && p <= hi {
 		t.Errorf("port %d is in the ephemeral range %d-%d", p, lo, hi)
 	}
+}
+
+// TestListenAPIServerWaitsForItsPort: a restart in place finds the port
+// still held by the apiserver winding down; it listens once that lets go.
+func TestListenAPIServerWaitsForItsPort(t *testing.T) {
+	held, err := listenStable("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := held.Addr().(*net.TCPAddr).Port
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		held.Close()
+	}()
+	ln, err := listenAPIServer("127.0.0.1", port)
+	if err != nil {
+		t.Fatalf("port %d, released after 500 ms: %v", port, err)
+	}
+	ln.Close()
 }
