@@ -11,16 +11,20 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/controllermanager"
 	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
+	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -74,9 +78,10 @@ spec:
 // controller, the FederatedHPA computed every second): a propagated
 // Deployment's utilization comes from the members' real PodMetrics; a
 // load change in the members scales the template and the scheduler
-// divides the new replicas; a member whose link is cut while the load
-// rises is left out and named, and the other's pods still scale the
-// workload up.
+// divides the new replicas; a Pods metric the members serve in
+// custom.metrics.k8s.io scales another workload, beside its CPU; a member
+// whose link is cut while the load rises is left out and named, and the
+// other's pods still scale the workload up.
 func TestLiveMembers(t *testing.T) {
 	testenv.Heavy(t)
 	env, err := fleetenv.StartFleet("federatedhpa-live", localfleet.Options{
@@ -139,6 +144,56 @@ func TestLiveMembers(t *testing.T) {
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
 			if st.LastScaleTime == nil || condition(st, autoscalingv2.AbleToScale).Reason != "SucceededRescale" {
 				return fmt.Errorf("status %+v", st)
+			}
+			return nil
+		})
+	})
+
+	t.Run("a Pods metric the members serve scales its workload, beside cpu", func(t *testing.T) {
+		// A second workload, its pods' rps three times the target in both
+		// members' custom.metrics.k8s.io, its CPU idle: the Pods metric
+		// asks for 2 × 3 = 6.
+		const api = "api"
+		fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, api, 2, 10))
+		for _, m := range []string{"member1", "member2"} {
+			fleetenv.SetSimulatedPodsMetric(t, env.Members[m], ns, api, "rps", "30")
+		}
+		apiKey := createFHPA(t, ctx, env.Hub, ns, api, `
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+  - type: Pods
+    pods: {metric: {name: rps}, target: {type: AverageValue, averageValue: "10"}}`)
+		waitReplicas(t, env.Hub, ns, api, 6)
+		waitStatus(t, env.Hub, apiKey, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			if c := condition(st, autoscalingv2.ScalingActive); !strings.Contains(c.Message, "from pods metric rps") {
+				return fmt.Errorf("ScalingActive %+v, want the count from pods metric rps", c)
+			}
+			for _, m := range st.CurrentMetrics {
+				if m.Pods != nil && m.Pods.Metric.Name == "rps" && m.Pods.Current.AverageValue != nil && m.Pods.Current.AverageValue.Value() == 30 {
+					return nil
+				}
+			}
+			return fmt.Errorf("currentMetrics %+v, want rps at 30 a pod", st.CurrentMetrics)
+		})
+		// The workload goes, from the members too, before the next subtest
+		// cuts member2: the controllers still applying it there would
+		// spend the member's client on retries through the cut link.
+		for _, obj := range []client.Object{
+			&autoscalingv1alpha1.FederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: api}},
+			&policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: api}},
+			&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: api}},
+		} {
+			if err := env.Hub.Delete(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		testenv.Eventually(t, liveWait, "the api workload gone from the members", func() error {
+			for _, m := range []string{"member1", "member2"} {
+				w := &workv1alpha1.Work{}
+				key := client.ObjectKey{Namespace: names.ExecutionNamespace(m), Name: names.WorkName(ns, names.BindingName("Deployment", api))}
+				if err := env.Hub.Get(ctx, key, w); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("Work %s: %v", key, err)
+				}
 			}
 			return nil
 		})
@@ -271,16 +326,24 @@ func condition(st autoscalingv1alpha1.FederatedHPAStatus, kind autoscalingv2.Hor
 // 2 to 8 replicas, CPU at 50 % of requests. It returns its key.
 func createLiveFHPA(t *testing.T, ctx context.Context, hub client.Client, ns, name string) client.ObjectKey {
 	t.Helper()
+	return createFHPA(t, ctx, hub, ns, name, `
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}`)
+}
+
+// createFHPA creates, on hub, a FederatedHPA of Deployment ns/name: 2 to
+// 8 replicas on metrics, the YAML of its spec.metrics list. It returns
+// its key.
+func createFHPA(t *testing.T, ctx context.Context, hub client.Client, ns, name, metrics string) client.ObjectKey {
+	t.Helper()
 	fhpa := &autoscalingv1alpha1.FederatedHPA{}
 	if err := yaml.Unmarshal([]byte(fmt.Sprintf(`metadata: {name: %[2]s, namespace: %[1]s}
 spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
   minReplicas: 2
   maxReplicas: 8
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
-`, ns, name)), fhpa); err != nil {
+  metrics:%[3]s
+`, ns, name, metrics)), fhpa); err != nil {
 		t.Fatal(err)
 	}
 	if err := hub.Create(ctx, fhpa); err != nil {
