@@ -8,6 +8,7 @@ import (
 	"time"
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,9 +28,12 @@ import (
 // real hub: the hub never reaches member2, whose utilization comes from
 // the sample its agent reports in the target's Work, and only in that
 // Work (the Push member's Work is not asked for one); a load rise in the
-// Pull member alone scales the template; once the agent stops reporting,
-// the member is left out as stale and named; once the FederatedHPA goes,
-// the Work no longer asks, and the agent clears its sample.
+// Pull member alone scales the template; a Pods metric added to the
+// FederatedHPA is asked for in the Work's annotation and read through the
+// agent from the member's custom.metrics.k8s.io; once the agent stops
+// reporting, the member is left out as stale and named; once the
+// FederatedHPA goes, the Work no longer asks, and the agent clears its
+// sample.
 func TestPullMember(t *testing.T) {
 	testenv.Heavy(t)
 	fleet := fleetenv.SmallFleet(2)
@@ -94,6 +98,44 @@ func TestPullMember(t *testing.T) {
 		waitReplicas(t, env.Hub, ns, name, 8)
 	})
 
+	t.Run("a Pods metric of the Pull member comes from its agent", func(t *testing.T) {
+		for _, m := range []string{"member1", "member2"} {
+			fleetenv.SetSimulatedPodsMetric(t, env.Members[m], ns, name, "rps", "5")
+		}
+		fhpa := &autoscalingv1alpha1.FederatedHPA{}
+		if err := env.Hub.Get(ctx, key, fhpa); err != nil {
+			t.Fatal(err)
+		}
+		v := resource.MustParse("10")
+		fhpa.Spec.Metrics = append(fhpa.Spec.Metrics, autoscalingv2.MetricSpec{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
+			Metric: autoscalingv2.MetricIdentifier{Name: "rps"}, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: &v}}})
+		if err := env.Hub.Update(ctx, fhpa); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			for _, m := range st.CurrentMetrics {
+				if m.Pods != nil && m.Pods.Current.AverageValue != nil && m.Pods.Current.AverageValue.Value() == 5 {
+					if c := condition(st, autoscalingv2.ScalingActive); strings.Contains(c.Message, "left out") {
+						return fmt.Errorf("ScalingActive %q", c.Message)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("currentMetrics %+v, want rps at 5 a pod", st.CurrentMetrics)
+		})
+		pull := getWork(t, env.Hub, workOf("member2"))
+		s := pull.Status.PodMetrics
+		if pull.Annotations[workv1alpha1.AnnotationCustomMetrics] != `[{"name":"rps"}]` || s == nil || len(s.CustomMetrics) != 1 ||
+			s.CustomMetrics[0].Name != "rps" || s.CustomMetrics[0].Error != "" || len(s.CustomMetrics[0].Pods) == 0 {
+			t.Fatalf("the Pull member's Work: annotations %v, sample %+v; want rps asked for and reported", pull.Annotations, s)
+		}
+		for _, v := range s.CustomMetrics[0].Pods {
+			if v.Value.Value() != 5 {
+				t.Errorf("the sample's rps of %s: %s, want 5", v.Pod, v.Value.String())
+			}
+		}
+	})
+
 	t.Run("an agent that stops reporting leaves its member out as stale", func(t *testing.T) {
 		if err := env.Fleet.StopAgent("member2"); err != nil {
 			t.Fatal(err)
@@ -131,8 +173,8 @@ func TestPullMember(t *testing.T) {
 			if err := env.Hub.Get(ctx, workOf("member2"), w); err != nil {
 				return err
 			}
-			if _, asked := w.Labels[workv1alpha1.LabelPodMetrics]; asked || w.Status.PodMetrics != nil {
-				return fmt.Errorf("labels %v, sample reported at %v", w.Labels, w.Status.PodMetrics)
+			if _, asked := w.Labels[workv1alpha1.LabelPodMetrics]; asked || w.Annotations[workv1alpha1.AnnotationCustomMetrics] != "" || w.Status.PodMetrics != nil {
+				return fmt.Errorf("labels %v, annotations %v, sample reported at %v", w.Labels, w.Annotations, w.Status.PodMetrics)
 			}
 			return nil
 		})
