@@ -89,7 +89,7 @@ func TestConvertAutoscalers(t *testing.T) {
 	}{
 		{name: "Karmada's examples", files: []string{"cronfederatedhpa_default_nginx-cronfhpa.yaml", "cronfederatedhpa_default_nginx-fhpa-cronfhpa.yaml",
 			"cronfederatedhpa_shop_sample-app-office-hours.yaml", "federatedhpa_default_nginx.yaml", "federatedhpa_shop_sample-app.yaml"},
-			report: []string{"converted 5 object(s); 3 difference(s) in meaning", "spec.scaleTargetRef.apiVersion: changed", "[cron-target-group]", "[fhpa-metric-not-read]"}},
+			report: []string{"converted 5 object(s); 2 difference(s) in meaning", "spec.scaleTargetRef.apiVersion: changed", "[cron-target-group]", "[fhpa-target-type]"}},
 		{name: "a schedule that does not parse", stdin: badSchedule, files: []string{"cronfederatedhpa_default_nginx-cronfhpa.yaml", "cronfederatedhpa_default_nginx-fhpa-cronfhpa.yaml",
 			"cronfederatedhpa_shop_sample-app-office-hours.yaml", "federatedhpa_default_nginx.yaml", "federatedhpa_shop_sample-app.yaml"},
 			report:  []string{"-:1 CronFederatedHPA shop/every-second", "spec.rules[0].schedule: skipped", "[cron-schedule]"},

@@ -58,7 +58,8 @@ func newUpCommand() *cobra.Command {
     autoscalers) from simulated usage: each running pod's requests times
     the percent in its template's sim.shepherd.io/cpu-utilization and
     sim.shepherd.io/memory-utilization annotations (default 10 and 50),
-    overridable per member in kube-system/shepherd-sim-usage
+    and custom.metrics.k8s.io values from metric.sim.shepherd.io/NAME
+    annotations, overridable per member in kube-system/shepherd-sim-usage
     (docs/architecture.md); member NAME's kubeconfig is written to
     DATA_DIR/members/NAME.kubeconfig; members join the hub like real clusters
     (a credentials Secret and a Cluster object), with

@@ -20,7 +20,8 @@ import (
 // This file converts FederatedHPA and CronFederatedHPA: the rows of
 // docs/autoscaling.md's "Coming from Karmada" table. Both kinds have
 // Karmada's fields; the rules cover where Shepherd reads a value another
-// way (a metric target's type, metrics not read from members yet), where
+// way (a metric target's type, an Object metric's Value target, External
+// metrics, which no member can tell its share of), where
 // it refuses what Karmada accepted (a utilization above 100%, a second
 // FederatedHPA on one target, a schedule Karmada's own controller could
 // not run), and Karmada's group in a CronFederatedHPA's target.
@@ -65,12 +66,14 @@ func federatedHPARules(o *object) {
 		case "Resource", "ContainerResource":
 			source := strings.ToLower(typ[:1]) + typ[1:]
 			metricTargetRules(o, nested(metric, source, "target"), path+"."+source+".target")
-		case "Pods", "Object":
-			o.note(path, "fhpa-metric-not-read",
-				"a %s metric, which Karmada read through karmada-metrics-adapter: Shepherd accepts it but does not read it from members yet (the FederatedHPA's ScalingActive condition says so), so it does not scale the workload; scale on Resource or ContainerResource metrics", typ)
+		case "Object":
+			if str(nested(metric, "object", "target"), "type") == "Value" {
+				o.note(path+".object.target", "fhpa-object-value",
+					"an Object metric with a Value target: Karmada adds up the described object's values in every member and compares the sum with the target; Shepherd compares each member's own value with the target (weighed by its ready pods): set the target to what each member's object should measure (a target written for the sum, divided by the number of members the object is in)")
+			}
 		case "External":
 			o.note(path, "fhpa-metric-not-read",
-				"an External metric, which Karmada refuses: Shepherd accepts it but does not read it from members yet (the FederatedHPA's ScalingActive condition says so), so it does not scale the workload")
+				"an External metric, which Karmada refuses: Shepherd accepts it but does not read it (it describes something outside the clusters, so no member's value is its share of the load; the FederatedHPA's ScalingActive condition says so), so it does not scale the workload; scale on a Pods or Object metric the members serve")
 		}
 	}
 }

@@ -35,7 +35,8 @@ const (
 const (
 	rowMetricTargetType = "FederatedHPA `metrics[].resource.target.type`, `metrics[].containerResource.target.type`"
 	rowUtilization      = "FederatedHPA `metrics[].resource.target.averageUtilization`, `metrics[].containerResource.target.averageUtilization`"
-	rowMetricsNotRead   = "FederatedHPA `metrics[]` of type `Pods`, `Object`, `External`"
+	rowObjectValue      = "FederatedHPA `metrics[].object.target` of type `Value`"
+	rowExternalMetric   = "FederatedHPA `metrics[]` of type `External`"
 	rowFHPATarget       = "FederatedHPA `scaleTargetRef`"
 	rowCronTarget       = "CronFederatedHPA `scaleTargetRef.apiVersion`"
 	rowCronSchedule     = "CronFederatedHPA `rules[].schedule`"
@@ -82,7 +83,8 @@ var Rules = []Rule{
 
 	{ID: "fhpa-target-type", Doc: autoscalingDoc, Row: rowMetricTargetType, Action: Changed},
 	{ID: "fhpa-utilization-above-100", Doc: autoscalingDoc, Row: rowUtilization, Action: Skipped},
-	{ID: "fhpa-metric-not-read", Doc: autoscalingDoc, Row: rowMetricsNotRead, Action: Differs},
+	{ID: "fhpa-object-value", Doc: autoscalingDoc, Row: rowObjectValue, Action: Differs},
+	{ID: "fhpa-metric-not-read", Doc: autoscalingDoc, Row: rowExternalMetric, Action: Differs},
 	{ID: "fhpa-one-per-target", Doc: autoscalingDoc, Row: rowFHPATarget, Action: Skipped},
 	{ID: "cron-target-group", Doc: autoscalingDoc, Row: rowCronTarget, Action: Changed},
 	{ID: "cron-schedule", Doc: autoscalingDoc, Row: rowCronSchedule, Action: Skipped},

@@ -167,13 +167,15 @@ var ruleCases = []struct {
 		"- type: Resource\n  resource: {name: memory, target: {type: Utilization, averageUtilization: 100}}"),
 		want: map[string]string{"spec.metrics[0].resource.target.averageUtilization": "fhpa-utilization-above-100",
 			"spec.metrics[1].containerResource.target.averageUtilization": "fhpa-utilization-above-100"}},
-	{name: "metrics not read from members", in: fhpa("h", "metrics:\n"+
+	{name: "custom and external metrics", in: fhpa("h", "metrics:\n"+
 		"- type: Pods\n  pods: {metric: {name: http_requests}, target: {type: AverageValue, averageValue: 700m}}\n"+
 		"- type: Object\n  object: {describedObject: {apiVersion: networking.k8s.io/v1, kind: Ingress, name: main}, metric: {name: requests}, target: {type: Value, value: 10k}}\n"+
 		"- type: External\n  external: {metric: {name: queue_depth}, target: {type: AverageValue, averageValue: 30}}\n"+
+		"- type: Object\n  object: {describedObject: {apiVersion: v1, kind: Service, name: web}, metric: {name: requests}, target: {type: AverageValue, averageValue: 100}}\n"+
 		"- type: Resource\n  resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}"),
-		want: map[string]string{"spec.metrics[0]": "fhpa-metric-not-read", "spec.metrics[1]": "fhpa-metric-not-read", "spec.metrics[2]": "fhpa-metric-not-read"},
-		has:  map[string]string{"spec.metrics[0].pods.metric.name": "http_requests", "spec.metrics[2].external.metric.name": "queue_depth"}},
+		want: map[string]string{"spec.metrics[1].object.target": "fhpa-object-value", "spec.metrics[2]": "fhpa-metric-not-read"},
+		has: map[string]string{"spec.metrics[0].pods.metric.name": "http_requests", "spec.metrics[1].object.target.value": "10k",
+			"spec.metrics[2].external.metric.name": "queue_depth", "spec.metrics[3].object.target.averageValue": "100"}},
 	{name: "two FederatedHPAs on one target", in: fhpa("b", "") + "---\n" + fhpa("a", ""),
 		want: map[string]string{"spec.scaleTargetRef": "fhpa-one-per-target"}},
 	{name: "CronFederatedHPA only changes apiVersion", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n" +

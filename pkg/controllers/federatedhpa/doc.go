@@ -11,12 +11,20 @@
 //     pods without metrics count as at their request (100%) on a
 //     scale-down and idle on a scale-up, pods not ready (Pending, or not
 //     ready by the CPU rule) are left out and count as idle on a
-//     scale-up; the highest count over the metrics wins.
+//     scale-up; the highest count over the metrics wins. Resource and
+//     ContainerResource metrics come from the members' metrics.k8s.io,
+//     Pods and Object metrics from their custom.metrics.k8s.io: a Pods
+//     metric is averaged over every counted pod of every member; an
+//     Object metric's values (one per member, each of its own copy of the
+//     object) add up against an AverageValue target and are weighed by
+//     the members' ready pods against a Value target. External metrics
+//     are not read: no member's value is its share of the load.
 //   - A member whose metrics are missing (for its running, ready pods)
-//     or stale, or that cannot be reached, is left out of the average and named in the ScalingActive
-//     condition and status.clusters[].excluded; its pods count at the
-//     average of the others, and nothing scales down while one is out
-//     (its load is unknown, never zero).
+//     or stale, or that cannot be reached, is left out of the average
+//     (of every metric, or of the one it lacks) and named in the
+//     ScalingActive condition and status.clusters[].excluded; its pods
+//     count at the average of the others, and nothing scales down while
+//     one is out (its load is unknown, never zero).
 //   - Behavior: the stabilization window of the direction (scale-down
 //     300 s by default), then the rate policies, then minReplicas and
 //     maxReplicas, with the ScalingLimited condition's reasons.
