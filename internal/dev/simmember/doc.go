@@ -21,7 +21,10 @@
 //     simmetrics, an aggregated API of the member's API server) in place
 //     of metrics-server: each running pod uses its requests times the
 //     percent its sim.shepherd.io/cpu-utilization and
-//     sim.shepherd.io/memory-utilization annotations set.
+//     sim.shepherd.io/memory-utilization annotations set; and
+//     custom.metrics.k8s.io/v1beta2 in place of a metrics adapter, each
+//     pod's or object's values from its metric.sim.shepherd.io/NAME
+//     annotations.
 //
 // A fleet of members is described by a FleetSpec (LoadFleet, DefaultFleet).
 //
