@@ -355,9 +355,9 @@ func perObject(i int, m autoscalingv2.MetricSpec, current, status int32, cluster
 		return r
 	}
 	target := m.Object.Target
-	// usage sums the members' values, weighted their values times their
-	// ready pods; ready counts the measured members' ready pods, extra
-	// the pods of those left out.
+	// usage sums the measured members' values and weighted each value
+	// times the member's ready pods; ready counts those pods, extra the
+	// pods of the members left out.
 	var usage, weighted float64
 	read, ready, extra := 0, 0, 0
 	for _, c := range clusters {
