@@ -88,7 +88,7 @@ func TestConvertFromLiveControlPlane(t *testing.T) {
 			"propagationpolicies": "PropagationPolicy", "clusterpropagationpolicies": "ClusterPropagationPolicy",
 			"overridepolicies": "OverridePolicy", "clusteroverridepolicies": "ClusterOverridePolicy",
 			"resourceinterpretercustomizations": "ResourceInterpreterCustomization",
-			"federatedhpas": "FederatedHPA", "cronfederatedhpas": "CronFederatedHPA",
+			"federatedhpas":                     "FederatedHPA", "cronfederatedhpas": "CronFederatedHPA",
 		}[r.Resource], "Namespaced"
 		if kind == "" {
 			t.Fatalf("no kind known for Karmada's %s: add it to this test", r.Resource)
