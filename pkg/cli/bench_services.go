@@ -37,8 +37,9 @@ latency runs from its write to the moment the last other member's imported
 EndpointSlices carry the address, as a watch on every member sees it; the
 report gives p50, p90, p99 and the maximum, and the same to the first
 member. Writes per change are counted from the API servers' request
-metrics, the hub's (Shepherd's API groups) apart from the members', net of
-the idle rate measured for 10 s just before the changes.`,
+metrics, the hub's (Shepherd's API groups) apart from the members', in all
+and net of the idle rate: the rate of a 10 s window just before the changes,
+once the rate has stopped falling (at most 3 minutes of waiting).`,
 		Example: `  shepherd bench services
   shepherd bench services --members 5 --services 100 --changes 50 -o json`,
 		Args: cobra.NoArgs,
@@ -97,8 +98,16 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 	if rep.Overtaken > 0 {
 		fmt.Fprintf(out, "%d changes were overtaken by a later change of the same export before reaching every member (the fleet did not keep up with the rate)\n", rep.Overtaken)
 	}
-	fmt.Fprintf(out, "writes per change (idle rate of %.0f s subtracted): hub %.1f, members %.1f\n",
-		rep.IdleWindowSeconds, rep.HubWritesPerChange, rep.MemberWritesPerChange)
+	fmt.Fprintf(out, "writes per change: hub %.1f, members %.1f\n", rep.HubWritesPerChangeGross, rep.MemberWritesPerChangeGross)
+	switch {
+	case !rep.IdleSettled:
+		fmt.Fprintf(out, "  net of the idle rate: not measured (the write rate was still falling after %.0f s of waiting)\n", rep.SettleSeconds+rep.IdleWindowSeconds)
+	case rep.HubWritesPerChange < 0 || rep.MemberWritesPerChange < 0:
+		fmt.Fprintf(out, "  net of the idle rate: not measurable (the fleet wrote more at rest than during the changes)\n")
+	default:
+		fmt.Fprintf(out, "  net of the idle rate (%.0f s, after %.0f s to settle): hub %.1f, members %.1f\n",
+			rep.IdleWindowSeconds, rep.SettleSeconds, rep.HubWritesPerChange, rep.MemberWritesPerChange)
+	}
 	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "VERB\tRESOURCE\tPER CHANGE")
 	for _, r := range rep.WritesPerChange {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
@@ -47,6 +48,7 @@ const (
 	DefaultServicesChangesPerSecond = 5
 	DefaultServicesTimeout          = 40 * time.Minute
 	servicesIdleWindow              = 10 * time.Second
+	servicesSettleMax               = 3 * time.Minute
 	servicesCreators                = 16
 	servicesMaxExportersPerService  = 8
 	servicesMaxEndpoints            = 100
@@ -126,10 +128,22 @@ type ServicesReport struct {
 	// HubWritesPerChange are the hub's writes per endpoint change, net of
 	// the idle rate measured for IdleWindowSeconds just before the
 	// changes; MemberWritesPerChange the members' writes (the benchmark's
-	// own change excluded).
+	// own change excluded). Negative when the fleet wrote more at rest
+	// than during the changes, that is when it had not settled
+	// (IdleSettled false): then only the gross figures say something.
 	HubWritesPerChange    float64 `json:"hubWritesPerChange"`
 	MemberWritesPerChange float64 `json:"memberWritesPerChange"`
-	IdleWindowSeconds     float64 `json:"idleWindowSeconds"`
+	// HubWritesPerChangeGross and MemberWritesPerChangeGross are the same
+	// with the idle rate not subtracted.
+	HubWritesPerChangeGross    float64 `json:"hubWritesPerChangeGross"`
+	MemberWritesPerChangeGross float64 `json:"memberWritesPerChangeGross"`
+	// IdleWindowSeconds is the window the idle rate was measured over,
+	// after SettleSeconds of waiting for the rate to stop falling (the
+	// imports' last status reports still arriving); IdleSettled is false
+	// when it was still falling after servicesSettleMax.
+	IdleWindowSeconds float64 `json:"idleWindowSeconds"`
+	SettleSeconds     float64 `json:"settleSeconds"`
+	IdleSettled       bool    `json:"idleSettled"`
 	// WritesPerChange are the write requests per change by verb and
 	// resource, most first, idle rate not subtracted.
 	WritesPerChange []RequestRate `json:"writesPerChange"`
@@ -259,23 +273,15 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	}
 	rep.Memory = heapAfter.minus(heapBefore).per(o.Services)
 
-	// The idle rate of writes, then the changes.
-	idleBefore, err := apiRequests(ctx, cfg)
+	// The idle rate of writes, once the fleet has settled, then the
+	// changes.
+	idle, err := settleWrites(ctx, cfg, o.Logger)
 	if err != nil {
 		return nil, err
 	}
-	idleStart := time.Now()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-time.After(servicesIdleWindow):
-	}
-	idleAfter, err := apiRequests(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	idle := time.Since(idleStart)
-	rep.IdleWindowSeconds = idle.Seconds()
+	rep.IdleWindowSeconds = idle.window.Seconds()
+	rep.SettleSeconds = idle.waited.Seconds()
+	rep.IdleSettled = idle.settled
 
 	changeCtx, cancelChanges := context.WithTimeout(ctx, o.Timeout)
 	defer cancelChanges()
@@ -313,13 +319,68 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	rep.Propagation, rep.FirstMember = latencyStats(last), latencyStats(first)
 	rep.Overtaken = tr.overtaken(changes)
 	rep.WritesPerChange = writesPer(requestDelta(before, after), o.Changes)
-	hubIdle, memberIdle := hubAndMemberWrites(idleBefore, idleAfter)
+	hubIdle, memberIdle := hubAndMemberWrites(idle.before, idle.after)
 	hubW, memberW := hubAndMemberWrites(before, after)
-	scale := span.Seconds() / idle.Seconds()
-	rep.HubWritesPerChange = max(0, hubW-hubIdle*scale) / float64(o.Changes)
 	// The benchmark's own write of each change is a member's write too.
-	rep.MemberWritesPerChange = max(0, memberW-memberIdle*scale-float64(o.Changes)) / float64(o.Changes)
+	memberW -= float64(o.Changes)
+	rep.HubWritesPerChangeGross = hubW / float64(o.Changes)
+	rep.MemberWritesPerChangeGross = memberW / float64(o.Changes)
+	scale := span.Seconds() / idle.window.Seconds()
+	rep.HubWritesPerChange = (hubW - hubIdle*scale) / float64(o.Changes)
+	rep.MemberWritesPerChange = (memberW - memberIdle*scale) / float64(o.Changes)
 	return rep, nil
+}
+
+// idleReading is the API servers' request counters at both ends of the
+// window the idle rate was measured over.
+type idleReading struct {
+	before, after map[requestKey]float64
+	window        time.Duration
+	waited        time.Duration
+	settled       bool
+}
+
+// settleWrites measures the fleet's writes in consecutive windows of
+// servicesIdleWindow until their rate stops falling (settled), for at most
+// servicesSettleMax, and returns the last window. Right after the imports
+// the members' last status reports are still arriving, and a window taken
+// then counts them as the idle rate, which once exceeded what the changes
+// themselves cost.
+func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleReading, error) {
+	start := time.Now()
+	prev, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return idleReading{}, err
+	}
+	var rates []float64
+	for {
+		windowStart := time.Now()
+		select {
+		case <-ctx.Done():
+			return idleReading{}, ctx.Err()
+		case <-time.After(servicesIdleWindow):
+		}
+		cur, err := apiRequests(ctx, cfg)
+		if err != nil {
+			return idleReading{}, err
+		}
+		window := time.Since(windowStart)
+		hub, member := hubAndMemberWrites(prev, cur)
+		rates = append(rates, (hub+member)/window.Seconds())
+		done := settled(rates)
+		if done || time.Since(start) >= servicesSettleMax {
+			log.Info("idle write rate", "perSecond", fmt.Sprintf("%.1f", rates[len(rates)-1]), "settled", done, "windows", len(rates))
+			return idleReading{before: prev, after: cur, window: window, waited: windowStart.Sub(start), settled: done}, nil
+		}
+		prev = cur
+	}
+}
+
+// settled: the last window's write rate fell by no more than a fifth
+// from the one before (or rose), so the rate has reached its floor.
+func settled(rates []float64) bool {
+	n := len(rates)
+	return n >= 2 && rates[n-1] >= 0.8*rates[n-2]
 }
 
 // liveHeap collects the garbage twice (the second frees what the first

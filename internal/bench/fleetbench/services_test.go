@@ -161,3 +161,23 @@ func TestHeapSplitBySamplesStack(t *testing.T) {
 		})
 	}
 }
+
+func TestSettled(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rates []float64
+		want  bool
+	}{
+		{"one window proves nothing", []float64{3}, false},
+		{"still falling fast", []float64{120, 40}, false},
+		{"falling by a fifth exactly", []float64{50, 40}, true},
+		{"flat", []float64{120, 40, 6, 6}, true},
+		{"rising", []float64{6, 9}, true},
+		{"falls again after a flat stretch", []float64{40, 40, 10}, false},
+		{"zero after zero", []float64{0, 0}, true},
+	} {
+		if got := settled(tc.rates); got != tc.want {
+			t.Errorf("%s: settled(%v) = %v, want %v", tc.name, tc.rates, got, tc.want)
+		}
+	}
+}
