@@ -25,8 +25,12 @@ var localGroups = map[string]bool{
 	"internal.apiserver.k8s.io":    true,
 	"certificates.k8s.io":          true,
 	"discovery.k8s.io":             true, // EndpointSlices are derived from Services
-	"metrics.k8s.io":               true,
-	"storagemigration.k8s.io":      true,
+	// The metrics APIs serve live readings (resource, custom, external),
+	// never stored objects.
+	"metrics.k8s.io":          true,
+	"custom.metrics.k8s.io":   true,
+	"external.metrics.k8s.io": true,
+	"storagemigration.k8s.io": true,
 }
 
 // localKinds are kinds of other groups that only make sense in the

@@ -27,6 +27,9 @@ func TestExcluded(t *testing.T) {
 		{gk: schema.GroupKind{Kind: "Node"}, name: "n1", want: true, wantKinds: true},
 		{gk: schema.GroupKind{Kind: "Event"}, ns: "default", name: "e", want: true, wantKinds: true},
 		{gk: schema.GroupKind{Group: "coordination.k8s.io", Kind: "Lease"}, ns: "default", name: "l", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "metrics.k8s.io", Kind: "PodMetrics"}, ns: "default", name: "p", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "custom.metrics.k8s.io", Kind: "MetricValueList"}, ns: "default", name: "m", want: true, wantKinds: true},
+		{gk: schema.GroupKind{Group: "external.metrics.k8s.io", Kind: "ExternalMetricValueList"}, ns: "default", name: "m", want: true, wantKinds: true},
 		{gk: schema.GroupKind{Group: "work.shepherd.io", Kind: "Work"}, ns: "default", name: "w", want: true, wantKinds: true},
 		{gk: schema.GroupKind{Group: "policy.shepherd.io", Kind: "PropagationPolicy"}, ns: "default", name: "p", want: true, wantKinds: true},
 	}
