@@ -356,7 +356,7 @@ func TestAutoscalersPage(t *testing.T) {
 	}{
 		{"/autoscalers", []string{
 			`<a href="/autoscalers" aria-current="page">Autoscalers</a>`,
-			"<strong>2</strong> FederatedHPAs · <strong>1</strong> CronFederatedHPAs",
+			"<strong>2</strong> FederatedHPAs · <strong>1</strong> CronFederatedHPA</p>",
 			`<tr data-autoscaler="team-00/app">`, `<a href="/autoscalers/team-00/app">team-00/app</a>`,
 			`<a href="/workloads/ns/team-00/app-00000-deployment">Deployment/app-00000</a>`,
 			`<td class="num">1..10</td>`, `<td class="num">6/6</td>`, chart, `<polyline points="`,

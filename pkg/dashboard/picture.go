@@ -147,6 +147,8 @@ func (l layout) tileSVG(b *strings.Builder, c *ClusterCard, x, y float64) {
 	b.WriteString(`</a>`)
 }
 
+// plural is the ending of a noun counted n times: "1 cluster", "0 clusters",
+// "2 clusters". Pages call it too (the template function plural).
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -89,6 +89,7 @@ var funcs = template.FuncMap{
 	"state":   StateClass,
 	"healths": func() []string { return Healths },
 	"add":     func(a, b int) int { return a + b },
+	"plural":  plural,
 	"pageURL": func(f Filter, page int) string {
 		q := url.Values{}
 		for k, v := range map[string]string{"namespace": f.Namespace, "policy": f.Policy, "cluster": f.Cluster, "health": f.Health, "q": f.Query} {

@@ -59,3 +59,14 @@ func ratio(a, b [3]float64) float64 {
 	}
 	return (la + 0.05) / (lb + 0.05)
 }
+
+func TestPlural(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "clusters"}, {1, "cluster"}, {2, "clusters"}, {-1, "clusters"}} {
+		if got := "cluster" + plural(tc.n); got != tc.want {
+			t.Errorf("plural(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
