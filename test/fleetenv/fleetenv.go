@@ -49,7 +49,11 @@ func StartFleet(suite string, opts localfleet.Options) (*FleetEnv, error) {
 		return nil, err
 	}
 	log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
-	logging.RedirectKlog(log.WithName("k8s"))
+	// klog and controller-runtime's root logger (which in-process agents
+	// and client-go reach through their contexts) both write to the
+	// suite's log; controller-runtime's informational messages only at -v
+	// 1 and above, as the commands do.
+	logging.Route(log, 1)
 	opts.DataDir, opts.Logger = dir, log
 	started := time.Now()
 	f, err := localfleet.Start(context.Background(), opts)
