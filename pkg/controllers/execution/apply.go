@@ -364,8 +364,9 @@ type pass struct {
 	terminating int
 	// unserved counts manifests whose kind the member does not serve:
 	// retried, and applied again once the member's APIs change (see
-	// kindWaiters).
-	unserved int
+	// kindWaiters); unservedAttempts is how many applies in a row have
+	// met one.
+	unserved, unservedAttempts int
 }
 
 // applyAll applies the manifests in order; once the member does not

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +25,8 @@ import (
 
 // A Work whose manifest's kind the member does not serve (its CRD not
 // there yet, or removed by hand) fails, and its retries back off to
-// RetryMaxDelay: after a few failures the next one is minutes away. The
+// RetryMaxDelay (see kindRetry): after a few failures the next one is
+// minutes away. The
 // member serving the kind again is what such a Work waits for, and the
 // cluster status controller notices it at its next probe, in the Cluster's
 // apiEnablements. So the Works that last failed for an unserved kind are
@@ -72,24 +74,46 @@ func kindUnserved(err error) bool {
 }
 
 // kindWaiters are the Works whose last apply met a kind their member did
-// not serve.
+// not serve, each with how many applies in a row did.
 type kindWaiters struct {
 	mu    sync.Mutex
-	works map[types.NamespacedName]struct{}
+	works map[types.NamespacedName]int
 }
 
-// set records whether work's last apply met an unserved kind.
-func (w *kindWaiters) set(work types.NamespacedName, waiting bool) {
+// set records whether work's last apply met an unserved kind, and returns
+// how many applies in a row have (0 once one met every kind served).
+func (w *kindWaiters) set(work types.NamespacedName, waiting bool) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !waiting {
 		delete(w.works, work)
-		return
+		return 0
 	}
 	if w.works == nil {
-		w.works = map[types.NamespacedName]struct{}{}
+		w.works = map[types.NamespacedName]int{}
 	}
-	w.works[work] = struct{}{}
+	w.works[work]++
+	return w.works[work]
+}
+
+// Waiting for a kind is a wait, not an error: a Work whose only failures
+// are kinds its member does not serve is looked at again on a timer that
+// doubles from the controller's RetryBaseDelay up to its RetryMaxDelay, as
+// an error's retries would, besides the wake when the member's APIs
+// change; but it is not returned as an error, which controller-runtime
+// would log as one. The usual case is a CRD and its objects sent in the
+// same moment: the objects' Work meets the kind unserved until the CRD's
+// Work has been applied and the CRD is established, a second or so later.
+
+// kindRetry is when a Work that met unserved kinds attempts times in a
+// row is applied again: base doubled per attempt after the first, at most
+// limit.
+func kindRetry(attempts int, base, limit time.Duration) time.Duration {
+	d := base
+	for i := 1; i < attempts && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
 }
 
 // of returns the waiting Works of cluster, sorted. They stay recorded

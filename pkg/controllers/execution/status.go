@@ -51,7 +51,7 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 	}
 	full := r.applyDue(work)
 	p := r.applyAll(ctx, clients, work, cluster, manifests, full)
-	r.waiting.set(client.ObjectKeyFromObject(work), p.unserved > 0)
+	p.unservedAttempts = r.waiting.set(client.ObjectKeyFromObject(work), p.unserved > 0)
 
 	status := work.Status.DeepCopy()
 	meta.RemoveStatusCondition(&status.Conditions, workv1alpha1.WorkConditionDispatching)
@@ -129,6 +129,10 @@ func (r *Reconciler) afterApply(work *workv1alpha1.Work, cluster *clusterv1alpha
 	switch {
 	case !full:
 		return reconcile.Result{RequeueAfter: r.untilDue(work, conditions)}, nil
+	case p.retry && p.unreachable == nil && p.unserved > 0 && p.unserved == len(p.failures):
+		// Every failure is a kind the member does not serve yet: wait
+		// for it (see kindRetry); the Applied condition says which.
+		return reconcile.Result{RequeueAfter: kindRetry(p.unservedAttempts, r.Options.RetryBaseDelay, r.Options.RetryMaxDelay)}, nil
 	case p.retry:
 		return reconcile.Result{}, fmt.Errorf("applying Work %s to cluster %s: %s", workKey(work), cluster.Name, message)
 	case p.terminating > 0:
