@@ -11,6 +11,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	schedulinginformers "k8s.io/client-go/informers/scheduling/v1alpha2"
 	"k8s.io/client-go/kubernetes"
@@ -77,14 +78,15 @@ type controllerRun struct {
 // their IPs and readiness: multi-cluster Services export these endpoints to
 // the other members). Everything else
 // (node lifecycle, the legacy Endpoints and EndpointSlice mirroring, quota,
-// ...) is left out: nothing in a simulated member needs it.
+// ...) is left out: nothing in a simulated member needs it. With
+// rayOperator, the simulated Ray operator (ray.go) runs beside them.
 //
 // They are constructed directly, the way kube-controller-manager's
 // NewControllerDescriptors constructors do, rather than by running its
 // command, which would install signal handlers, parse flags, serve HTTPS and
 // do leader election. The controllers run on group until ctx ends; their
 // informers are shut down after the last one returns.
-func (m *Member) startControllers(ctx context.Context, group *sync.WaitGroup) error {
+func (m *Member) startControllers(ctx context.Context, group *sync.WaitGroup, rayOperator bool) error {
 	shared := informers.NewSharedInformerFactoryWithOptions(m.client("shared-informers"), controllerResync,
 		informers.WithTransform(trimManagedFields))
 	metadataClient, err := metadata.NewForConfig(m.clientConfig("metadata-informers"))
@@ -98,7 +100,7 @@ func (m *Member) startControllers(ctx context.Context, group *sync.WaitGroup) er
 	// types it discovers later only once informersStarted is closed, i.e.
 	// after the factories have been started, as in kube-controller-manager.
 	informersStarted := make(chan struct{})
-	runs, err := m.buildControllers(ctx, shared, metadataInformers, metadataClient, informersStarted)
+	runs, err := m.buildControllers(ctx, shared, metadataInformers, metadataClient, informersStarted, rayOperator)
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,7 @@ func (m *Member) startControllers(ctx context.Context, group *sync.WaitGroup) er
 // event handlers, hence one named context each.
 func (m *Member) buildControllers(ctx context.Context, shared informers.SharedInformerFactory,
 	metadataInformers metadatainformer.SharedInformerFactory, metadataClient metadata.Interface,
-	informersStarted <-chan struct{}) ([]controllerRun, error) {
+	informersStarted <-chan struct{}, rayOperator bool) ([]controllerRun, error) {
 	named := func(name string) context.Context {
 		return klog.NewContext(ctx, m.upstreamLog.WithName(name))
 	}
@@ -193,6 +195,19 @@ func (m *Member) buildControllers(ctx context.Context, shared informers.SharedIn
 		return nil, err
 	}
 	add("garbage-collector-controller", gcRun)
+
+	if rayOperator {
+		dyn, err := dynamic.NewForConfig(m.clientConfig(rayOperatorName))
+		if err != nil {
+			return nil, fmt.Errorf("creating %s client: %w", rayOperatorName, err)
+		}
+		// Its errors are the member's own, not an upstream component's.
+		ray, err := newRayOperator(m.log.WithName(rayOperatorName), m.client(rayOperatorName), dyn, shared.Core().V1().Pods())
+		if err != nil {
+			return nil, err
+		}
+		add(rayOperatorName, func(ctx context.Context) { ray.run(ctx, rayOperatorWorkers) })
+	}
 	return runs, nil
 }
 

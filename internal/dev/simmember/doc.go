@@ -17,6 +17,10 @@
 //     the member's fake nodes Ready and moves pods bound to them through
 //     Running/Ready, Succeeded (Job pods) and deletion, with kwok's default
 //     stages;
+//   - optionally (Options.RayOperator), a simulated Ray operator in place
+//     of KubeRay: the member serves RayClusters and gets, for each, its
+//     head pod and its worker groups' pods, labelled and owned as KubeRay
+//     makes them, for the scheduler and kwok to run; no Ray runs;
 //   - metrics.k8s.io/v1beta1 served from simulated usage (package
 //     simmetrics, an aggregated API of the member's API server) in place
 //     of metrics-server: each running pod uses its requests times the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -91,6 +92,12 @@ func Start(ctx context.Context, opts Options) (*Member, error) {
 		Logger:       log.WithName("controlplane"),
 		StartTimeout: opts.StartTimeout,
 	}
+	if opts.RayOperator {
+		// Installed with the control plane, as an operator's CRDs come
+		// before it: the controllers, the garbage collector among them,
+		// find the kind served when they start.
+		cpOpts.CRDs = []*apiextensionsv1.CustomResourceDefinition{RayClusterCRD()}
+	}
 	cp, err := controlplane.Start(cpCtx, cpOpts)
 	stopAbort()
 	if err != nil {
@@ -163,7 +170,7 @@ func (m *Member) start(ctx context.Context, opts Options, group *sync.WaitGroup)
 		if err := metrics.WaitAvailable(ctx); err != nil {
 			return err
 		}
-		if err := m.startControllers(ctx, group); err != nil {
+		if err := m.startControllers(ctx, group, opts.RayOperator); err != nil {
 			return err
 		}
 	}

@@ -55,6 +55,15 @@ type Options struct {
 	// --members-api-only`), not for trying workloads out.
 	APIOnly bool
 
+	// RayOperator makes the member serve RayClusters (ray.io/v1, the CRD
+	// RayClusterCRD returns) and run a simulated Ray operator in place of
+	// KubeRay: for each RayCluster it keeps the head pod and each worker
+	// group's pods, from their pod templates and labelled as KubeRay labels
+	// them, so that a RayCluster placed on the member has pods its
+	// scheduler binds to nodes. It runs no Ray (see ray.go). With APIOnly
+	// the member serves RayClusters but makes no pods.
+	RayOperator bool
+
 	// KwokStages are YAML streams of kwok Stage documents
 	// (kwok.x-k8s.io/v1alpha1) played beside kwok's default stages, e.g.
 	// to keep the pods of one image from ever turning Ready. Where a
