@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 )
@@ -84,6 +85,31 @@ func selectorRules(o *object, spec map[string]any, ownNamespace bool) {
 			o.note(path+".namespace", "selector-other-namespace",
 				"names namespace %q, not the policy's %q: it selects nothing, as in Karmada; Shepherd also reports the event SelectorNamespaceIgnored on the policy", ns, o.namespace())
 		}
+		if o.kind == policyv1alpha1.KindPropagationPolicy || o.kind == policyv1alpha1.KindClusterPropagationPolicy {
+			mcsSelectorRules(o, m, path)
+		}
+	}
+}
+
+// mcsGroup is the group of the Multi-Cluster Services API.
+const mcsGroup = "multicluster.x-k8s.io"
+
+// mcsSelectorRules reports a selector of what Shepherd's Multi-Cluster
+// Services write themselves: the ServiceImports, and the CRDs of
+// ServiceExport and ServiceImport, which Karmada's users propagate.
+func mcsSelectorRules(o *object, sel map[string]any, path string) {
+	group, _, grouped := strings.Cut(str(sel, "apiVersion"), "/")
+	if !grouped {
+		group = "" // v1: the core group
+	}
+	switch {
+	case group == mcsGroup && str(sel, "kind") == "ServiceImport":
+		o.note(path, "mcs-selector",
+			"selects ServiceImports: the hub serves none, so it selects nothing; Shepherd writes a ServiceImport of every exported Service into every member of the ClusterSet itself (Karmada propagated the one written on its control plane, with propagateDeps: true)")
+	case group == "apiextensions.k8s.io" && str(sel, "kind") == "CustomResourceDefinition" &&
+		(str(sel, "name") == "serviceexports."+mcsGroup || str(sel, "name") == "serviceimports."+mcsGroup):
+		o.note(path, "mcs-selector",
+			"selects the CRD %s, which Shepherd installs in every member when it joins: a second Work sending it conflicts with that one in every member; remove this selector", str(sel, "name"))
 	}
 }
 
@@ -218,9 +244,15 @@ func failoverRules(o *object, fo map[string]any) {
 	if fo == nil {
 		return
 	}
-	if a := nested(fo, "application"); a != nil && a["statePreservation"] != nil {
-		o.note("spec.failover.application.statePreservation", "state-preservation",
-			"a rule that reads nothing does not hold the eviction back (Karmada waits for every rule to read a value): Shepherd evicts and reports the event StateNotPreserved")
+	if a := nested(fo, "application"); a != nil {
+		if a["statePreservation"] != nil {
+			o.note("spec.failover.application.statePreservation", "state-preservation",
+				"a rule that reads nothing does not hold the eviction back (Karmada waits for every rule to read a value): Shepherd evicts and reports the event StateNotPreserved")
+		}
+		if _, set := a["blockPredecessorSeconds"]; !set {
+			o.note("spec.failover.application", "block-predecessor",
+				"Shepherd keeps the cluster a workload failed over from out of its placement for blockPredecessorSeconds, 600 when unset; Karmada's scheduler skips that cluster only while the eviction runs: set blockPredecessorSeconds to choose the window")
+		}
 	}
 	c := nested(fo, "cluster")
 	if c == nil {

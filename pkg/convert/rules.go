@@ -29,6 +29,7 @@ const (
 	rowDynamicWeight     = "`placement.replicaScheduling.weightPreference.dynamicWeight`"
 	rowTolerations       = "`placement.clusterTolerations`"
 	rowClusterPurge      = "`failover.cluster.purgeMode`"
+	rowMCS               = "`ServiceExport`/`ServiceImport` of `multicluster.x-k8s.io/v1alpha1`; their CRDs propagated to members by the user with a ClusterPropagationPolicy"
 )
 
 // Rows of docs/autoscaling.md's Karmada table.
@@ -54,6 +55,7 @@ var Rules = []Rule{
 
 	{ID: "selector-name-and-label", Doc: apiDoc, Row: "`resourceSelectors[].labelSelector`", Action: Dropped},
 	{ID: "selector-other-namespace", Doc: apiDoc, Row: "`resourceSelectors[].namespace`", Action: Differs},
+	{ID: "mcs-selector", Doc: apiDoc, Row: rowMCS, Action: Differs},
 	{ID: "association", Doc: apiDoc, Row: "`association`", Action: Changed},
 	{ID: "affinity-and-affinities", Doc: apiDoc, Row: "`placement.clusterAffinities[].affinityName` and its inline affinity", Action: Skipped},
 	{ID: "toleration-exists-value", Doc: apiDoc, Row: rowTolerations, Action: Dropped},
@@ -71,6 +73,7 @@ var Rules = []Rule{
 	{ID: "dynamic-weight", Doc: apiDoc, Row: rowDynamicWeight, Action: Differs},
 	{ID: "priority-order", Doc: apiDoc, Row: "`priority`", Action: Differs},
 	{ID: "state-preservation", Doc: apiDoc, Row: "`failover.application.statePreservation.rules[].aliasLabelName`, `.jsonPath`", Action: Differs},
+	{ID: "block-predecessor", Doc: apiDoc, Row: "`failover.application`: the cluster a workload failed over from", Action: Differs},
 	{ID: "cluster-failover-purge-mode", Doc: apiDoc, Row: rowClusterPurge, Action: Added},
 	{ID: "cluster-purge-never", Doc: apiDoc, Row: rowClusterPurge, Action: Skipped},
 	{ID: "conflict-overwrite", Doc: apiDoc, Row: "`conflictResolution`", Action: Differs},
