@@ -121,6 +121,7 @@ func placementRules(o *object, pl map[string]any) {
 		o.note("spec.placement.clusterAffinities", "affinity-and-affinities",
 			"Karmada refuses clusterAffinity together with clusterAffinities as well: keep one")
 	}
+	affinityRules(o, pl)
 	for i, t := range list(pl, "clusterTolerations") {
 		m, _ := t.(map[string]any)
 		path := fmt.Sprintf("spec.placement.clusterTolerations[%d]", i)
@@ -140,6 +141,41 @@ func placementRules(o *object, pl map[string]any) {
 	replicaRules(o, nested(pl, "replicaScheduling"))
 }
 
+// affinityRules applies to every cluster affinity of a placement: the
+// inline one, each term of clusterAffinities and its overflow groups, and
+// each static weight's target.
+func affinityRules(o *object, pl map[string]any) {
+	const base = "spec.placement"
+	emptyFieldSelector(o, nested(pl, "clusterAffinity"), base+".clusterAffinity")
+	for i, t := range list(pl, "clusterAffinities") {
+		term, _ := t.(map[string]any)
+		path := fmt.Sprintf("%s.clusterAffinities[%d]", base, i)
+		emptyFieldSelector(o, term, path)
+		for j, ov := range list(term, "overflowAffinities") {
+			m, _ := ov.(map[string]any)
+			emptyFieldSelector(o, m, fmt.Sprintf("%s.overflowAffinities[%d]", path, j))
+		}
+	}
+	for i, w := range list(nested(pl, "replicaScheduling", "weightPreference"), "staticWeightList") {
+		m, _ := w.(map[string]any)
+		emptyFieldSelector(o, nested(m, "targetCluster"), fmt.Sprintf("%s.replicaScheduling.weightPreference.staticWeightList[%d].targetCluster", base, i))
+	}
+}
+
+// emptyFieldSelector drops a fieldSelector without expressions, which
+// selects every cluster in Karmada and which Shepherd refuses.
+func emptyFieldSelector(o *object, affinity map[string]any, path string) {
+	fs, ok := affinity["fieldSelector"]
+	if !ok {
+		return
+	}
+	if m, _ := fs.(map[string]any); fs == nil || len(list(m, "matchExpressions")) == 0 {
+		delete(affinity, "fieldSelector")
+		o.note(path+".fieldSelector", "field-selector-empty",
+			"no expressions: Karmada lets every cluster through, as Shepherd does without a fieldSelector; Shepherd refuses an empty one: dropped")
+	}
+}
+
 func spreadRules(o *object, pl map[string]any) {
 	for i, c := range list(pl, "spreadConstraints") {
 		m, _ := c.(map[string]any)
@@ -157,6 +193,11 @@ func spreadRules(o *object, pl map[string]any) {
 		case field != "" && label != "":
 			o.note(path, "spread-field-and-label", "Karmada refuses spreadByField together with spreadByLabel as well: keep one")
 			continue
+		}
+		if min, ok := m["minGroups"]; ok && fmt.Sprint(min) == "0" {
+			delete(m, "minGroups")
+			o.note(path+".minGroups", "spread-min-groups-zero",
+				"0: Karmada's webhook writes 1 in its place; Shepherd refuses 0 and reads unset as 1: dropped")
 		}
 		max, hasMax := m["maxGroups"]
 		switch {
