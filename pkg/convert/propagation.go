@@ -281,6 +281,10 @@ func weightRules(o *object, rs map[string]any) {
 	}
 }
 
+// maxGracePeriodSeconds is the most failover.application.gracePeriodSeconds
+// Shepherd accepts.
+const maxGracePeriodSeconds = 86400
+
 func failoverRules(o *object, fo map[string]any) {
 	if fo == nil {
 		return
@@ -289,6 +293,11 @@ func failoverRules(o *object, fo map[string]any) {
 		if a["statePreservation"] != nil {
 			o.note("spec.failover.application.statePreservation", "state-preservation",
 				"a rule that reads nothing does not hold the eviction back (Karmada waits for every rule to read a value): Shepherd evicts and reports the event StateNotPreserved")
+		}
+		if g, ok := intValue(a["gracePeriodSeconds"]); ok && g > maxGracePeriodSeconds {
+			a["gracePeriodSeconds"] = int64(maxGracePeriodSeconds)
+			o.note("spec.failover.application.gracePeriodSeconds", "grace-period-max",
+				"%d: Karmada has no upper bound; Shepherd's is %d (a day), after which the old copy goes even though the new ones are not healthy: written as %d", g, maxGracePeriodSeconds, maxGracePeriodSeconds)
 		}
 		if _, set := a["blockPredecessorSeconds"]; !set {
 			o.note("spec.failover.application", "block-predecessor",

@@ -75,6 +75,7 @@ var Rules = []Rule{
 	{ID: "dynamic-weight", Doc: apiDoc, Row: rowDynamicWeight, Action: Differs},
 	{ID: "priority-order", Doc: apiDoc, Row: "`priority`", Action: Differs},
 	{ID: "state-preservation", Doc: apiDoc, Row: "`failover.application.statePreservation.rules[].aliasLabelName`, `.jsonPath`", Action: Differs},
+	{ID: "grace-period-max", Doc: apiDoc, Row: "`failover.application.gracePeriodSeconds`", Action: Changed},
 	{ID: "block-predecessor", Doc: apiDoc, Row: "`failover.application`: the cluster a workload failed over from", Action: Differs},
 	{ID: "cluster-failover-purge-mode", Doc: apiDoc, Row: rowClusterPurge, Action: Added},
 	{ID: "cluster-purge-never", Doc: apiDoc, Row: rowClusterPurge, Action: Skipped},
