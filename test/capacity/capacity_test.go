@@ -2,8 +2,10 @@
 // room (testdata/fleet.yaml) and checks that what the hub says Scheduled
 // runs in the members: a burst of workloads fills the members and no more,
 // nothing sits Pending, a controller manager killed in the middle of a
-// burst does not overcommit once restarted, and a member whose summed room
-// would hold more than its nodes do gets only what fits.
+// burst does not overcommit once restarted, a member whose summed room
+// would hold more than its nodes do gets only what fits, and a RayCluster
+// (a gang of several pod templates) runs whole where its nodes hold it:
+// the members run a simulated Ray operator that makes its pods.
 //
 // The controller manager runs as its own process (`shepherd
 // controller-manager`), so a test can kill it with SIGKILL.
@@ -67,7 +69,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "building shepherd: %v\n%s", err, out)
 		return 1
 	}
-	env, err := fleetenv.StartFleet("capacity", localfleet.Options{Fleet: spec, NoControllers: true})
+	env, err := fleetenv.StartFleet("capacity", localfleet.Options{Fleet: spec, NoControllers: true, RayOperator: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

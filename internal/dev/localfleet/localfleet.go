@@ -66,6 +66,11 @@ type Options struct {
 	// KwokStages are extra kwok stages every member plays
 	// (simmember.Options.KwokStages).
 	KwokStages [][]byte
+	// RayOperator runs the simulated Ray operator in every member
+	// (simmember.Options.RayOperator), and the hub serves RayClusters too
+	// (simmember.RayClusterCRD), so that a RayCluster applied to the hub
+	// is a template Shepherd places and the members run its pods.
+	RayOperator bool
 	// Agent configures the agents of Pull members (the members with
 	// Pull set), which run in-process with the credentials `shepherd
 	// register` issues.
@@ -142,6 +147,9 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	crds, err := crd.Hub()
 	if err != nil {
 		return nil, err
+	}
+	if opts.RayOperator {
+		crds = append(crds, simmember.RayClusterCRD())
 	}
 	// The clusters run under their own context, so that on shutdown the
 	// controllers stop first, while the API servers they talk to are still
@@ -236,6 +244,7 @@ func startMembers(ctx context.Context, opts Options) ([]*simmember.Member, error
 				MemberSpec:     spec,
 				APIOnly:        opts.MembersAPIOnly,
 				KwokStages:     opts.KwokStages,
+				RayOperator:    opts.RayOperator,
 				DataDir:        dir,
 				KubeconfigPath: MemberKubeconfigPath(opts.DataDir, spec.Name),
 				Logger:         opts.Logger.WithName("member").WithValues("member", spec.Name),
