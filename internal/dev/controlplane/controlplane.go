@@ -24,10 +24,10 @@ type ControlPlane struct {
 	kubeconfigPath  string
 	shutdownTimeout time.Duration
 	lock            *dirLock
-	// listener is the apiserver's: closed by shutdown itself when the
+	// listener is the apiserver's: released by shutdown itself when the
 	// apiserver does not stop in time, so that the port is free for a
 	// restart in place once Stop returns.
-	listener net.Listener
+	listener *releasableListener
 
 	cancel context.CancelCauseFunc
 	done   chan struct{}
@@ -98,12 +98,13 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		return nil, err
 	}
 
-	ln, err := listenAPIServer(opts.BindAddress, opts.APIServerPort)
+	socket, err := listenAPIServer(opts.BindAddress, opts.APIServerPort)
 	if err != nil {
 		cancel(err)
 		releaseAfter(etcd.stop(), lock)
 		return nil, fmt.Errorf("listening for kube-apiserver on %s: %w", opts.BindAddress, err)
 	}
+	ln := newReleasableListener(socket)
 	port := ln.Addr().(*net.TCPAddr).Port
 	serverURL := "https://" + net.JoinHostPort(opts.clientHost(), strconv.Itoa(port))
 
@@ -211,8 +212,8 @@ func (c *ControlPlane) supervise(ctx context.Context, etcd *etcdServer, apiErr <
 			// Its listener is closed too: a restart in place on the same
 			// port would otherwise find it taken ("address already in
 			// use") while the apiserver winds down.
-			c.log.Info("kube-apiserver did not stop in time; closing its listener and etcd under it", "timeout", c.shutdownTimeout)
-			_ = c.listener.Close()
+			c.log.Info("kube-apiserver did not stop in time; releasing its port and closing etcd under it", "timeout", c.shutdownTimeout)
+			_ = c.listener.release()
 		}
 	}
 	apiStopped := time.Since(begin)
