@@ -1,51 +1,11 @@
 package crd
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
-	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
-	"sigs.k8s.io/yaml"
 )
-
-// validateTyped is validateLists over the object as the API server decodes
-// it: whole numbers are integers (CEL compares them with integers).
-func (v *validator) validateTyped(t *testing.T, manifest string) field.ErrorList {
-	t.Helper()
-	obj := map[string]any{}
-	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
-		t.Fatal(err)
-	}
-	obj = integers(obj).(map[string]any)
-	errs := apiservervalidation.ValidateCustomResource(nil, obj, v.schema)
-	celErrs, _ := v.cel.Validate(context.Background(), nil, nil, obj, nil, celconfig.RuntimeCELCostBudget)
-	return append(append(errs, celErrs...), listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-}
-
-// integers turns the whole float64 numbers of a decoded YAML value into int64.
-func integers(x any) any {
-	switch x := x.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = integers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = integers(e)
-		}
-	case float64:
-		if x == float64(int64(x)) {
-			return int64(x)
-		}
-	}
-	return x
-}
 
 // fhpa is a FederatedHPA with the given spec lines after scaleTargetRef.
 func fhpa(spec string) string {
@@ -94,7 +54,7 @@ func TestAutoscalingExamplesFromKarmadaAreValid(t *testing.T) {
 			if v == nil {
 				t.Fatalf("%s document %d: kind %q is not an autoscaling kind", f, i, kind)
 			}
-			errs := v.validateTyped(t, doc)
+			errs := v.validate(t, doc)
 			if refused == "" {
 				wantErrors(t, errs, nil)
 			} else {
@@ -130,7 +90,7 @@ func TestFederatedHPAValidation(t *testing.T) {
 		{"pods type without pods", "maxReplicas: 5\nmetrics:\n- type: Pods\n", []string{"spec.metrics[].pods is required when type is Pods"}},
 		{"behavior", "maxReplicas: 5\nbehavior:\n  scaleDown:\n    stabilizationWindowSeconds: 60\n    policies: [{type: Percent, value: 50, periodSeconds: 60}]\n", nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) { wantErrors(t, v.validateTyped(t, fhpa(tc.spec)), tc.want) })
+		t.Run(tc.name, func(t *testing.T) { wantErrors(t, v.validate(t, fhpa(tc.spec)), tc.want) })
 	}
 }
 
@@ -148,7 +108,7 @@ func TestCronFederatedHPAValidation(t *testing.T) {
 		{"empty name", "- {name: '', schedule: '0 8 * * *', targetReplicas: 1}\n", []string{"spec.rules[0].name"}},
 		{"history limit", "- {name: up, schedule: '0 8 * * *', targetReplicas: 1, successfulHistoryLimit: 33}\n", []string{"spec.rules[0].successfulHistoryLimit"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { wantErrors(t, v.validateTyped(t, cronfhpa(tc.rules)), tc.want) })
+		t.Run(tc.name, func(t *testing.T) { wantErrors(t, v.validate(t, cronfhpa(tc.rules)), tc.want) })
 	}
-	wantErrors(t, v.validateTyped(t, strings.Replace(cronfhpa(""), "  rules:\n", "  rules: []\n", 1)), []string{"spec.rules"})
+	wantErrors(t, v.validate(t, strings.Replace(cronfhpa(""), "  rules:\n", "  rules: []\n", 1)), []string{"spec.rules"})
 }

@@ -1,29 +1,17 @@
 package crd
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
-	"sigs.k8s.io/yaml"
 )
 
 // validateUpdate is validate for an update from old: transition rules
 // (oldSelf) apply.
 func (v *validator) validateUpdate(t *testing.T, manifest, old string) field.ErrorList {
 	t.Helper()
-	obj, oldObj := map[string]any{}, map[string]any{}
-	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal([]byte(old), &oldObj); err != nil {
-		t.Fatal(err)
-	}
-	errs := v.validate(t, manifest)
-	celErrs, _ := v.cel.Validate(context.Background(), nil, nil, obj, oldObj, celconfig.RuntimeCELCostBudget)
-	return append(errs, celErrs...)
+	return v.admit.Update(decode(t, manifest), decode(t, old))
 }
 
 func wantErrors(t *testing.T, errs field.ErrorList, want []string) {

@@ -55,7 +55,7 @@ func TestClusterRoomBoundsValidation(t *testing.T) {
 	}{
 		{"bounds", "{maxNodes: 20, maxNodeRoom: {cpu: '64', memory: 256Gi}}", nil},
 		{"no nodes", "{maxNodes: 0}", []string{"spec.roomBounds.maxNodes", "greater than or equal to 1"}},
-		{"beyond a million", "{maxNodes: 2000000}", []string{"spec.roomBounds.maxNodes", "should be less than or equal to 1e+06"}},
+		{"beyond a million", "{maxNodes: 2000000}", []string{"spec.roomBounds.maxNodes", "should be less than or equal to 1000000"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := v.validate(t, cluster(tc.bounds))

@@ -4,22 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 )
-
-// validateLists is validate plus the API server's check of list keys:
-// two items of a list of type map with the same key are refused.
-func (v *validator) validateLists(t *testing.T, manifest string) field.ErrorList {
-	t.Helper()
-	obj := map[string]any{}
-	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
-		t.Fatal(err)
-	}
-	return append(v.validate(t, manifest), listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-}
 
 // TestBindingComponentsValidation: spec.components and a target's
 // components hold at most 32 components of unique, non-empty names and
@@ -69,7 +54,7 @@ func TestBindingComponentsValidation(t *testing.T) {
 		}
 		for _, tt := range cases {
 			t.Run(kind+"/"+tt.name, func(t *testing.T) {
-				wantErrors(t, v.validateLists(t, binding(tt.components, tt.targets)), tt.want)
+				wantErrors(t, v.validate(t, binding(tt.components, tt.targets)), tt.want)
 			})
 		}
 	}

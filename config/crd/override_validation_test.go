@@ -1,33 +1,24 @@
 package crd
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/config/crd/admit"
 )
 
-// validator checks custom resources of one CRD as the API server does:
-// the OpenAPI schema (enums, bounds) and the CEL rules.
+// validator checks custom resources of one CRD as the API server does
+// (package admit: pruning, defaults, the OpenAPI schema, list keys, the
+// CEL rules).
 type validator struct {
-	schema apiservervalidation.SchemaValidator
-	cel    *cel.Validator
-	// structural checks the keys of lists of type map and set (validateLists).
-	structural *structuralschema.Structural
+	admit *admit.Validator
 }
 
 // loadValidator finds the CRD, checks that the API server would accept it
@@ -42,40 +33,33 @@ func loadValidator(t *testing.T, name string) *validator {
 		if c.Name != name {
 			continue
 		}
-		internal := &apiextensions.CustomResourceDefinition{}
-		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(c, internal, nil); err != nil {
-			t.Fatal(err)
+		if err := admit.CheckCRD(c); err != nil {
+			t.Fatalf("the API server would refuse CRD %s: %v", name, err)
 		}
-		// As after the first create: the API server fills this in.
-		internal.Status.StoredVersions = []string{internal.Spec.Versions[0].Name}
-		if errs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), internal); len(errs) > 0 {
-			t.Fatalf("the API server would refuse CRD %s: %v", name, errs.ToAggregate())
-		}
-		// The conversion hoists a schema shared by all versions to spec.validation.
-		props := internal.Spec.Validation.OpenAPIV3Schema
-		s, _, err := apiservervalidation.NewSchemaValidator(props)
+		v, err := admit.New(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		structural, err := structuralschema.NewStructural(props)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &validator{schema: s, cel: cel.NewValidator(structural, true, celconfig.PerCallLimit), structural: structural}
+		return &validator{admit: v}
 	}
 	t.Fatalf("no CRD %s", name)
 	return nil
 }
 
-func (v *validator) validate(t *testing.T, manifest string) field.ErrorList {
+// decode reads a YAML manifest.
+func decode(t *testing.T, manifest string) map[string]any {
 	t.Helper()
 	obj := map[string]any{}
 	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
 		t.Fatal(err)
 	}
-	errs := apiservervalidation.ValidateCustomResource(nil, obj, v.schema)
-	celErrs, _ := v.cel.Validate(context.Background(), nil, nil, obj, nil, celconfig.RuntimeCELCostBudget)
-	return append(errs, celErrs...)
+	return obj
+}
+
+// validate returns the errors the API server answers a create of manifest with.
+func (v *validator) validate(t *testing.T, manifest string) field.ErrorList {
+	t.Helper()
+	return v.admit.Create(decode(t, manifest))
 }
 
 func overridePolicy(spec string) string {
@@ -232,6 +216,9 @@ overriders:
 			}{{"OverridePolicy", op}, {"ClusterOverridePolicy", cop}} {
 				kind, v := kv.kind, kv.v
 				m := strings.Replace(manifest, "kind: OverridePolicy", "kind: "+kind, 1)
+				if kind == "ClusterOverridePolicy" {
+					m = strings.Replace(m, ", namespace: default}", "}", 1) // cluster-scoped
+				}
 				errs := v.validate(t, m)
 				if len(tt.want) == 0 {
 					if len(errs) > 0 {
