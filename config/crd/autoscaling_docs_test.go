@@ -29,7 +29,7 @@ func TestAutoscalingDocsYAMLIsValid(t *testing.T) {
 			kind, apiVersion := topLevel(doc, "kind"), topLevel(doc, "apiVersion")
 			switch {
 			case validators[kind] != nil:
-				wantErrors(t, validators[kind].validateTyped(t, doc), nil)
+				wantErrors(t, validators[kind].validate(t, doc), nil)
 				validated[kind]++
 			case builtIn[kind]:
 			case kind == "" && apiVersion == "":
