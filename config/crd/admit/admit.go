@@ -126,16 +126,6 @@ func (v *Validator) Update(obj, old map[string]any) field.ErrorList {
 	return v.admit(obj, old)
 }
 
-// Default returns a copy of obj as the API server stores it: decoded,
-// pruned and defaulted.
-func (v *Validator) Default(obj map[string]any) (map[string]any, error) {
-	ver, err := v.version(obj)
-	if err != nil {
-		return nil, err
-	}
-	return ver.decode(obj)
-}
-
 func (v *Validator) version(obj map[string]any) (*version, error) {
 	u := unstructured.Unstructured{Object: obj}
 	gv := u.GroupVersionKind()
