@@ -57,11 +57,22 @@ written: a CronFederatedHPA whose schedule or time zone does not parse, a
 FederatedHPA targeting a utilization above 100% or a workload another
 FederatedHPA already scales.
 
+Before it is written, every object is checked offline against the CRD of
+its kind built into shepherd, as the hub's API server admits it: unknown
+fields pruned, defaults applied, then the OpenAPI schema (types, enums,
+bounds, patterns), its name, the keys of map and set lists and the CRD's
+CEL rules. Shepherd's CRDs bound what Karmada leaves open (at most 100
+resourceSelectors, statePreservation rules needing one rule or more, a
+jsonPath written {.path}, fieldSelector In and NotIn needing values, ...).
+An object the CRD refuses is not written: the report lists it as refused
+(rule hub-refuses), naming its file and document, the Shepherd field and
+the CRD's message, with the fix when the bound is one the converter knows.
+
 The output is sorted by kind, namespace and name, and converting it again
 gives the same objects. The exit status is 1 when anything was not
 converted: a document that does not parse, a kind Shepherd has no
 equivalent for, an object the hub would refuse, a rule left for you to
-write.`,
+write. Everything else is written all the same.`,
 		Example: `  # convert a directory of Karmada policies, and read the report
   shepherd convert -f karmada/ -R > shepherd.yaml
 

@@ -72,6 +72,41 @@ func TestConvertIncompleteExitsNonZero(t *testing.T) {
 	}
 }
 
+// TestConvertRefusedByTheHubExitsNonZero: a policy the hub's CRD refuses
+// (a fieldSelector In without values, which Karmada accepts) is not
+// written; the report names its file, document, field and the CRD's
+// message, the good policy beside it is written, and the command fails.
+func TestConvertRefusedByTheHubExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "policies.yaml")
+	in := "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: good, namespace: shop}\n" +
+		"spec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n---\n" +
+		"apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: bad, namespace: shop}\n" +
+		"spec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]\n" +
+		"  placement:\n    clusterAffinity:\n      fieldSelector:\n        matchExpressions: [{key: region, operator: In}]\n"
+	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reportFile := filepath.Join(dir, "report.txt")
+	out, err := execute(t, newConvertCommand(), "-f", file, "--report", reportFile)
+	if !errors.Is(err, errIncomplete) {
+		t.Fatalf("err %v, want errIncomplete", err)
+	}
+	if !strings.Contains(out, "name: good") || strings.Contains(out, "name: bad") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	data, _ := os.ReadFile(reportFile)
+	report := string(data)
+	for _, want := range []string{"converted 1 object(s); 1 object(s) the hub would refuse, not written",
+		file + ":7 PropagationPolicy shop/bad",
+		"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0]: refused: the hub's PropagationPolicy CRD refuses it:",
+		"fieldSelector.matchExpressions[].values must be non-empty for In and NotIn", "give In and NotIn at least one value", "[hub-refuses]"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+}
+
 // TestConvertAutoscalers: Karmada's FederatedHPAs and CronFederatedHPAs
 // come out in Shepherd's autoscaling group, one file each, and the report
 // names what changed; a CronFederatedHPA whose schedule does not parse is

@@ -134,6 +134,12 @@ func ConvertWith(opts Options, docs []Document, entries ...Entry) ([]*unstructur
 				claimed[o.kind+"/"+key] = o
 			}
 		}
+		// Last, the hub's CRD: an object it would refuse is not written.
+		n := len(o.entries)
+		if !o.admitted() {
+			report.Entries = append(report.Entries, o.entries[n:]...)
+			continue
+		}
 		out = append(out, &unstructured.Unstructured{Object: o.obj})
 	}
 	report.Converted = len(out)

@@ -138,3 +138,25 @@ func TestAutoscalersGuideExample(t *testing.T) {
 		t.Errorf("the guide shows\n%s\nconverting its example reports\n%s", want, b.String())
 	}
 }
+
+// TestRefusalGuideExample: the refusal the migration guide shows is what
+// converting a ClusterPropagationPolicy of 101 selectors reports.
+func TestRefusalGuideExample(t *testing.T) {
+	guide := readDoc(t, "docs/migrating-from-karmada.md")
+	const cmd = "$ shepherd convert -f karmada/big-policy.yaml\n"
+	_, rest, ok := strings.Cut(guide, "```\n"+cmd)
+	if !ok {
+		t.Fatal("the guide shows no refusal")
+	}
+	want, _, _ := strings.Cut(rest, "```\n")
+	in := "apiVersion: policy.karmada.io/v1alpha1\nkind: ClusterPropagationPolicy\nmetadata: {name: all-config}\nspec:\n" + indent(selectors(101))
+	docs, errs := Read("karmada/big-policy.yaml", strings.NewReader(in))
+	objs, report := Convert(docs, errs...)
+	var b strings.Builder
+	if err := report.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 0 || b.String() != want {
+		t.Errorf("%d object(s) written; the guide shows\n%s\nconverting its example reports\n%s", len(objs), want, b.String())
+	}
+}

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,18 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
-	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"sigs.k8s.io/yaml"
 
-	"github.com/shepherd-io/shepherd/config/crd"
+	"github.com/shepherd-io/shepherd/config/crd/admit"
 )
 
 // This file holds the converter to its promise on policies written the
@@ -434,53 +424,6 @@ func (g policyGen) policy(i int) map[string]any {
 	return map[string]any{"apiVersion": KarmadaPolicyGroup + "/" + version, "kind": kind, "metadata": md, "spec": spec}
 }
 
-// crdValidator admits objects of one of Shepherd's CRDs as its API server
-// does: unknown fields pruned, defaults applied, then the OpenAPI schema,
-// the keys of map and set lists and the CEL rules.
-type crdValidator struct {
-	schema     apiservervalidation.SchemaValidator
-	structural *structuralschema.Structural
-	cel        *cel.Validator
-}
-
-func loadCRDValidator(t *testing.T, kind string) *crdValidator {
-	t.Helper()
-	crds, err := crd.CRDs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range crds {
-		if c.Spec.Names.Kind != kind {
-			continue
-		}
-		internal := &apiextensions.CustomResourceDefinition{}
-		if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(c, internal, nil); err != nil {
-			t.Fatal(err)
-		}
-		props := internal.Spec.Validation.OpenAPIV3Schema
-		s, _, err := apiservervalidation.NewSchemaValidator(props)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := structuralschema.NewStructural(props)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &crdValidator{schema: s, structural: st, cel: cel.NewValidator(st, true, celconfig.PerCallLimit)}
-	}
-	t.Fatalf("no CRD of kind %s", kind)
-	return nil
-}
-
-func (v *crdValidator) admit(obj map[string]any) field.ErrorList {
-	obj = apiObject(obj)
-	defaulting.Default(obj, v.structural)
-	errs := apiservervalidation.ValidateCustomResource(nil, obj, v.schema)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-	celErrs, _ := v.cel.Validate(context.Background(), nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	return append(errs, celErrs...)
-}
-
 // apiObject copies obj as the API server decodes it: integers as int64,
 // which CEL needs.
 func apiObject(obj map[string]any) map[string]any {
@@ -570,9 +513,16 @@ func reported(entries []Entry, path string) bool {
 // that was set is in the output with the value written unless the report
 // names it. Entries always name their field.
 func TestGeneratedKarmadaPolicies(t *testing.T) {
-	validators := map[string]*crdValidator{
-		"PropagationPolicy":        loadCRDValidator(t, "PropagationPolicy"),
-		"ClusterPropagationPolicy": loadCRDValidator(t, "ClusterPropagationPolicy"),
+	// The validators convert admits its output with (package admit, from
+	// the CRDs built in): the test asks them again, so that a conversion
+	// the converter let through unchecked would fail here.
+	validators := map[string]*admit.Validator{}
+	for _, kind := range []string{"PropagationPolicy", "ClusterPropagationPolicy"} {
+		v, err := hubValidator(kind)
+		if err != nil || v == nil {
+			t.Fatalf("no validator of %s: %v", kind, err)
+		}
+		validators[kind] = v
 	}
 	g := policyGen{r: rand.New(rand.NewPCG(20260301, 7))}
 	covered := map[string]int{}
@@ -603,7 +553,7 @@ func TestGeneratedKarmadaPolicies(t *testing.T) {
 			}
 			rulesSeen[e.Rule]++
 		}
-		if errs := validators[in["kind"].(string)].admit(objs[0].Object); len(errs) > 0 {
+		if errs := validators[in["kind"].(string)].Create(objs[0].Object); len(errs) > 0 {
 			t.Errorf("%s: the hub refuses the conversion, which reports %v: %v\n%s", name, report.Entries, errs.ToAggregate(), data)
 		}
 		out := map[string]any{}

@@ -14,8 +14,8 @@ type Action string
 
 // The actions of a report entry. Dropped, Changed and Added mean the
 // output differs from what the user wrote; Differs means it is the same but
-// Shepherd reads it differently; Manual, Skipped and Failed mean something
-// was not converted, and make `shepherd convert` exit non-zero.
+// Shepherd reads it differently; Manual, Skipped, Refused and Failed mean
+// something was not converted, and make `shepherd convert` exit non-zero.
 const (
 	// Dropped: the field was removed.
 	Dropped Action = "dropped"
@@ -31,12 +31,17 @@ const (
 	// Skipped: the object was not converted (a kind Shepherd has no
 	// equivalent for, or a combination Karmada refuses as well).
 	Skipped Action = "skipped"
+	// Refused: the object was converted, but the hub's CRD (its schema
+	// or its CEL rules) refuses it: it is not written.
+	Refused Action = "refused"
 	// Failed: the input could not be read.
 	Failed Action = "error"
 )
 
 // Incomplete reports whether the action leaves something unconverted.
-func (a Action) Incomplete() bool { return a == Manual || a == Skipped || a == Failed }
+func (a Action) Incomplete() bool {
+	return a == Manual || a == Skipped || a == Refused || a == Failed
+}
 
 // Entry is one line of the report: one field of one object.
 type Entry struct {
@@ -79,6 +84,17 @@ func (r *Report) count(actions ...Action) int {
 	return n
 }
 
+// objects returns how many objects have an entry with the action.
+func (r *Report) objects(a Action) int {
+	seen := map[Entry]bool{}
+	for _, e := range r.Entries {
+		if e.Action == a {
+			seen[Entry{Source: e.Source, Kind: e.Kind, Namespace: e.Namespace, Name: e.Name}] = true
+		}
+	}
+	return len(seen)
+}
+
 // sort orders entries as the output is ordered (kind, namespace, name),
 // keeping each object's entries in the order its fields were visited;
 // read errors, which name no object, come first.
@@ -113,6 +129,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if n := r.count(Skipped, Failed); n > 0 {
 		fmt.Fprintf(&b, "; %d object(s) or document(s) not converted", n)
+	}
+	if n := r.objects(Refused); n > 0 {
+		fmt.Fprintf(&b, "; %d object(s) the hub would refuse, not written", n)
 	}
 	b.WriteString("\n")
 	last := ""

@@ -52,6 +52,7 @@ var Rules = []Rule{
 	{ID: "duplicate", Action: Skipped},
 	{ID: "not-well-formed", Action: Skipped},
 	{ID: "unreadable", Action: Failed},
+	{ID: "hub-refuses", Action: Refused},
 
 	{ID: "selector-name-and-label", Doc: apiDoc, Row: "`resourceSelectors[].labelSelector`", Action: Dropped},
 	{ID: "selector-other-namespace", Doc: apiDoc, Row: "`resourceSelectors[].namespace`", Action: Differs},

@@ -216,6 +216,8 @@ var ruleCases = []struct {
 			"spec.rules[3].schedule": "cron-schedule", "spec.rules[4].schedule": "cron-schedule"}},
 	{name: "time zone", in: cronFHPA("scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\nrules:\n- {name: up, schedule: '0 8 * * *', timeZone: Mars/Olympus_Mons, targetReplicas: 5}"),
 		want: map[string]string{"spec.rules[0].timeZone": "cron-time-zone"}},
+	{name: "refused by the hub", in: pp("placement:\n  clusterAffinity:\n    fieldSelector:\n      matchExpressions: [{key: region, operator: In}]"),
+		want: map[string]string{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0]": "hub-refuses"}},
 	{name: "duplicate", in: pp("") + "---\n" + pp("priority: 0"), want: map[string]string{"": "duplicate"}},
 	{name: "wrong type", in: pp("priority: high"), want: map[string]string{"": "not-well-formed", "spec.priority": "priority-order"}},
 	{name: "unreadable", in: "apiVersion: v1\nkind: [", want: map[string]string{"": "unreadable"}},
