@@ -18,8 +18,9 @@ import (
 //     and StartMember); Start itself refuses under -short (ErrShort), so
 //     a test that forgets fails in the unit tier instead of starting a hub;
 //   - a package's TestMain never starts one eagerly: a package shares its
-//     hub through a Shared, started by the first test that asks for it, so
-//     the package's pure tests never wait for a hub, under -short or not.
+//     hub through a Shared (a whole fleet through a fleetenv.Shared),
+//     started by the first test that asks for it, so the package's pure
+//     tests never wait for a hub, under -short or not.
 //     Suites under test/ whose every test needs a whole fleet (e2e, pull,
 //     browser, capacity, install) return from TestMain under -short.
 

@@ -38,7 +38,11 @@ var (
 	members = &fakeMembers{clusters: map[string]*fakeMember{}}
 )
 
-func TestMain(m *testing.M) { os.Exit(suite.Main(m)) }
+func TestMain(m *testing.M) {
+	code := suite.Main(m)
+	liveFleet.Stop()
+	os.Exit(code)
+}
 
 // suite starts a real hub with the FederatedHPA controller, whose members
 // are fakeMembers (pods and PodMetrics set by each test).

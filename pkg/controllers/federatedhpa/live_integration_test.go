@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
@@ -33,10 +34,29 @@ import (
 // with other test packages; waits end as soon as they succeed.
 const liveWait = 2 * time.Minute
 
+// liveFleet is the fleet TestLiveMembers and TestPullMember share: a hub,
+// every controller (members probed and each FederatedHPA computed every
+// second), Push members member1 and member2, and Pull member member3 whose
+// agent reports its pods' metrics every second. TestLiveMembers divides
+// its workloads between member1 and member2, TestPullMember between
+// member1 and member3.
+var liveFleet = fleetenv.Shared{Suite: "federatedhpa-live", Options: func() localfleet.Options {
+	fleet := fleetenv.SmallFleet(3)
+	fleet.Members[2].Pull = true
+	return localfleet.Options{
+		Fleet: fleet,
+		Agent: pullAgentOptions(),
+		Controllers: controllermanager.Options{Config: controllermanager.Config{
+			ClusterStatus: fleetenv.FastProbes(),
+			FederatedHPA:  federatedhpa.Options{SyncPeriod: time.Second, MetricMaxAge: pullMetricMaxAge},
+		}},
+	}
+}}
+
 // liveWorkload is a Deployment of replicas pods requesting 100m CPU each,
 // its pod template setting the simulated CPU usage to cpu percent, and a
-// policy dividing it between member1 and member2 by equal weights.
-func liveWorkload(ns, name string, replicas, cpu int) string {
+// policy dividing it between member1 and other by equal weights.
+func liveWorkload(ns, name, other string, replicas, cpu int) string {
 	return fmt.Sprintf(`apiVersion: policy.shepherd.io/v1alpha1
 kind: PropagationPolicy
 metadata: {name: %[2]s, namespace: %[1]s}
@@ -44,14 +64,14 @@ spec:
   resourceSelectors:
   - {apiVersion: apps/v1, kind: Deployment, name: %[2]s}
   placement:
-    clusterAffinity: {clusterNames: [member1, member2]}
+    clusterAffinity: {clusterNames: [member1, %[5]s]}
     replicaScheduling:
       replicaSchedulingType: Divided
       replicaDivisionPreference: Weighted
       weightPreference:
         staticWeightList:
         - {targetCluster: {clusterNames: [member1]}, weight: 1}
-        - {targetCluster: {clusterNames: [member2]}, weight: 1}
+        - {targetCluster: {clusterNames: [%[5]s]}, weight: 1}
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -70,7 +90,7 @@ spec:
         image: nginx
         resources:
           requests: {cpu: 100m, memory: 64Mi}
-`, ns, name, replicas, cpu)
+`, ns, name, replicas, cpu, other)
 }
 
 // TestLiveMembers runs the production member reader against simulated
@@ -83,22 +103,12 @@ spec:
 // whose link is cut while the load rises is left out and named, and the
 // other's pods still scale the workload up.
 func TestLiveMembers(t *testing.T) {
-	testenv.Heavy(t)
-	env, err := fleetenv.StartFleet("federatedhpa-live", localfleet.Options{
-		Fleet: fleetenv.SmallFleet(2),
-		Controllers: controllermanager.Options{Config: controllermanager.Config{
-			ClusterStatus: fleetenv.FastProbes(),
-			FederatedHPA:  federatedhpa.Options{SyncPeriod: time.Second},
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Stop)
+	env := liveFleet.Fleet(t)
 	ctx := context.Background()
 	const ns, name = "fhpa-live", "web"
 	fleetenv.CreateNamespace(t, env.Hub, ns)
-	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, 2, 40))
+	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, "member2", 2, 40))
+	t.Cleanup(func() { deleteLiveWorkload(t, env.Hub, ns, name) })
 	key := createLiveFHPA(t, ctx, env.Hub, ns, name)
 
 	t.Run("utilization from the members' PodMetrics", func(t *testing.T) {
@@ -154,7 +164,7 @@ func TestLiveMembers(t *testing.T) {
 		// members' custom.metrics.k8s.io, its CPU idle: the Pods metric
 		// asks for 2 × 3 = 6.
 		const api = "api"
-		fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, api, 2, 10))
+		fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, api, "member2", 2, 10))
 		for _, m := range []string{"member1", "member2"} {
 			fleetenv.SetSimulatedPodsMetric(t, env.Members[m], ns, api, "rps", "30")
 		}
@@ -204,11 +214,29 @@ func TestLiveMembers(t *testing.T) {
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
 			return clusterPods(st, map[string]int32{"member1": 2, "member2": 2})
 		})
+		direct := &clusterv1alpha1.Cluster{}
+		if err := env.Hub.Get(ctx, client.ObjectKey{Name: "member2"}, direct); err != nil {
+			t.Fatal(err)
+		}
 		proxy, err := fleetenv.RouteThroughProxy(ctx, env.Hub, "member2")
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(proxy.Close)
+		// The fleet is shared: member2 is reached directly again, and
+		// Ready, before the proxy goes.
+		t.Cleanup(func() {
+			defer proxy.Close()
+			c := &clusterv1alpha1.Cluster{}
+			if err := env.Hub.Get(ctx, client.ObjectKey{Name: "member2"}, c); err != nil {
+				t.Fatal(err)
+			}
+			patch := client.MergeFrom(c.DeepCopy())
+			c.Spec.APIEndpoint = direct.Spec.APIEndpoint
+			if err := env.Hub.Patch(ctx, c, patch); err != nil {
+				t.Fatal(err)
+			}
+			fleetenv.WaitClusterHealthy(t, env.Hub, "member2")
+		})
 		proxy.Set(fleetenv.LinkCut)
 		// member1 at 150% against 50%: its two pods and member2's two,
 		// counted at member1's average, ask for 12; the maximum is 8.
@@ -229,6 +257,21 @@ func TestLiveMembers(t *testing.T) {
 		proxy.Set(fleetenv.LinkUp)
 		fleetenv.WaitClusterHealthy(t, env.Hub, "member2")
 	})
+}
+
+// deleteLiveWorkload deletes what liveWorkload and createFHPA made, those
+// that are left, so the shared fleet's members do not keep running it.
+func deleteLiveWorkload(t *testing.T, hub client.Client, ns, name string) {
+	t.Helper()
+	for _, obj := range []client.Object{
+		&autoscalingv1alpha1.FederatedHPA{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+		&policyv1alpha1.PropagationPolicy{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+	} {
+		if err := hub.Delete(context.Background(), obj); client.IgnoreNotFound(err) != nil {
+			t.Errorf("deleting %T %s/%s: %v", obj, ns, name, err)
+		}
+	}
 }
 
 func ptrValue(p *int32) int32 {

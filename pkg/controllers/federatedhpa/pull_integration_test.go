@@ -14,18 +14,28 @@ import (
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
-	"github.com/shepherd-io/shepherd/pkg/controllermanager"
-	"github.com/shepherd-io/shepherd/pkg/controllers/federatedhpa"
+	"github.com/shepherd-io/shepherd/pkg/agent"
 	"github.com/shepherd-io/shepherd/pkg/controllers/workstatus"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/test/fleetenv"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
+// pullMetricMaxAge: a Pull member whose agent's newest sample is older is
+// left out as stale.
+const pullMetricMaxAge = 10 * time.Second
+
+// pullAgentOptions time the Pull member's agent: a fast Lease, and its
+// pods' metrics sampled every second.
+func pullAgentOptions() agent.Options {
+	o := fleetenv.FastAgent()
+	o.WorkStatus = workstatus.Options{PodMetricsPeriod: time.Second}
+	return o
+}
+
 // TestPullMember runs a FederatedHPA over a Push member (member1) and a
-// Pull member (member2) whose agent runs beside it, every controller on a
-// real hub: the hub never reaches member2, whose utilization comes from
+// Pull member (member3) whose agent runs beside it, every controller on a
+// real hub: the hub never reaches member3, whose utilization comes from
 // the sample its agent reports in the target's Work, and only in that
 // Work (the Push member's Work is not asked for one); a load rise in the
 // Pull member alone scales the template; a Pods metric added to the
@@ -35,28 +45,12 @@ import (
 // FederatedHPA goes, the Work no longer asks, and the agent clears its
 // sample.
 func TestPullMember(t *testing.T) {
-	testenv.Heavy(t)
-	fleet := fleetenv.SmallFleet(2)
-	fleet.Members[1].Pull = true
-	agentOpts := fleetenv.FastAgent()
-	agentOpts.WorkStatus = workstatus.Options{PodMetricsPeriod: time.Second}
-	const maxAge = 10 * time.Second
-	env, err := fleetenv.StartFleet("federatedhpa-pull", localfleet.Options{
-		Fleet: fleet,
-		Agent: agentOpts,
-		Controllers: controllermanager.Options{Config: controllermanager.Config{
-			ClusterStatus: fleetenv.FastProbes(),
-			FederatedHPA:  federatedhpa.Options{SyncPeriod: time.Second, MetricMaxAge: maxAge},
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Stop)
+	env := liveFleet.Fleet(t)
 	ctx := context.Background()
 	const ns, name = "fhpa-pull", "web"
 	fleetenv.CreateNamespace(t, env.Hub, ns)
-	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, 2, 40))
+	fleetenv.ApplyYAML(t, env.Hub, "test", liveWorkload(ns, name, "member3", 2, 40))
+	t.Cleanup(func() { deleteLiveWorkload(t, env.Hub, ns, name) })
 	key := createLiveFHPA(t, ctx, env.Hub, ns, name)
 	workOf := func(cluster string) client.ObjectKey {
 		return client.ObjectKey{Namespace: names.ExecutionNamespace(cluster), Name: names.WorkName(ns, names.BindingName("Deployment", name))}
@@ -64,12 +58,12 @@ func TestPullMember(t *testing.T) {
 
 	t.Run("the Pull member's utilization comes from its agent", func(t *testing.T) {
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
-			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member2": 40}); err != nil {
+			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member3": 40}); err != nil {
 				return err
 			}
-			return clusterPods(st, map[string]int32{"member1": 1, "member2": 1})
+			return clusterPods(st, map[string]int32{"member1": 1, "member3": 1})
 		})
-		pull := getWork(t, env.Hub, workOf("member2"))
+		pull := getWork(t, env.Hub, workOf("member3"))
 		s := pull.Status.PodMetrics
 		if pull.Labels[workv1alpha1.LabelPodMetrics] != name || s == nil || len(s.Pods) != 1 || s.Error != "" || s.Selector != "app="+name {
 			t.Fatalf("the Pull member's Work: labels %v, sample %+v; want it asked for and reported", pull.Labels, s)
@@ -84,10 +78,10 @@ func TestPullMember(t *testing.T) {
 	})
 
 	t.Run("a load rise in the Pull member alone scales the template", func(t *testing.T) {
-		// member1 at 40%, member2 at 150%: an average of 95% against 50%.
-		fleetenv.SetSimulatedCPU(t, env.Members["member2"], ns, name, 150)
+		// member1 at 40%, member3 at 150%: an average of 95% against 50%.
+		fleetenv.SetSimulatedCPU(t, env.Members["member3"], ns, name, 150)
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
-			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member2": 150}); err != nil {
+			if err := clusterUtilization(st, map[string]int32{"member1": 40, "member3": 150}); err != nil {
 				return err
 			}
 			if c := condition(st, autoscalingv2.AbleToScale); st.LastScaleTime == nil || c.Reason != "SucceededRescale" {
@@ -99,7 +93,7 @@ func TestPullMember(t *testing.T) {
 	})
 
 	t.Run("a Pods metric of the Pull member comes from its agent", func(t *testing.T) {
-		for _, m := range []string{"member1", "member2"} {
+		for _, m := range []string{"member1", "member3"} {
 			fleetenv.SetSimulatedPodsMetric(t, env.Members[m], ns, name, "rps", "5")
 		}
 		fhpa := &autoscalingv1alpha1.FederatedHPA{}
@@ -123,7 +117,7 @@ func TestPullMember(t *testing.T) {
 			}
 			return fmt.Errorf("currentMetrics %+v, want rps at 5 a pod", st.CurrentMetrics)
 		})
-		pull := getWork(t, env.Hub, workOf("member2"))
+		pull := getWork(t, env.Hub, workOf("member3"))
 		s := pull.Status.PodMetrics
 		if pull.Annotations[workv1alpha1.AnnotationCustomMetrics] != `[{"name":"rps"}]` || s == nil || len(s.CustomMetrics) != 1 ||
 			s.CustomMetrics[0].Name != "rps" || s.CustomMetrics[0].Error != "" || len(s.CustomMetrics[0].Pods) == 0 {
@@ -137,21 +131,21 @@ func TestPullMember(t *testing.T) {
 	})
 
 	t.Run("an agent that stops reporting leaves its member out as stale", func(t *testing.T) {
-		if err := env.Fleet.StopAgent("member2"); err != nil {
+		if err := env.Fleet.StopAgent("member3"); err != nil {
 			t.Fatal(err)
 		}
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
 			for _, c := range st.Clusters {
-				if c.Name == "member2" && strings.Contains(c.Excluded, "metrics stale: the agent's newest sample is") {
-					if m := condition(st, autoscalingv2.ScalingActive).Message; !strings.Contains(m, "member2 (metrics stale") {
-						return fmt.Errorf("ScalingActive %q does not name member2", m)
+				if c.Name == "member3" && strings.Contains(c.Excluded, "metrics stale: the agent's newest sample is") {
+					if m := condition(st, autoscalingv2.ScalingActive).Message; !strings.Contains(m, "member3 (metrics stale") {
+						return fmt.Errorf("ScalingActive %q does not name member3", m)
 					}
 					return nil
 				}
 			}
-			return fmt.Errorf("member2 not left out as stale: %+v", st.Clusters)
+			return fmt.Errorf("member3 not left out as stale: %+v", st.Clusters)
 		})
-		if err := env.Fleet.StartAgent("member2", agentOpts); err != nil {
+		if err := env.Fleet.StartAgent("member3", pullAgentOptions()); err != nil {
 			t.Fatal(err)
 		}
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
@@ -170,7 +164,7 @@ func TestPullMember(t *testing.T) {
 		}
 		testenv.Eventually(t, liveWait, "the Pull member's Work no longer asking", func() error {
 			w := &workv1alpha1.Work{}
-			if err := env.Hub.Get(ctx, workOf("member2"), w); err != nil {
+			if err := env.Hub.Get(ctx, workOf("member3"), w); err != nil {
 				return err
 			}
 			if _, asked := w.Labels[workv1alpha1.LabelPodMetrics]; asked || w.Annotations[workv1alpha1.AnnotationCustomMetrics] != "" || w.Status.PodMetrics != nil {
