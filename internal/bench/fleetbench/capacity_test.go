@@ -111,3 +111,35 @@ func TestCountMemberPods(t *testing.T) {
 		t.Error("not settled with every pod tried")
 	}
 }
+
+// TestRunFiniteCapacity runs the finite-capacity mode on two members with
+// room for 60% of the replicas: the hub fills them, places nothing beyond
+// their nodes, and no pod is left Pending in a member. Its fleet is its own
+// (see shared): it comes first in the package, before the shared fleet
+// starts, so as not to run beside it.
+func TestRunFiniteCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a fleet")
+	}
+	rep, err := Run(context.Background(), Options{Members: 2, Deployments: 20, Policies: 2, Capacity: 0.6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Capacity
+	if c == nil {
+		t.Fatal("no capacity report")
+	}
+	t.Logf("%+v", *c)
+	if c.RoomReplicas != 24 {
+		t.Errorf("room for %d replicas, want 24", c.RoomReplicas)
+	}
+	if c.PendingPods != 0 || c.ReplicasBeyondRoom != 0 {
+		t.Errorf("%d pods Pending, %d replicas beyond room: want 0 and 0", c.PendingPods, c.ReplicasBeyondRoom)
+	}
+	if c.ScheduledWorkloads+c.UnschedulableWorkloads != 20 || c.UnschedulableWorkloads < 8 {
+		t.Errorf("%d Scheduled, %d Unschedulable: want 20 in all, at least 8 (16 replicas) without room", c.ScheduledWorkloads, c.UnschedulableWorkloads)
+	}
+	if c.RunningPods != c.PlacedReplicas {
+		t.Errorf("%d pods run for %d replicas placed", c.RunningPods, c.PlacedReplicas)
+	}
+}

@@ -153,17 +153,8 @@ const creators = 16
 
 // Run starts a fleet, loads it, measures, and stops it.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	if o.Members+o.SimulatedPullClusters < 1 || o.Members < 0 || o.SimulatedPullClusters < 0 || o.Deployments < 1 || o.Policies < 1 {
-		return nil, fmt.Errorf("members (or simulated Pull clusters), deployments and policies must each be at least 1 (got %d+%d, %d, %d)", o.Members, o.SimulatedPullClusters, o.Deployments, o.Policies)
-	}
-	if err := validCapacity(o); err != nil {
+	if err := o.check(); err != nil {
 		return nil, err
-	}
-	if o.ReplicasPerDeployment <= 0 {
-		o.ReplicasPerDeployment = 2
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Minute
 	}
 	if o.DataDir == "" {
 		dir, err := os.MkdirTemp("", "shepherd-bench-e2e-")
@@ -173,29 +164,65 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer os.RemoveAll(dir)
 		o.DataDir = dir
 	}
-	fleetSpec := simmember.DefaultFleet(o.Members)
-	for i := range fleetSpec.Members {
-		fleetSpec.Members[i].Nodes = 2
-	}
-	newPolicy, newDeployment := policy, deployment
-	if o.Capacity > 0 {
-		fleetSpec = capacityFleet(o.Members, o.Deployments, o.ReplicasPerDeployment, o.Capacity)
-		newPolicy, newDeployment = capacityPolicy, capacityDeployment
-	}
-	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies, SimulatedPullClusters: o.SimulatedPullClusters}
+	fleetSpec := o.fleet()
 	started := time.Now()
 	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: fleetSpec, Logger: o.Logger, MembersAPIOnly: o.MembersAPIOnly})
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Stop() }()
-	rep.FleetStartSeconds = time.Since(started).Seconds()
+	fleetStart := time.Since(started).Seconds()
+	rep, err := run(ctx, o, on{fleet: f, members: fleetSpec, ns: "bench", simPrefix: simPrefix})
+	if err != nil {
+		return nil, err
+	}
+	rep.FleetStartSeconds = fleetStart
+	return rep, nil
+}
 
+// check refuses sizes Run cannot run and sets the defaults.
+func (o *Options) check() error {
+	if o.Members+o.SimulatedPullClusters < 1 || o.Members < 0 || o.SimulatedPullClusters < 0 || o.Deployments < 1 || o.Policies < 1 {
+		return fmt.Errorf("members (or simulated Pull clusters), deployments and policies must each be at least 1 (got %d+%d, %d, %d)", o.Members, o.SimulatedPullClusters, o.Deployments, o.Policies)
+	}
+	if err := validCapacity(*o); err != nil {
+		return err
+	}
+	if o.ReplicasPerDeployment <= 0 {
+		o.ReplicasPerDeployment = 2
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	return nil
+}
+
+// fleet is the members Run starts: two nodes each, or with Capacity nodes
+// sized to hold that share of the replicas.
+func (o Options) fleet() simmember.FleetSpec {
+	if o.Capacity > 0 {
+		return capacityFleet(o.Members, o.Deployments, o.ReplicasPerDeployment, o.Capacity)
+	}
+	f := simmember.DefaultFleet(o.Members)
+	for i := range f.Members {
+		f.Members[i].Nodes = 2
+	}
+	return f
+}
+
+// run loads the fleet of where and measures; o is checked.
+func run(ctx context.Context, o Options, where on) (*Report, error) {
+	newPolicy, newDeployment := policy, deployment
+	if o.Capacity > 0 {
+		newPolicy, newDeployment = capacityPolicy, capacityDeployment
+	}
+	rep := &Report{Members: o.Members, MembersAPIOnly: o.MembersAPIOnly, Deployments: o.Deployments, Policies: o.Policies, SimulatedPullClusters: o.SimulatedPullClusters}
+	f, fleetSpec, ns := where.fleet, where.members, where.ns
 	cfg := f.Hub.RestConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000
 	if o.SimulatedPullClusters > 0 {
 		registering := time.Now()
-		if _, err := startSimulated(ctx, cfg, o.SimulatedPullClusters, o.Logger.WithName("simulated-agents")); err != nil {
+		if _, err := startSimulatedWith(ctx, cfg, o.SimulatedPullClusters, simOptions{prefix: where.simPrefix}, o.Logger.WithName("simulated-agents")); err != nil {
 			return nil, err
 		}
 		rep.RegisterSeconds = time.Since(registering).Seconds()
@@ -204,7 +231,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	const ns = "bench"
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return nil, err
 	}

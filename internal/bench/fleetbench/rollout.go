@@ -149,7 +149,14 @@ func RunRollout(ctx context.Context, o RolloutOptions) (*RolloutReport, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Stop() }()
-	admin := f.Hub.RestConfig()
+	return rollout(ctx, o, on{fleet: f, ns: "rollout", simPrefix: simPrefix})
+}
+
+// rollout registers the simulated clusters on the fleet of where, rolls out
+// the first revision everywhere, then measures the change; o is valid.
+func rollout(ctx context.Context, o RolloutOptions, where on) (*RolloutReport, error) {
+	log := o.Logger
+	admin := where.fleet.Hub.RestConfig()
 	admin.QPS, admin.Burst = 1000, 2000
 	log.Info("registering the simulated clusters", "clusters", o.Clusters)
 	labels := func(i int) map[string]string {
@@ -158,7 +165,7 @@ func RunRollout(ctx context.Context, o RolloutOptions) (*RolloutReport, error) {
 	// Heartbeats are not what this measures: on a busy small machine a
 	// thousand agents renewing 40 s Leases every 10 s fall behind, and a
 	// cluster tainted unreachable leaves the placement mid-rollout.
-	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod}
+	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod, prefix: where.simPrefix}
 	if _, err := startSimulatedWith(ctx, admin, o.Clusters, sim, log.WithName("simulated-agents")); err != nil {
 		return nil, err
 	}
@@ -166,7 +173,7 @@ func RunRollout(ctx context.Context, o RolloutOptions) (*RolloutReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	const ns = "rollout"
+	ns := where.ns
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return nil, err
 	}

@@ -1,21 +1,22 @@
 package fleetbench
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 // TestRunRolloutSmall runs the rollout benchmark end to end on a few
-// simulated clusters: the change completes through every stage, no
+// simulated clusters (on the package's shared fleet): the change completes through every stage, no
 // sooner than the floor, and its writes are counted. Times are reported,
 // not asserted beyond the floor no rollout may beat.
 func TestRunRolloutSmall(t *testing.T) {
-	testenv.Heavy(t)
-	rep, err := RunRollout(context.Background(), RolloutOptions{Clusters: 12, Stages: 3, MinSuccessSeconds: 1, WaitSeconds: 1, Timeout: 3 * time.Minute})
+	ctx, where := onShared(t, "rollout")
+	o := RolloutOptions{Clusters: 12, Stages: 3, MinSuccessSeconds: 1, WaitSeconds: 1, Timeout: 3 * time.Minute}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := rollout(ctx, o, where)
 	if err != nil {
 		t.Fatal(err)
 	}

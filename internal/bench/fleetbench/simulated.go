@@ -53,7 +53,8 @@ const (
 	simRenewers = 64
 )
 
-// simulatedClusterName is the name of simulated Pull cluster i.
+// simulatedClusterName is the name of simulated Pull cluster i (of a run
+// with the default prefix).
 func simulatedClusterName(i int) string { return fmt.Sprintf("%s%04d", simPrefix, i+1) }
 
 // simulator acknowledges the Works of simulated Pull clusters and renews
@@ -74,6 +75,9 @@ type simOptions struct {
 	// leaseDuration and renewPeriod are the agents' Lease timing
 	// (simLeaseDuration and simLeaseRenewPeriod when zero).
 	leaseDuration, renewPeriod time.Duration
+	// prefix names the clusters (simPrefix when empty): a run on a fleet
+	// it shares (see on) names its own, starting with simPrefix.
+	prefix string
 }
 
 // startSimulated registers n simulated Pull clusters, reports them Ready,
@@ -90,13 +94,16 @@ func startSimulatedWith(ctx context.Context, cfg *rest.Config, n int, opts simOp
 	if opts.renewPeriod == 0 {
 		opts.renewPeriod = simLeaseRenewPeriod
 	}
+	if opts.prefix == "" {
+		opts.prefix = simPrefix
+	}
 	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
 	}
 	s := &simulator{opts: opts, hub: hub, log: log}
 	for i := range n {
-		s.clusters = append(s.clusters, simulatedClusterName(i))
+		s.clusters = append(s.clusters, fmt.Sprintf("%s%04d", opts.prefix, i+1))
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(simWorkers)

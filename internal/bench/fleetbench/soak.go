@@ -20,6 +20,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
@@ -291,23 +292,30 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		defer os.RemoveAll(dir)
 		o.DataDir = dir
 	}
-	rep := &SoakReport{Workloads: o.Workloads, SimulatedPullClusters: o.SimulatedPullClusters, DurationSeconds: o.Duration.Seconds(),
-		ChurnPerSecond: o.ChurnPerSecond, Seed: o.Seed, MaxHeapGrowth: o.MaxHeapGrowth}
 	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: o.DataDir, Fleet: simmember.FleetSpec{}, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Stop() }()
-	cfg := f.Hub.RestConfig()
+	return soak(ctx, o, on{fleet: f, ns: "soak", simPrefix: simPrefix})
+}
+
+// soak runs the soak on the fleet of where, its workloads placed on its
+// simulated clusters only; o has its defaults.
+func soak(ctx context.Context, o SoakOptions, where on) (*SoakReport, error) {
+	rep := &SoakReport{Workloads: o.Workloads, SimulatedPullClusters: o.SimulatedPullClusters, DurationSeconds: o.Duration.Seconds(),
+		ChurnPerSecond: o.ChurnPerSecond, Seed: o.Seed, MaxHeapGrowth: o.MaxHeapGrowth}
+	cfg := where.fleet.Hub.RestConfig()
 	cfg.QPS, cfg.Burst = 1000, 2000
-	if _, err := startSimulated(ctx, cfg, o.SimulatedPullClusters, o.Logger.WithName("simulated-agents")); err != nil {
+	ns := where.ns
+	sim := simOptions{prefix: where.simPrefix, labels: func(int) map[string]string { return map[string]string{runLabel: ns} }}
+	if _, err := startSimulatedWith(ctx, cfg, o.SimulatedPullClusters, sim, o.Logger.WithName("simulated-agents")); err != nil {
 		return nil, err
 	}
 	hub, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		return nil, err
 	}
-	const ns = "soak"
 	if err := hub.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return nil, err
 	}
@@ -321,7 +329,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	o.Logger.Info("loading", "workloads", o.Workloads, "clusters", o.SimulatedPullClusters)
 	begin := time.Now()
 	for p := range o.Policies {
-		if err := hub.Create(ctx, policy(ns, p)); err != nil {
+		if err := hub.Create(ctx, soakPolicy(ns, p)); err != nil {
 			return nil, fmt.Errorf("creating policy %d: %w", p, err)
 		}
 	}
@@ -433,6 +441,16 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	rep.ConvergeSeconds = time.Since(converging).Seconds()
 	rep.Violations = append(rep.Violations, v...)
 	return rep, nil
+}
+
+// soakPolicy is policy p on the soak's own simulated clusters alone: those
+// labelled with its namespace (on a fleet of its own, every cluster).
+func soakPolicy(ns string, p int) *policyv1alpha1.PropagationPolicy {
+	pol := policy(ns, p)
+	pol.Spec.Placement.ClusterAffinity = &policyv1alpha1.ClusterAffinity{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{runLabel: ns}},
+	}
+	return pol
 }
 
 // converge waits, at most timeout, until the fleet holds what the soak's

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 func TestHeapGrowth(t *testing.T) {
@@ -121,11 +120,16 @@ func TestSoakRejectsBadSizes(t *testing.T) {
 	}
 }
 
-// TestSoakSmall runs a short soak end to end: the churn happens, samples
+// TestSoakSmall runs a short soak end to end (on the package's shared
+// fleet, its workloads on its own simulated clusters): the churn happens, samples
 // are taken, and the fleet converges with no invariant broken.
 func TestSoakSmall(t *testing.T) {
-	testenv.Heavy(t)
-	rep, err := Soak(context.Background(), SoakOptions{Duration: 20 * time.Second, Workloads: 30, Policies: 3, SimulatedPullClusters: 4, ChurnPerSecond: 5, Samples: 4, Seed: 1})
+	ctx, where := onShared(t, "soak")
+	o := SoakOptions{Duration: 20 * time.Second, Workloads: 30, Policies: 3, SimulatedPullClusters: 4, ChurnPerSecond: 5, Samples: 4, Seed: 1}
+	if err := o.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := soak(ctx, o, where)
 	if err != nil {
 		t.Fatal(err)
 	}
