@@ -209,9 +209,10 @@ func (c *ControlPlane) supervise(ctx context.Context, etcd *etcdServer, apiErr <
 		case <-time.After(c.shutdownTimeout):
 			// Usually a long-lived request holding the HTTP server open.
 			// Closing etcd makes the apiserver fail fast and exit.
-			// Its listener is closed too: a restart in place on the same
-			// port would otherwise find it taken ("address already in
-			// use") while the apiserver winds down.
+			// Its port is released too (see releasableListener): a
+			// restart in place on the same port would otherwise find it
+			// taken ("address already in use") while the apiserver winds
+			// down.
 			c.log.Info("kube-apiserver did not stop in time; releasing its port and closing etcd under it", "timeout", c.shutdownTimeout)
 			_ = c.listener.release()
 		}

@@ -15,14 +15,7 @@ import (
 // returns before its stop channel is closed, which a chaos run met when a
 // member that did not stop in time had its listener closed under it.
 func TestReleasedListenerWaitsForItsServer(t *testing.T) {
-	socket, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := newReleasableListener(socket)
-	srv := &http.Server{Handler: http.NotFoundHandler(), ReadHeaderTimeout: time.Second}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	ln, srv, served := serve(t)
 	resp, err := http.Get("http://" + ln.Addr().String() + "/")
 	if err != nil {
 		t.Fatalf("the server does not answer: %v", err)
@@ -56,6 +49,19 @@ func TestReleasedListenerWaitsForItsServer(t *testing.T) {
 // TestUnreleasedListenerClosesAsAListener: without a release, the server's
 // close ends Serve as with a plain listener.
 func TestUnreleasedListenerClosesAsAListener(t *testing.T) {
+	_, srv, served := serve(t)
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
+	}
+}
+
+// serve serves HTTP on a releasable listener of a free port; served
+// receives what Serve returns.
+func serve(t *testing.T) (*releasableListener, *http.Server, <-chan error) {
+	t.Helper()
 	socket, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -64,10 +70,5 @@ func TestUnreleasedListenerClosesAsAListener(t *testing.T) {
 	srv := &http.Server{Handler: http.NotFoundHandler(), ReadHeaderTimeout: time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	if err := srv.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		t.Errorf("Serve returned %v, want http.ErrServerClosed", err)
-	}
+	return ln, srv, served
 }
