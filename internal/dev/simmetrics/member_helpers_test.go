@@ -214,6 +214,11 @@ func (e *memberEnv) checkDiscovery() {
 	if kinds["pods"] != "PodMetrics" || kinds["nodes"] != "NodeMetrics" {
 		e.t.Errorf("metrics.k8s.io/v1beta1 resources %v; want pods (PodMetrics) and nodes (NodeMetrics)", kinds)
 	}
+	// All groups at once, as the namespace and garbage-collector
+	// controllers discover: the aggregated document is fresh too.
+	if _, _, err := e.kube.Discovery().ServerGroupsAndResources(); err != nil {
+		e.t.Errorf("discovery of every group right after start: %v", err)
+	}
 }
 
 func (e *memberEnv) checkNodes() {

@@ -11,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"log"
 	"math/big"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
@@ -189,7 +191,8 @@ func (s *Server) registerAPIService(ctx context.Context, gv schema.GroupVersion,
 
 // WaitAvailable waits until the member's API server routes metrics
 // requests here: its discovery of metrics.k8s.io/v1beta1 and of
-// custom.metrics.k8s.io/v1beta2, proxied by the aggregator, succeeds.
+// custom.metrics.k8s.io/v1beta2, proxied by the aggregator, succeeds,
+// and the aggregated discovery document marks neither stale.
 // (The APIServices' Available conditions alone could be the stale ones of
 // a previous start, stored in etcd.)
 func (s *Server) WaitAvailable(ctx context.Context) error {
@@ -209,6 +212,10 @@ func (s *Server) WaitAvailable(ctx context.Context) error {
 			last = fmt.Sprintf("%s: %v", customGV, err)
 			return false, nil
 		}
+		if stale := staleInDiscovery(s.kube.Discovery()); stale != "" {
+			last = stale
+			return false, nil
+		}
 		return true, nil
 	})
 	if err != nil {
@@ -217,6 +224,31 @@ func (s *Server) WaitAvailable(ctx context.Context) error {
 	s.log.V(1).Info("metrics API available", "sinceRegistered", time.Since(s.registered).Round(time.Millisecond),
 		"waited", time.Since(begin).Round(time.Millisecond))
 	return nil
+}
+
+// staleInDiscovery says which of the metrics group versions the API
+// server's aggregated discovery (what every discovery client reads for
+// all groups at once) still marks failed or stale, or "" when none is.
+// The aggregator refreshes that document apart from proxying, so a
+// member restarted on its data dir can route to the server while the
+// document still holds the previous start's stale entries; a controller
+// that discovers then (the namespace controller does at construction)
+// logs an error.
+func staleInDiscovery(d discovery.DiscoveryInterface) string {
+	_, _, err := d.ServerGroupsAndResources()
+	if err == nil {
+		return ""
+	}
+	var failed *discovery.ErrGroupDiscoveryFailed
+	if !errors.As(err, &failed) {
+		return fmt.Sprintf("aggregated discovery: %v", err)
+	}
+	for _, want := range []schema.GroupVersion{gv, customGV} {
+		if cause, found := failed.Groups[want]; found {
+			return fmt.Sprintf("aggregated discovery of %s: %v", want, cause)
+		}
+	}
+	return ""
 }
 
 // newServerErrorLog sends net/http's own messages (TLS handshakes that a
