@@ -316,12 +316,13 @@ func run(ctx context.Context, o Options, where on) (*Report, error) {
 	}
 	rep.ScheduledSeconds = time.Since(begin).Seconds()
 	rep.BindingsScheduledPerSecond = float64(o.Deployments) / rep.ScheduledSeconds
+	var missing string
 	if err := poll(waitCtx, func() (bool, error) {
-		n, done, err := allApplied(waitCtx, progress)
-		rep.Works = n
-		return done, err
+		n, m, err := worksNotApplied(waitCtx, progress)
+		rep.Works, missing = n, m
+		return m == "" && err == nil, err
 	}); err != nil {
-		return nil, fmt.Errorf("waiting for every Work to be applied: %w", err)
+		return nil, fmt.Errorf("waiting for every Work to be applied: %w; %s", err, missing)
 	}
 	rep.AppliedSeconds = time.Since(begin).Seconds()
 	rep.Scheduler, rep.Execution = progress.stats(begin)

@@ -14,6 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
@@ -367,9 +368,18 @@ func allScheduled(ctx context.Context, hub client.Reader, ns string, want int) (
 // allApplied reports how many Works exist and whether every binding has
 // a Work per target and every Work is Applied.
 func allApplied(ctx context.Context, hub client.Reader) (int, bool, error) {
+	n, missing, err := worksNotApplied(ctx, hub)
+	return n, missing == "" && err == nil, err
+}
+
+// worksNotApplied is allApplied's finding, with what is missing said in
+// words ("" when nothing is): how many Works are applied of how many the
+// bindings want, and the first few not applied with their Applied
+// condition, so that a run that times out says where it stopped.
+func worksNotApplied(ctx context.Context, hub client.Reader) (int, string, error) {
 	var rbs workv1alpha1.ResourceBindingList
 	if err := hub.List(ctx, &rbs); err != nil {
-		return 0, false, err
+		return 0, "", err
 	}
 	want := 0
 	for i := range rbs.Items {
@@ -379,15 +389,34 @@ func allApplied(ctx context.Context, hub client.Reader) (int, bool, error) {
 	// API sent to every member) are no part of the pipeline measured.
 	var works workv1alpha1.WorkList
 	if err := hub.List(ctx, &works, client.HasLabels{workv1alpha1.LabelBindingName}); err != nil {
-		return 0, false, err
+		return 0, "", err
 	}
+	applied := 0
+	var pending []string
 	for i := range works.Items {
-		if !meta.IsStatusConditionTrue(works.Items[i].Status.Conditions, workv1alpha1.WorkConditionApplied) {
-			return len(works.Items), false, nil
+		w := &works.Items[i]
+		c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionApplied)
+		if c != nil && c.Status == metav1.ConditionTrue {
+			applied++
+			continue
+		}
+		if len(pending) < maxPendingNamed {
+			state := "no Applied condition"
+			if c != nil {
+				state = fmt.Sprintf("Applied=%s %s: %s", c.Status, c.Reason, c.Message)
+			}
+			pending = append(pending, w.Namespace+"/"+w.Name+" ("+state+")")
 		}
 	}
-	return len(works.Items), len(works.Items) == want && want > 0, nil
+	if applied == len(works.Items) && len(works.Items) == want && want > 0 {
+		return len(works.Items), "", nil
+	}
+	return len(works.Items), fmt.Sprintf("%d of %d Works applied (the bindings want %d); not applied: %s",
+		applied, len(works.Items), want, strings.Join(pending, "; ")), nil
 }
+
+// maxPendingNamed is how many Works not applied a timeout names.
+const maxPendingNamed = 5
 
 // fleetWorksApplied reports whether the members' Works that no binding
 // owns (those the controllers send every member when it joins) are all

@@ -3,9 +3,12 @@ package simmetrics
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,22 +50,67 @@ func customAPIGroup() metav1.APIGroup {
 	return metav1.APIGroup{Name: customGV.Group, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v}
 }
 
+// customRelist is how long the metric names listed in discovery are
+// served before they are collected again. Collecting lists every pod of
+// the member and reads the override ConfigMap, and discovery is asked
+// for often: the aggregator's availability and discovery checks, and
+// every client that discovers all groups (the garbage collector every
+// 30 s, the hub's member clients). Metrics adapters do the same:
+// prometheus-adapter relists its series every --metrics-relist-interval.
+// A metric's value is read on every request; only its appearing in
+// discovery may lag by this much.
+const customRelist = 10 * time.Second
+
+// metricNames is the metric names last collected for discovery, and
+// when.
+type metricNames struct {
+	mu        sync.Mutex
+	collected time.Time
+	resources []metav1.APIResource
+}
+
 // customResources lists the metrics the knobs give values of: "pods/NAME"
 // for those of pods' annotations and the override ConfigMap's Pods
 // metrics, "RESOURCE/NAME" for its Object metrics (objects' own
-// annotations are served, not listed).
+// annotations are served, not listed), as last collected (customRelist).
 func (s *Server) customResources(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	overrides, err := s.overrides(ctx)
+	resources, err := s.metricNames(ctx)
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
+	write(w, r, schema.GroupVersion{}, &metav1.APIResourceList{GroupVersion: customGV.String(), APIResources: resources})
+}
+
+// metricNames returns the discovery list, collecting it again when the
+// last one is older than customRelist. Callers must not modify it.
+func (s *Server) metricNames(ctx context.Context) ([]metav1.APIResource, error) {
+	s.names.mu.Lock()
+	defer s.names.mu.Unlock()
+	now := s.now()
+	if s.names.resources != nil && now.Sub(s.names.collected) < customRelist {
+		return s.names.resources, nil
+	}
+	resources, err := s.collectMetricNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.names.collected, s.names.resources = now, resources
+	return resources, nil
+}
+
+// collectMetricNames lists the metric names the pods' annotations and the
+// override ConfigMap give, sorted.
+func (s *Server) collectMetricNames(ctx context.Context) ([]metav1.APIResource, error) {
+	overrides, err := s.overrides(ctx)
+	if err != nil {
+		return nil, err
+	}
 	pods, err := s.kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
-		fail(w, r, err)
-		return
+		return nil, err
 	}
 	names := map[string]bool{}
 	for i := range pods.Items {
@@ -82,12 +130,11 @@ func (s *Server) customResources(w http.ResponseWriter, r *http.Request) {
 			names[resource+"/"+m] = true
 		}
 	}
-	list := &metav1.APIResourceList{GroupVersion: customGV.String(), APIResources: []metav1.APIResource{}}
-	for n := range names {
-		list.APIResources = append(list.APIResources, metav1.APIResource{Name: n, Namespaced: true, Kind: "MetricValueList", Verbs: metav1.Verbs{"get"}})
+	resources := []metav1.APIResource{}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		resources = append(resources, metav1.APIResource{Name: n, Namespaced: true, Kind: "MetricValueList", Verbs: metav1.Verbs{"get"}})
 	}
-	sort.Slice(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
-	write(w, r, schema.GroupVersion{}, list)
+	return resources, nil
 }
 
 // metricSelector checks the request's metricLabelSelector. Simulated

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,5 +153,61 @@ func TestHandlerCustomMetrics(t *testing.T) {
 	g := &metav1.APIGroup{}
 	if err := json.Unmarshal(w.Body.Bytes(), g); err != nil || g.PreferredVersion.GroupVersion != "custom.metrics.k8s.io/v1beta2" {
 		t.Fatalf("group: %d %v %s", w.Code, err, w.Body)
+	}
+}
+
+// TestCustomDiscoveryRelists: discovery's metric names are collected at
+// most once per customRelist (each collection lists every pod of the
+// member); a new metric shows once that has passed, while its value is
+// served at once.
+func TestCustomDiscoveryRelists(t *testing.T) {
+	web := testPod("web-9", "web", corev1.PodRunning, map[string]string{MetricAnnotationPrefix + "rps": "12"})
+	s, kube := testServer(t, web)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return now }
+	discovered := func() string {
+		t.Helper()
+		w := serve(s, proxied(customPath, "front-proxy-client"))
+		res := &metav1.APIResourceList{}
+		if err := json.Unmarshal(w.Body.Bytes(), res); err != nil {
+			t.Fatalf("discovery: %d %v %s", w.Code, err, w.Body)
+		}
+		var names []string
+		for _, r := range res.APIResources {
+			names = append(names, r.Name)
+		}
+		return fmt.Sprint(names)
+	}
+	lists := func() int {
+		n := 0
+		for _, a := range kube.Actions() {
+			if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+				n++
+			}
+		}
+		return n
+	}
+	if got := discovered(); got != "[pods/rps]" {
+		t.Fatalf("discovery %s; want [pods/rps]", got)
+	}
+	db := testPod("db-9", "db", corev1.PodRunning, map[string]string{MetricAnnotationPrefix + "latency": "250m"})
+	if _, err := kube.CoreV1().Pods("shop").Create(context.Background(), db, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := lists()
+	for _, step := range []struct {
+		advance time.Duration
+		want    string
+		listed  int // pod lists since the new pod
+	}{
+		{0, "[pods/rps]", 0},
+		{customRelist - time.Second, "[pods/rps]", 0},
+		{time.Second, "[pods/latency pods/rps]", 1},
+		{time.Second, "[pods/latency pods/rps]", 1},
+	} {
+		now = now.Add(step.advance)
+		if got := discovered(); got != step.want || lists()-before != step.listed {
+			t.Errorf("at +%s: discovery %s after %d pod lists; want %s after %d", step.advance, got, lists()-before, step.want, step.listed)
+		}
 	}
 }

@@ -68,5 +68,7 @@
 // one that is not is ignored (no value), logged once and told in a
 // Warning Event as a percent is. Simulated values carry no labels: a
 // metricLabelSelector that parses selects them all. Discovery lists the
-// metrics of pods' annotations and of the ConfigMap.
+// metrics of pods' annotations and of the ConfigMap, collected at most
+// every 10 s (as a metrics adapter relists its series): a new metric's
+// value is served at once, its name may take that long to be listed.
 package simmetrics

@@ -67,6 +67,8 @@ type Server struct {
 	done   chan struct{}
 	// registered is when register returned, for WaitAvailable's log.
 	registered time.Time
+	// names is what custom.metrics.k8s.io discovery lists.
+	names metricNames
 }
 
 // Start serves the member's metrics API on a free loopback port and
