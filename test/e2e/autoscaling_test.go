@@ -34,6 +34,12 @@ const fhpaDownWindow = 10 * time.Second
 // only after it. (A member cut off during a scale-up is in
 // pkg/controllers/federatedhpa's TestLiveMembers.)
 func TestFederatedHPAScalesAcrossMembers(t *testing.T) {
+	// Parallel (see parallelTests): it mostly waits on the metrics window,
+	// sync periods and the stabilization window. It divides by room, but
+	// asserts only the sum and that every replica runs, which the few
+	// 100m pods of the other parallel tests on member1..member3 leave
+	// room for.
+	t.Parallel()
 	const ns, name = "e2e-fhpa", "web"
 	ctx := context.Background()
 	createNamespace(t, ns)

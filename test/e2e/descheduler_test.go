@@ -29,8 +29,8 @@ import (
 // the Pending replicas are taken back from member2 and run on member1;
 // member2 keeps the 2 it runs, and no running pod was evicted.
 func TestUnschedulableReplicasMove(t *testing.T) {
-	// Parallel (see parallelTests): member1 and member2 are its, with member2 tainted, while it runs.
-	t.Parallel()
+	// Not parallel (see parallelTests): it taints and fills member2's
+	// nodes, where the parallel tests run pods.
 	const ns, name, stuck, free = "e2e-pending", "web", "member2", "member1"
 	ctx := context.Background()
 	createNamespace(t, ns)
@@ -201,14 +201,31 @@ func setTaint(t *testing.T, cluster string, taint *corev1.Taint) {
 
 // fill runs, directly in the member, pods of 1 CPU tolerating taint until
 // its nodes have less than one CPU free each; the namespace goes at the
-// end of the test.
+// end of the test, which waits until its pods are gone: the tests after
+// it place on member2 and must find its room again.
 func fill(t *testing.T, ctx context.Context, cluster, ns string, taint corev1.Taint) {
 	t.Helper()
 	c := memberCl[cluster]
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}) })
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Errorf("deleting the fillers' namespace: %v", err)
+			return
+		}
+		eventually(t, "the fillers gone from "+cluster, func() error {
+			var ps corev1.PodList
+			if err := c.List(ctx, &ps, client.InNamespace(ns)); err != nil {
+				return err
+			}
+			if len(ps.Items) > 0 {
+				return fmt.Errorf("%d left", len(ps.Items))
+			}
+			return nil
+		})
+	})
 	var nodes corev1.NodeList
 	if err := c.List(ctx, &nodes); err != nil {
 		t.Fatal(err)

@@ -24,6 +24,9 @@ import (
 // to member2; the old copy goes once the new one is Healthy; member1 stays
 // blocked.
 func TestApplicationFailoverGraciously(t *testing.T) {
+	// Parallel (see parallelTests): it mostly waits for the toleration, in
+	// its own namespace, starved on member1 only there.
+	t.Parallel()
 	const ns = "failover-demo"
 	key := client.ObjectKey{Namespace: ns, Name: "web"}
 	applyExample(t, "application-failover.yaml")
@@ -65,6 +68,8 @@ func TestApplicationFailoverGraciously(t *testing.T) {
 // TestPurgeNeverWaitsForConfirmation: after the failover, the old copy
 // stays on member1 and the binding says so until a user confirms.
 func TestPurgeNeverWaitsForConfirmation(t *testing.T) {
+	// Parallel (see parallelTests), as TestApplicationFailoverGraciously.
+	t.Parallel()
 	const ns = "failover-never"
 	key := client.ObjectKey{Namespace: ns, Name: "api"}
 	applyExample(t, "purge-never.yaml")
@@ -111,6 +116,9 @@ func TestPurgeNeverWaitsForConfirmation(t *testing.T) {
 // (healthyState: Healthy) does not fail over, however long it is
 // Unhealthy; the same workload with delaySeconds waits for the delay.
 func TestPreconditionsHoldBack(t *testing.T) {
+	// Parallel (see parallelTests): it mostly waits for delaySeconds, in
+	// its own namespace, starved on member1 only there.
+	t.Parallel()
 	const ns = "failover-precond"
 	createNamespace(t, ns)
 	// The namespace exists on member1 first, starved, so web never runs there.

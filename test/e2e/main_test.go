@@ -41,10 +41,17 @@ const flakyMember = "member4"
 const failoverMember = "member5"
 
 // parallelTests is how many tests of the suite call t.Parallel: the ones
-// that mostly wait (a toleration running out, a threshold of unschedulable
-// seconds, a member unreachable long enough), each on members no other
-// parallel test touches. They run together, after the others.
-const parallelTests = 3
+// that mostly wait on timers (a toleration or a delay running out, a
+// member unreachable long enough, metrics windows and sync periods,
+// minSuccessSeconds and progress deadlines). They run together, after the
+// others, which they would otherwise each wait for in turn. Each keeps to
+// its own namespace and to members whose state no other parallel test
+// changes: member4 and member5 are stopped by theirs (see above), and on
+// member1..member3 none taints or fills nodes, unjoins a member or
+// asserts a division of replicas that another's few pods could shift.
+// (TestUnschedulableReplicasMove, which taints and fills member2's nodes,
+// runs with the others, in turn.)
+const parallelTests = 8
 
 func TestMain(m *testing.M) {
 	flag.Parse()

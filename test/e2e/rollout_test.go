@@ -189,6 +189,10 @@ func (o *oneAtATime) check(copies map[string]memberCopy) error {
 // rollout at the first member (maxFailures 0), which gets the last good
 // image back while the others never leave it.
 func TestProgressiveRolloutThroughMembers(t *testing.T) {
+	// Parallel (see parallelTests): it mostly waits for minSuccessSeconds
+	// and the progress deadline, in its own namespace; the members'
+	// room does not decide where its copies go (clusterNames).
+	t.Parallel()
 	const ns = "e2e-rollout-progressive"
 	const minSuccess = 2
 	createNamespace(t, ns)
@@ -279,6 +283,9 @@ func rolloutCLI(t *testing.T, args ...string) string {
 // the canary member goes first and the production members once it is
 // done.
 func TestStagedRolloutWaitsForApprove(t *testing.T) {
+	// Parallel (see parallelTests), for the reasons of the Progressive
+	// test; the ring labels it reads are the suite's, set once.
+	t.Parallel()
 	const ns = "e2e-rollout-staged"
 	createNamespace(t, ns)
 	removeWorkloads(t, ns, rolloutMembers...)
