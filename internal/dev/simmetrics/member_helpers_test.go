@@ -25,6 +25,7 @@ import (
 
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
 	"github.com/shepherd-io/shepherd/internal/dev/simmetrics"
+	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
 func container(name, cpu, memory string) corev1.Container {
@@ -434,8 +435,13 @@ func (e *memberEnv) checkCustomMetrics() {
 	if _, err := get("/apis/custom.metrics.k8s.io/v1beta2/namespaces/load/pods/*/latency", ""); !apierrors.IsNotFound(err) {
 		e.t.Errorf("a metric no pod has: %v; want NotFound", err)
 	}
-	res, err := e.kube.Discovery().ServerResourcesForGroupVersion("custom.metrics.k8s.io/v1beta2")
-	if err != nil || len(res.APIResources) == 0 || res.APIResources[0].Name != "pods/rps" {
-		e.t.Errorf("custom.metrics.k8s.io/v1beta2 discovery: %+v, %v; want pods/rps", res, err)
-	}
+	// Discovery lists the metric within the relist period (10 s) of the
+	// pods getting it; the values above were served at once.
+	testenv.Eventually(e.t, 30*time.Second, "pods/rps in custom.metrics.k8s.io/v1beta2 discovery", func() error {
+		res, err := e.kube.Discovery().ServerResourcesForGroupVersion("custom.metrics.k8s.io/v1beta2")
+		if err != nil || len(res.APIResources) == 0 || res.APIResources[0].Name != "pods/rps" {
+			return fmt.Errorf("discovery: %+v, %v", res, err)
+		}
+		return nil
+	})
 }
