@@ -134,13 +134,8 @@ func TestHandlerCustomMetrics(t *testing.T) {
 	}
 
 	// Discovery lists the metrics the knobs give.
-	w := serve(s, proxied(customPath, "front-proxy-client"))
-	res := &metav1.APIResourceList{}
-	if err := json.Unmarshal(w.Body.Bytes(), res); err != nil {
-		t.Fatalf("discovery: %d %v %s", w.Code, err, w.Body)
-	}
 	var names []string
-	for _, r := range res.APIResources {
+	for _, r := range discoveredMetrics(t, s) {
 		names = append(names, r.Name)
 		if r.Kind != "MetricValueList" || !r.Namespaced {
 			t.Errorf("resource %+v", r)
@@ -149,7 +144,7 @@ func TestHandlerCustomMetrics(t *testing.T) {
 	if want := "[ingresses.networking.k8s.io/requests pods/latency pods/rps services/requests]"; fmt.Sprint(names) != want {
 		t.Errorf("discovery %v; want %s", names, want)
 	}
-	w = serve(s, proxied("/apis/custom.metrics.k8s.io", "front-proxy-client"))
+	w := serve(s, proxied("/apis/custom.metrics.k8s.io", "front-proxy-client"))
 	g := &metav1.APIGroup{}
 	if err := json.Unmarshal(w.Body.Bytes(), g); err != nil || g.PreferredVersion.GroupVersion != "custom.metrics.k8s.io/v1beta2" {
 		t.Fatalf("group: %d %v %s", w.Code, err, w.Body)
@@ -167,13 +162,8 @@ func TestCustomDiscoveryRelists(t *testing.T) {
 	s.now = func() time.Time { return now }
 	discovered := func() string {
 		t.Helper()
-		w := serve(s, proxied(customPath, "front-proxy-client"))
-		res := &metav1.APIResourceList{}
-		if err := json.Unmarshal(w.Body.Bytes(), res); err != nil {
-			t.Fatalf("discovery: %d %v %s", w.Code, err, w.Body)
-		}
 		var names []string
-		for _, r := range res.APIResources {
+		for _, r := range discoveredMetrics(t, s) {
 			names = append(names, r.Name)
 		}
 		return fmt.Sprint(names)
@@ -195,6 +185,9 @@ func TestCustomDiscoveryRelists(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := lists()
+	if w := serve(s, proxied(customPath+"/namespaces/shop/pods/db-9/latency", "front-proxy-client")); w.Code != http.StatusOK {
+		t.Errorf("the new pod's latency before discovery lists it: %d %s; want it served at once", w.Code, w.Body)
+	}
 	for _, step := range []struct {
 		advance time.Duration
 		want    string
@@ -210,4 +203,15 @@ func TestCustomDiscoveryRelists(t *testing.T) {
 			t.Errorf("at +%s: discovery %s after %d pod lists; want %s after %d", step.advance, got, lists()-before, step.want, step.listed)
 		}
 	}
+}
+
+// discoveredMetrics reads custom.metrics.k8s.io/v1beta2 discovery from s.
+func discoveredMetrics(t *testing.T, s *Server) []metav1.APIResource {
+	t.Helper()
+	w := serve(s, proxied(customPath, "front-proxy-client"))
+	res := &metav1.APIResourceList{}
+	if err := json.Unmarshal(w.Body.Bytes(), res); err != nil {
+		t.Fatalf("discovery: %d %v %s", w.Code, err, w.Body)
+	}
+	return res.APIResources
 }
