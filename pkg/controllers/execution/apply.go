@@ -8,7 +8,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -238,6 +237,12 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 		if err := r.checkFence(); err != nil {
 			return manifestResult{}, err
 		}
+		if _, err := handOver(ctx, ri, live); apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			lastErr = err
+			continue // changed or gone meanwhile: read and decide again
+		} else if err != nil {
+			return manifestResult{}, fmt.Errorf("handing the fields Shepherd created to server-side apply: %w", err)
+		}
 		applied, err := applyObject(ctx, ri, desired, live.GetUID())
 		if objectReplaced(err) {
 			lastErr = err
@@ -465,8 +470,12 @@ func withoutMarks(obj *unstructured.Unstructured) *unstructured.Unstructured {
 }
 
 // createObject creates obj, creating its namespace first when the member
-// lacks it, and hands the fields it set to Shepherd's server-side apply
-// manager, so that a later apply that leaves a field out removes it.
+// lacks it. Create, unlike an apply, fails when the object exists, so a
+// member object is never taken over by accident. The fields it sets belong
+// to Shepherd's manager as an update; the first apply that changes the
+// object hands them to server-side apply first (handOver). Doing that at
+// create would be a second write to every object created, racing the
+// member's controllers (a Deployment's status writer then conflicts).
 func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, ns string) (*unstructured.Unstructured, error) {
 	opts := metav1.CreateOptions{FieldManager: workv1alpha1.FieldManager}
 	created, err := ri.Create(ctx, obj, opts)
@@ -479,7 +488,7 @@ func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients,
 	if err != nil {
 		return nil, err
 	}
-	return handOver(ctx, ri, created), nil
+	return created, nil
 }
 
 // handOverAttempts bounds the rounds of handOver: an object that other
@@ -488,45 +497,34 @@ func (r *Reconciler) createObject(ctx context.Context, c *clusterclient.Clients,
 const handOverAttempts = 3
 
 // handOver moves the fields Shepherd set by create to its server-side
-// apply manager. The patch tests the object's resourceVersion, so a write
-// by anyone in between is a conflict: read the object again and retry. If
-// it still fails, the object is created and owned, and the next apply
-// retries the hand-over (it runs again on the Work's next change or
-// resync); a conflict is no error worth a user's attention.
-func handOver(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) *unstructured.Unstructured {
-	var err error
+// apply manager, so that an apply that leaves one of them out removes it
+// (fields a manager set by update are not removed by its applies). It
+// writes nothing when there is nothing to move. The patch tests the
+// object's resourceVersion, so a write by anyone in between is a
+// conflict: read the object again and retry; the last error is returned
+// (a conflict still, after handOverAttempts).
+func handOver(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	for attempt := range handOverAttempts {
 		if attempt > 0 {
-			latest, getErr := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
-			if getErr != nil {
-				err = getErr
-				break
+			latest, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return obj, err
 			}
 			obj = latest
 		}
-		var patch []byte
-		patch, err = csaupgrade.UpgradeManagedFieldsPatch(obj, sets.New(workv1alpha1.FieldManager), workv1alpha1.FieldManager)
+		patch, err := csaupgrade.UpgradeManagedFieldsPatch(obj, sets.New(workv1alpha1.FieldManager), workv1alpha1.FieldManager)
 		if err != nil || patch == nil {
-			break
+			return obj, err
 		}
-		var upgraded *unstructured.Unstructured
-		upgraded, err = ri.Patch(ctx, obj.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
+		upgraded, err := ri.Patch(ctx, obj.GetName(), types.JSONPatchType, patch, metav1.PatchOptions{})
 		if err == nil {
-			return upgraded
+			return upgraded, nil
 		}
-		if !apierrors.IsConflict(err) {
-			break
-		}
-	}
-	if err != nil {
-		log := logr.FromContextOrDiscard(ctx)
-		if apierrors.IsConflict(err) {
-			log.V(1).Info("handing a created object's fields to server-side apply: changed meanwhile, retried on the next apply", "object", obj.GetName())
-		} else {
-			log.Error(err, "handing a created object's fields to server-side apply", "object", obj.GetName())
+		if !apierrors.IsConflict(err) || attempt == handOverAttempts-1 {
+			return obj, err
 		}
 	}
-	return obj
+	return obj, nil
 }
 
 // applyObject server-side applies obj with force, on the condition that the

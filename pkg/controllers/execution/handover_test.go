@@ -19,7 +19,7 @@ import (
 // to server-side apply tests the object's resourceVersion, so a write in
 // between (a CRD's status as it becomes Established) is a conflict. The
 // object is read again and the hand-over redone; another error stops it,
-// leaving the created object as it is.
+// and the error is returned so that the apply that needed it waits.
 func TestHandOverRetriesAConflict(t *testing.T) {
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	created := func() *unstructured.Unstructured {
@@ -39,11 +39,12 @@ func TestHandOverRetriesAConflict(t *testing.T) {
 		failures  []error // answers to the first patches, in order
 		wantCalls int
 		handedOn  bool
+		wantErr   func(error) bool
 	}{
-		{"no conflict: one patch", nil, 1, true},
-		{"a conflict: read again and patched again", []error{conflict()}, 2, true},
-		{"conflicts every time: gives up after the attempts", []error{conflict(), conflict(), conflict()}, handOverAttempts, false},
-		{"another error: no retry", []error{apierrors.NewForbidden(gvr.GroupResource(), "settings", nil)}, 1, false},
+		{"no conflict: one patch", nil, 1, true, nil},
+		{"a conflict: read again and patched again", []error{conflict()}, 2, true, nil},
+		{"conflicts every time: gives up after the attempts", []error{conflict(), conflict(), conflict()}, handOverAttempts, false, apierrors.IsConflict},
+		{"another error: no retry", []error{apierrors.NewForbidden(gvr.GroupResource(), "settings", nil)}, 1, false, apierrors.IsForbidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), created())
@@ -55,7 +56,13 @@ func TestHandOverRetriesAConflict(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			got := handOver(context.Background(), client.Resource(gvr).Namespace("shop"), created())
+			got, err := handOver(context.Background(), client.Resource(gvr).Namespace("shop"), created())
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.wantErr != nil && !tc.wantErr(err):
+				t.Errorf("error %v, want another", err)
+			}
 			if calls != tc.wantCalls {
 				t.Errorf("%d patches, want %d", calls, tc.wantCalls)
 			}
@@ -67,6 +74,29 @@ func TestHandOverRetriesAConflict(t *testing.T) {
 				t.Errorf("fields handed to server-side apply: %v, want %v (managed fields %+v)", handed, tc.handedOn, got.GetManagedFields())
 			}
 		})
+	}
+}
+
+// TestHandOverWritesNothingWhenNothingIsToMove: an object whose fields
+// Shepherd already holds by server-side apply (every object after its
+// first change) is not written again.
+func TestHandOverWritesNothingWhenNothingIsToMove(t *testing.T) {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("shop")
+	u.SetName("settings")
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: workv1alpha1.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}})
+	client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), u)
+	patches := 0
+	client.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		patches++
+		return false, nil, nil
+	})
+	if _, err := handOver(context.Background(), client.Resource(gvr).Namespace("shop"), u); err != nil || patches != 0 {
+		t.Errorf("error %v and %d patches, want none", err, patches)
 	}
 }
 

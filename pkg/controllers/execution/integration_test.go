@@ -2,7 +2,9 @@ package execution_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -100,9 +102,36 @@ func TestExecutionAgainstRealMembers(t *testing.T) {
 	if dep.Labels[workv1alpha1.LabelManagedBy] != "shepherd" || dep.Annotations[workv1alpha1.AnnotationWork] != "shepherd-es-m1/app" || *dep.Spec.Replicas != 3 {
 		t.Errorf("member Deployment: labels %v annotations %v", dep.Labels, dep.Annotations)
 	}
-	if mf := dep.ManagedFields; len(mf) == 0 || mf[0].Manager != "shepherd" || mf[0].Operation != metav1.ManagedFieldsOperationApply {
+	// Created, not applied: the fields are Shepherd's as an update until
+	// the first change hands them to server-side apply.
+	if mf := dep.ManagedFields; len(mf) == 0 || mf[0].Manager != "shepherd" || mf[0].Operation != metav1.ManagedFieldsOperationUpdate {
 		t.Errorf("managed fields: %+v", mf)
 	}
+
+	t.Run("a key left out at the first change is removed from the member", func(t *testing.T) {
+		changed := configMap("shop", "web-config")
+		changed.Data = map[string]string{"k2": "v2"}
+		raw, err := json.Marshal(changed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustUpdate(t, hub, key, func(w *workv1alpha1.Work) { w.Spec.Workload.Manifests[1].Raw = raw })
+		testenv.Eventually(t, 10*time.Second, "data k2 only", func() error {
+			cm, err := mk.CoreV1().ConfigMaps("shop").Get(ctx, "web-config", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if !maps.Equal(cm.Data, changed.Data) {
+				return fmt.Errorf("data %v", cm.Data)
+			}
+			for _, m := range cm.ManagedFields {
+				if m.Manager == "shepherd" && m.Operation != metav1.ManagedFieldsOperationApply {
+					return fmt.Errorf("shepherd still manages fields by %s: %+v", m.Operation, cm.ManagedFields)
+				}
+			}
+			return nil
+		})
+	})
 
 	t.Run("the dead member's Works report the failure", func(t *testing.T) {
 		w := &workv1alpha1.Work{}
