@@ -12,8 +12,9 @@
 //	go run ./hack/test                 # go test ./...
 //	go run ./hack/test -short ./pkg/... # any go test arguments
 //
-// Test binaries run one at a time, whatever -p says (-p sets how many
-// packages are built at once): see serial.go.
+// Test binaries that start control planes run one at a time, whatever -p
+// says (-p sets how many packages are built and tested at once): see
+// serial.go.
 //
 // At the end it prints the slowest packages and the time taken against
 // CI's budget (Budget).
@@ -34,7 +35,9 @@ import (
 func main() {
 	if lock := os.Getenv(lockEnv); lock != "" {
 		// Run by go test (-exec) to run one test binary: see serial.go.
-		os.Exit(runSerialized(lock, os.Getenv(timesEnv), os.Args[1:]))
+		pkg, _ := importPath(".")
+		alone := len(os.Args) < 2 || exclusive(os.Args[1], pkg)
+		os.Exit(runSerialized(lock, os.Getenv(timesEnv), os.Args[1:], alone))
 	}
 	if err := ensureChromium(); err != nil {
 		fmt.Fprintln(os.Stderr, "test:", err)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -18,9 +20,16 @@ import (
 // The integration and end-to-end packages each run several
 // kube-apiservers: two of them at once on a two-core machine make
 // load-sensitive waits fail now and then. So `go test` runs every test
-// binary through this command (-exec), which runs one at a time, machine
-// wide, by a lock; meanwhile `go test -p N` compiles and links the next
-// packages, which used to wait for the tests before them.
+// binary through this command (-exec), which runs those binaries one at a
+// time, machine wide, by a lock; meanwhile `go test -p N` compiles and
+// links the next packages, which used to wait for the tests before them.
+//
+// A binary takes the lock when it can start a control plane (it links
+// controlplane.Start) or its package builds binaries of its own
+// (exclusivePackages); it is read from the binary's function table, and a
+// binary that cannot be read takes the lock. Every other binary (unit
+// tests, most of the packages) runs at once, beside whichever holds it:
+// it would otherwise wait, with its slot of -p, for an end-to-end suite.
 //
 // The time `go test` prints for a package then includes the wait for the
 // lock, so each binary's own time is written to a file and the summary
@@ -48,22 +57,65 @@ func serialArgs(args []string, self, dir string) (out, env []string, ok bool) {
 	return out, env, true
 }
 
-// runSerialized runs a test binary (args) once it holds the lock, passing
-// signals on, and records its time; it returns the binary's exit code.
-func runSerialized(lockPath, timesPath string, args []string) int {
+// controlPlaneStart is the symbol of a binary that can start a control
+// plane (every kube-apiserver of the tests starts there).
+const controlPlaneStart = "github.com/shepherd-io/shepherd/internal/dev/controlplane.Start"
+
+// exclusivePackages start no control plane but load both cores for a
+// minute: they build Shepherd's binaries (images, generated files).
+var exclusivePackages = []string{
+	"github.com/shepherd-io/shepherd/hack/image",
+	"github.com/shepherd-io/shepherd/hack/verify",
+}
+
+// exclusive says whether the test binary of pkg runs alone (see above).
+func exclusive(binary, pkg string) bool {
+	if slices.Contains(exclusivePackages, pkg) {
+		return true
+	}
+	linked, err := linksSymbol(binary, controlPlaneStart)
+	return err != nil || linked
+}
+
+// linksSymbol reports whether the ELF binary has the function sym: its
+// name, NUL-terminated, in the function name table of .gopclntab, which
+// the runtime needs, so that go test's stripped binaries keep it too.
+func linksSymbol(binary, sym string) (bool, error) {
+	f, err := elf.Open(binary)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	sec := f.Section(".gopclntab")
+	if sec == nil {
+		return false, fmt.Errorf("%s has no .gopclntab section", binary)
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return false, err
+	}
+	return bytes.Contains(data, append([]byte(sym), 0)), nil
+}
+
+// runSerialized runs a test binary (args), once it holds the lock when
+// alone is set, passing signals on, and records its time; it returns the
+// binary's exit code.
+func runSerialized(lockPath, timesPath string, args []string, alone bool) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "test: serial mode without a test binary to run")
 		return 2
 	}
-	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "test:", err)
-		return 2
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		fmt.Fprintln(os.Stderr, "test: taking the lock:", err)
-		return 2
+	if alone {
+		lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "test:", err)
+			return 2
+		}
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+			fmt.Fprintln(os.Stderr, "test: taking the lock:", err)
+			return 2
+		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -82,7 +134,7 @@ func runSerialized(lockPath, timesPath string, args []string) int {
 			_ = cmd.Process.Signal(s)
 		}
 	}()
-	err = cmd.Wait()
+	err := cmd.Wait()
 	took := time.Since(started)
 	if pkg, perr := importPath("."); perr == nil {
 		recordTime(timesPath, pkg, took)
@@ -134,8 +186,8 @@ func modulePath(gomod string) string {
 	return ""
 }
 
-// recordTime appends "PKG\tSECONDS" to the times file (one short write:
-// binaries finish one at a time anyway).
+// recordTime appends "PKG\tSECONDS" to the times file in one short
+// append (O_APPEND: lines of binaries that end together do not mix).
 func recordTime(path, pkg string, took time.Duration) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {

@@ -121,30 +121,72 @@ func TestImportPath(t *testing.T) {
 	}
 }
 
-// TestRunSerialized: two binaries started at once run one after the
-// other, each exit code comes back, and each own time is recorded.
+// TestRunSerialized: two binaries that run alone, started at once, run
+// one after the other; two that need not, at once. Each exit code comes
+// back, and each own time is recorded.
 func TestRunSerialized(t *testing.T) {
-	dir := t.TempDir()
-	lock, times, log := filepath.Join(dir, "lock"), filepath.Join(dir, "times"), filepath.Join(dir, "log")
-	script := "echo start >> " + log + "; sleep 0.3; echo end >> " + log + "; exit $0"
-	codes := make(chan int, 2)
-	for _, code := range []string{"0", "3"} {
-		go func() { codes <- runSerialized(lock, times, []string{"sh", "-c", script, code}) }()
+	for _, tc := range []struct {
+		alone bool
+		log   string
+	}{
+		{true, "start\nend\nstart\nend\n"},
+		{false, "start\nstart\nend\nend\n"},
+	} {
+		t.Run(fmt.Sprintf("alone=%v", tc.alone), func(t *testing.T) {
+			dir := t.TempDir()
+			lock, times, log := filepath.Join(dir, "lock"), filepath.Join(dir, "times"), filepath.Join(dir, "log")
+			script := "echo start >> " + log + "; sleep 0.3; echo end >> " + log + "; exit $0"
+			codes := make(chan int, 2)
+			for _, code := range []string{"0", "3"} {
+				go func() { codes <- runSerialized(lock, times, []string{"sh", "-c", script, code}, tc.alone) }()
+			}
+			got := []int{<-codes, <-codes}
+			slices.Sort(got)
+			if !slices.Equal(got, []int{0, 3}) {
+				t.Errorf("exit codes %v, want 0 and 3", got)
+			}
+			data, err := os.ReadFile(log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(data) != tc.log {
+				t.Errorf("log:\n%s\nwant:\n%s", data, tc.log)
+			}
+			own := readTimes(times)
+			if d := own["github.com/shepherd-io/shepherd/hack/test"]; d < 600*time.Millisecond {
+				t.Errorf("recorded %v for this package, want the two runs' 0.6 s at least: %v", d, own)
+			}
+		})
 	}
-	got := []int{<-codes, <-codes}
-	slices.Sort(got)
-	if !slices.Equal(got, []int{0, 3}) {
-		t.Errorf("exit codes %v, want 0 and 3", got)
-	}
-	data, err := os.ReadFile(log)
+}
+
+// TestExclusive: a binary is read for the control plane's symbol (this
+// test binary has its own functions' symbols and not the control
+// plane's); the packages that build binaries, and a binary that cannot
+// be read, run alone.
+func TestExclusive(t *testing.T) {
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(data) != "start\nend\nstart\nend\n" {
-		t.Errorf("the two ran at once:\n%s", data)
+	if linked, err := linksSymbol(self, "github.com/shepherd-io/shepherd/hack/test.linksSymbol"); err != nil || !linked {
+		t.Fatalf("this binary's own symbol not found: %v, %v", linked, err)
 	}
-	own := readTimes(times)
-	if d := own["github.com/shepherd-io/shepherd/hack/test"]; d < 600*time.Millisecond {
-		t.Errorf("recorded %v for this package, want the two runs' 0.6 s at least: %v", d, own)
+	notABinary := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(notABinary, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		binary, pkg string
+		want        bool
+	}{
+		{self, "github.com/shepherd-io/shepherd/hack/test", false},
+		{self, "github.com/shepherd-io/shepherd/hack/image", true},
+		{notABinary, "github.com/shepherd-io/shepherd/pkg/x", true},
+		{filepath.Join(t.TempDir(), "missing"), "github.com/shepherd-io/shepherd/pkg/x", true},
+	} {
+		if got := exclusive(tc.binary, tc.pkg); got != tc.want {
+			t.Errorf("exclusive(%s, %s) = %v, want %v", filepath.Base(tc.binary), tc.pkg, got, tc.want)
+		}
 	}
 }
