@@ -22,18 +22,7 @@ import (
 // and the error is returned so that the apply that needed it waits.
 func TestHandOverRetriesAConflict(t *testing.T) {
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	created := func() *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("ConfigMap")
-		u.SetNamespace("shop")
-		u.SetName("settings")
-		u.SetResourceVersion("1")
-		u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: workv1alpha1.FieldManager, Operation: metav1.ManagedFieldsOperationUpdate,
-			APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}})
-		_ = unstructured.SetNestedField(u.Object, "v", "data", "k")
-		return u
-	}
+	created := func() *unstructured.Unstructured { return settings(metav1.ManagedFieldsOperationUpdate) }
 	for _, tc := range []struct {
 		name      string
 		failures  []error // answers to the first patches, in order
@@ -82,13 +71,7 @@ func TestHandOverRetriesAConflict(t *testing.T) {
 // first change) is not written again.
 func TestHandOverWritesNothingWhenNothingIsToMove(t *testing.T) {
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("v1")
-	u.SetKind("ConfigMap")
-	u.SetNamespace("shop")
-	u.SetName("settings")
-	u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: workv1alpha1.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
-		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}})
+	u := settings(metav1.ManagedFieldsOperationApply)
 	client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), u)
 	patches := 0
 	client.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -98,6 +81,21 @@ func TestHandOverWritesNothingWhenNothingIsToMove(t *testing.T) {
 	if _, err := handOver(context.Background(), client.Resource(gvr).Namespace("shop"), u); err != nil || patches != 0 {
 		t.Errorf("error %v and %d patches, want none", err, patches)
 	}
+}
+
+// settings is the ConfigMap shop/settings with data k, the field Shepherd
+// manages by op.
+func settings(op metav1.ManagedFieldsOperationType) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetNamespace("shop")
+	u.SetName("settings")
+	u.SetResourceVersion("1")
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: workv1alpha1.FieldManager, Operation: op,
+		APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}})
+	_ = unstructured.SetNestedField(u.Object, "v", "data", "k")
+	return u
 }
 
 func conflict() error {
