@@ -35,9 +35,9 @@ import (
 func main() {
 	if lock := os.Getenv(lockEnv); lock != "" {
 		// Run by go test (-exec) to run one test binary: see serial.go.
-		pkg, _ := importPath(".")
+		pkg, _ := importPath(".") // go test runs a binary in its package's directory
 		alone := len(os.Args) < 2 || exclusive(os.Args[1], pkg)
-		os.Exit(runSerialized(lock, os.Getenv(timesEnv), os.Args[1:], alone))
+		os.Exit(runSerialized(lock, os.Getenv(timesEnv), pkg, os.Args[1:], alone))
 	}
 	if err := ensureChromium(); err != nil {
 		fmt.Fprintln(os.Stderr, "test:", err)

@@ -61,8 +61,10 @@ func serialArgs(args []string, self, dir string) (out, env []string, ok bool) {
 // plane (every kube-apiserver of the tests starts there).
 const controlPlaneStart = "github.com/shepherd-io/shepherd/internal/dev/controlplane.Start"
 
-// exclusivePackages start no control plane but load both cores for a
-// minute: they build Shepherd's binaries (images, generated files).
+// exclusivePackages start no control plane but load both cores for
+// minutes: they build Shepherd's binaries (images, generated files), and
+// on a cold build cache hack/image recompiles every dependency (its
+// -trimpath, CGO_ENABLED=0 builds share nothing with go test's).
 var exclusivePackages = []string{
 	"github.com/shepherd-io/shepherd/hack/image",
 	"github.com/shepherd-io/shepherd/hack/verify",
@@ -97,10 +99,10 @@ func linksSymbol(binary, sym string) (bool, error) {
 	return bytes.Contains(data, append([]byte(sym), 0)), nil
 }
 
-// runSerialized runs a test binary (args), once it holds the lock when
-// alone is set, passing signals on, and records its time; it returns the
-// binary's exit code.
-func runSerialized(lockPath, timesPath string, args []string, alone bool) int {
+// runSerialized runs the test binary of pkg (args), once it holds the
+// lock when alone is set, passing signals on, and records its time under
+// pkg (none when pkg is empty); it returns the binary's exit code.
+func runSerialized(lockPath, timesPath, pkg string, args []string, alone bool) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "test: serial mode without a test binary to run")
 		return 2
@@ -136,7 +138,7 @@ func runSerialized(lockPath, timesPath string, args []string, alone bool) int {
 	}()
 	err := cmd.Wait()
 	took := time.Since(started)
-	if pkg, perr := importPath("."); perr == nil {
+	if pkg != "" {
 		recordTime(timesPath, pkg, took)
 	}
 	var exit *exec.ExitError

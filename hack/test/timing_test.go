@@ -138,7 +138,9 @@ func TestRunSerialized(t *testing.T) {
 			script := "echo start >> " + log + "; sleep 0.3; echo end >> " + log + "; exit $0"
 			codes := make(chan int, 2)
 			for _, code := range []string{"0", "3"} {
-				go func() { codes <- runSerialized(lock, times, []string{"sh", "-c", script, code}, tc.alone) }()
+				go func() {
+					codes <- runSerialized(lock, times, "github.com/shepherd-io/shepherd/hack/test", []string{"sh", "-c", script, code}, tc.alone)
+				}()
 			}
 			got := []int{<-codes, <-codes}
 			slices.Sort(got)
