@@ -20,7 +20,8 @@ const (
 	// ConditionScalingActive: metrics were read and a replica count computed.
 	ConditionScalingActive = autoscalingv2.ScalingActive
 	// ConditionScalingLimited: the count computed was outside
-	// [minReplicas, maxReplicas] (or a behavior policy held it back).
+	// [minReplicas, maxReplicas], a behavior policy held it back, or the
+	// fleet has no room for it (reason NoRoomInFleet).
 	ConditionScalingLimited = autoscalingv2.ScalingLimited
 	// ConditionMemberAutoscalerConflict is True when a member runs a
 	// HorizontalPodAutoscaler of its own on the same workload: both would

@@ -250,6 +250,9 @@ type input struct {
 	now             time.Time
 	tolerance       float64
 	downWindow      time.Duration
+	// unplaced is the scheduler's reason when it could not place the
+	// target's current replicas (see placementFrom).
+	unplaced string
 }
 
 // outcome is what decide concludes.
@@ -303,6 +306,7 @@ func decide(in input) outcome {
 	active(corev1.ConditionTrue, "ValidMetricFound", fmt.Sprintf("the HPA was able to successfully calculate a replica count from %s%s", p.metric, excludedNote(p.excluded)))
 	var conds []condition
 	o.desired, conds, o.history = normalize(b, minR, in.spec.MaxReplicas, in.current, p.replicas, o.history, in.now)
+	roomLimited(conds, in.current, in.unplaced)
 	o.conditions = append(o.conditions, conds...)
 	if o.desired != in.current {
 		dir := "above"

@@ -131,6 +131,8 @@ func TestDecide(t *testing.T) {
 		limited   string // ScalingLimited reason, when checked
 		able      string // AbleToScale reason, when checked
 		mentioned string // in the ScalingActive message
+		unplaced  string // the scheduler's reason it could not place current
+		limitedBy string // in the ScalingLimited message
 	}{
 		{name: "CPU at twice the target doubles the pods", spec: spec(1, 10, cpuUtil(50)), current: 4,
 			clusters: []cluster{{name: "a", pods: pods("a", 2, 100)}, {name: "b", pods: pods("b", 2, 100)}}, want: 8, active: corev1.ConditionTrue, limited: "DesiredWithinRange"},
@@ -244,9 +246,17 @@ func TestDecide(t *testing.T) {
 		{name: "a container without a request: no utilization", spec: spec(1, 10, cpuUtil(50)), current: 2,
 			clusters: []cluster{{name: "a", pods: []pod{{name: "x", request: []int64{0}, usage: []int64{10}, hasUsage: []bool{true}, requestErr: []string{"container app of pod x has no cpu request"}}}}},
 			want:     2, active: corev1.ConditionFalse, mentioned: "no cpu request"},
+		{name: "the fleet has no room for the replicas asked for: limited; the 4 pods running at twice the target ask for no more than 8", spec: spec(1, 20, cpuUtil(50)), current: 8,
+			clusters: []cluster{{name: "a", pods: pods("a", 4, 100)}}, unplaced: "0/3 clusters available: 3 insufficient cpu for one replica",
+			want: 8, limited: ReasonNoRoomInFleet, limitedBy: "no room for 8 replicas of the target: the members run the placement from before, the scheduler says: 0/3 clusters available"},
+		{name: "no room, and maxReplicas bounds the count too: the bound's reason, the scheduler's added", spec: spec(1, 10, cpuUtil(50)), current: 8,
+			clusters: []cluster{{name: "a", pods: pods("a", 8, 100)}}, unplaced: "0/3 clusters available",
+			want: 10, limited: "TooManyReplicas", limitedBy: "more than the maximum replica count; the fleet has no room for 8 replicas"},
+		{name: "the fleet placed every replica: within range", spec: spec(1, 20, cpuUtil(50)), current: 4,
+			clusters: []cluster{{name: "a", pods: pods("a", 4, 50)}}, want: 4, limited: "DesiredWithinRange"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := decide(input{spec: tc.spec, current: tc.current, status: tc.current, clusters: tc.clusters, history: tc.history, now: t0, tolerance: DefaultTolerance, downWindow: DefaultDownscaleWindow})
+			o := decide(input{spec: tc.spec, current: tc.current, status: tc.current, clusters: tc.clusters, history: tc.history, now: t0, tolerance: DefaultTolerance, downWindow: DefaultDownscaleWindow, unplaced: tc.unplaced})
 			if o.desired != tc.want {
 				t.Fatalf("desired = %d, want %d; conditions %+v", o.desired, tc.want, o.conditions)
 			}
@@ -259,6 +269,9 @@ func TestDecide(t *testing.T) {
 			}
 			if tc.limited != "" && got[autoscalingv2.ScalingLimited].reason != tc.limited {
 				t.Errorf("ScalingLimited = %+v, want reason %s", got[autoscalingv2.ScalingLimited], tc.limited)
+			}
+			if !strings.Contains(got[autoscalingv2.ScalingLimited].message, tc.limitedBy) {
+				t.Errorf("ScalingLimited message %q does not mention %q", got[autoscalingv2.ScalingLimited].message, tc.limitedBy)
 			}
 			if tc.able != "" && got[autoscalingv2.AbleToScale].reason != tc.able {
 				t.Errorf("AbleToScale = %+v, want reason %s", got[autoscalingv2.AbleToScale], tc.able)

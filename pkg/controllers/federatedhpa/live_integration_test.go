@@ -209,6 +209,26 @@ func TestLiveMembers(t *testing.T) {
 		})
 	})
 
+	t.Run("a scale-up the fleet has no room for: the template raised, ScalingLimited says why", func(t *testing.T) {
+		// Pods of 5 CPU: one per 8-CPU node, so member1 and member2 hold
+		// two each. Four pods at twice the target ask for eight.
+		const big = "big"
+		fleetenv.ApplyYAML(t, env.Hub, "test", strings.Replace(liveWorkload(ns, big, "member2", 4, 100), "cpu: 100m", `cpu: "5"`, 1))
+		t.Cleanup(func() { deleteLiveWorkload(t, env.Hub, ns, big) })
+		waitTargets(t, env.Hub, ns, big, map[string]int32{"member1": 2, "member2": 2})
+		bigKey := createLiveFHPA(t, ctx, env.Hub, ns, big)
+		waitReplicas(t, env.Hub, ns, big, 8)
+		waitStatus(t, env.Hub, bigKey, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
+			c := condition(st, autoscalingv2.ScalingLimited)
+			if c.Status != corev1.ConditionTrue || c.Reason != federatedhpa.ReasonNoRoomInFleet || !strings.Contains(c.Message, "no room for 8 replicas") {
+				return fmt.Errorf("ScalingLimited %+v", c)
+			}
+			return nil
+		})
+		// The members keep what they ran.
+		waitTargets(t, env.Hub, ns, big, map[string]int32{"member1": 2, "member2": 2})
+	})
+
 	t.Run("a member cut off is left out, the other still scales", func(t *testing.T) {
 		// Four pods running, two per member, before the link goes.
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {

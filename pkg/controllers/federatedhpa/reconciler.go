@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -24,9 +23,6 @@ import (
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -78,8 +74,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		r.recorder.Eventf(hpa, nil, corev1.EventTypeWarning, "FailedGetScale", "Compute", "%s", err.Error())
 		return r.finish(ctx, orig, hpa)
 	}
-	clusters, conflicts := r.measure(ctx, hpa, target)
-	in := input{spec: hpa.Spec, current: target.replicas, status: target.statusReplicas, clusters: clusters,
+	var clusters []cluster
+	var conflicts []string
+	// Without its binding the target runs nowhere yet: nothing to measure.
+	placed, err := r.placementOf(ctx, target)
+	if err == nil {
+		clusters, conflicts = r.measure(ctx, hpa, target, placed.clusters)
+	}
+	in := input{spec: hpa.Spec, current: target.replicas, status: target.statusReplicas, clusters: clusters, unplaced: placed.unplaced,
 		history: r.getHistory(req.NamespacedName), now: now, tolerance: r.opts.Tolerance, downWindow: r.opts.DownscaleWindow}
 	o := decide(in)
 	for _, c := range o.conditions {
@@ -173,32 +175,12 @@ func (r *Reconciler) target(ctx context.Context, hpa *autoscalingv1alpha1.Federa
 	return &target{ref: ref, obj: u, replicas: int32(replicas), statusReplicas: int32(status), selector: selector, selectorText: selector.String(), namespace: hpa.Namespace}, nil
 }
 
-// clustersOf are the names of the member clusters the target runs in,
-// sorted: the active targets of its ResourceBinding.
-func (r *Reconciler) clustersOf(ctx context.Context, t *target) ([]string, error) {
-	rb := &workv1alpha1.ResourceBinding{}
-	key := client.ObjectKey{Namespace: t.namespace, Name: names.BindingName(t.ref.Kind, t.ref.Name)}
-	if err := r.client.Get(ctx, key, rb); err != nil {
-		return nil, fmt.Errorf("reading the binding %s of the target: %w", key, err)
-	}
-	var out []string
-	for _, tc := range bindingutil.ActiveTargets(rb.Spec.Clusters) {
-		out = append(out, tc.Name)
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// measure reads each member the target runs in: its pods and their
+// measure reads each member the target runs in (names): its pods and their
 // metrics, and the member's own autoscalers of the target (conflicts,
 // "cluster/name"). A member that cannot be read is left out, and says
 // why; one whose values of a metric are missing is left out of that
 // metric, and says why.
-func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.FederatedHPA, t *target) ([]cluster, []string) {
-	names, err := r.clustersOf(ctx, t)
-	if err != nil {
-		return nil, nil
-	}
+func (r *Reconciler) measure(ctx context.Context, hpa *autoscalingv1alpha1.FederatedHPA, t *target, names []string) ([]cluster, []string) {
 	metrics := hpa.Spec.Metrics
 	if len(metrics) == 0 {
 		metrics = defaultMetrics()
