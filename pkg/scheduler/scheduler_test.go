@@ -137,7 +137,7 @@ func TestExplanations(t *testing.T) {
 	for _, e := range res.Explanations() {
 		byName[e.Cluster] = e
 	}
-	if e := byName["dev"]; e.FilteredBy != "ClusterAffinity" || e.Reason != "cluster labels do not match the labelSelector" || e.Selected {
+	if e := byName["dev"]; e.FilteredBy != "ClusterAffinity" || e.Reason != "with labels not matching the labelSelector" || e.Selected {
 		t.Errorf("dev: %+v", e)
 	}
 	held := byName["held"]
@@ -226,7 +226,7 @@ func TestFallbackAffinityTerms(t *testing.T) {
 	// No term fits: the error lists every term tried.
 	_, err = s.Schedule(ctx, snapshot(t, tainted), deployment("web", 2, p))
 	want := `affinity term "eu": 0/1 clusters available: 1 untolerated taint {maintenance=true:NoSchedule}; ` +
-		`affinity term "us": 0/1 clusters available: 1 cluster is not in clusterNames (affinity term "us")`
+		`affinity term "us": 0/1 clusters available: 1 not in clusterNames (affinity term "us")`
 	if err == nil || err.Error() != want {
 		t.Errorf("all terms fail:\n got %v\nwant %s", err, want)
 	}

@@ -70,24 +70,24 @@ func (*ClusterAffinity) PreFilter(_ context.Context, state *framework.CycleState
 		reject(admitted, reason)
 	}
 	if len(aff.Exclude) > 0 {
-		reject(state.SelectNames(aff.Exclude), "cluster is excluded")
+		reject(state.SelectNames(aff.Exclude), "excluded by exclude")
 	}
 	if len(aff.ClusterNames) > 0 {
-		rejectOthers(state.SelectNames(aff.ClusterNames), "cluster is not in clusterNames")
+		rejectOthers(state.SelectNames(aff.ClusterNames), "not in clusterNames")
 	}
 	if aff.LabelSelector != nil {
 		set, err := state.SelectLabels(aff.LabelSelector)
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		rejectOthers(set, "cluster labels do not match the labelSelector")
+		rejectOthers(set, "with labels not matching the labelSelector")
 	}
 	if aff.FieldSelector != nil {
 		set, err := state.SelectFields(aff.FieldSelector)
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		rejectOthers(set, "cluster provider, region or zone does not match the fieldSelector")
+		rejectOthers(set, "with a provider, region or zone not matching the fieldSelector")
 	}
 	if term.OverflowApplies(w) && len(s.verdicts) > 0 {
 		overflow := state.NewClusterSet()

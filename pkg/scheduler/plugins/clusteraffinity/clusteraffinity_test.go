@@ -83,9 +83,9 @@ func TestReasons(t *testing.T) {
 	got := fwtest.FilterTerm(t, p.(framework.FilterPlugin), snap, w, framework.AffinityTerm{Name: "primary", Affinity: aff})
 	want := map[string]string{
 		"a": "",
-		"b": `cluster is excluded (affinity term "primary")`,
-		"c": `cluster provider, region or zone does not match the fieldSelector (affinity term "primary")`,
-		"d": `cluster is not in clusterNames (affinity term "primary")`,
+		"b": `excluded by exclude (affinity term "primary")`,
+		"c": `with a provider, region or zone not matching the fieldSelector (affinity term "primary")`,
+		"d": `not in clusterNames (affinity term "primary")`,
 	}
 	for name, w := range want {
 		if got[name].Message() != w {
