@@ -2,17 +2,23 @@ package podrescheduler_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -113,4 +119,67 @@ func hasEvent(ctx context.Context, c client.Client, name, reason string) (bool, 
 	return slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
 		return e.InvolvedObject.Name == name && e.Reason == reason
 	}), nil
+}
+
+// scale sets the replicas of Deployment name in default.
+func scale(t *testing.T, ctx context.Context, c client.Client, name string, replicas int32) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d := &appsv1.Deployment{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, d); err != nil {
+			return err
+		}
+		d.Spec.Replicas = &replicas
+		return c.Update(ctx, d)
+	})
+	if err != nil {
+		t.Fatalf("scaling %s to %d: %v", name, replicas, err)
+	}
+}
+
+// workloadReads counts the GETs of single workloads (ReplicaSets,
+// Deployments, StatefulSets, Jobs) sent through a rest.Config: what the
+// webhook costs the API server per pod creation. Lists and watches, which
+// name no object, are not counted.
+type workloadReads struct{ n atomic.Int64 }
+
+var workloadGet = regexp.MustCompile(`/namespaces/[^/]+/(replicasets|deployments|statefulsets|jobs)/[^/]+$`)
+
+// wrap returns a copy of cfg whose requests r counts.
+func (r *workloadReads) wrap(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			if req.Method == http.MethodGet && workloadGet.MatchString(req.URL.Path) {
+				r.n.Add(1)
+			}
+			return rt.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+func (r *workloadReads) count() int64 { return r.n.Load() }
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// webhookRequests is how many pod creations the webhooks of this process
+// have seen, by their shepherd_podrescheduler_webhook_requests_total.
+func webhookRequests(t *testing.T) float64 {
+	t.Helper()
+	families, err := metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n float64
+	for _, f := range families {
+		if f.GetName() == "shepherd_podrescheduler_webhook_requests_total" {
+			for _, m := range f.GetMetric() {
+				n += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return n
 }

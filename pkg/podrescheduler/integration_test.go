@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
@@ -60,7 +59,8 @@ func TestPodRescheduling(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = m.Wait() }) // before TempDir's removal
-	r, err := podrescheduler.Start(ctx, m.RestConfig(), podrescheduler.Options{
+	reads := &workloadReads{}
+	r, err := podrescheduler.Start(ctx, reads.wrap(m.RestConfig()), podrescheduler.Options{
 		Webhook: webhook.Options{URLConfiguration: true},
 		Logger:  stderrLogger(),
 	})
@@ -84,9 +84,10 @@ func TestPodRescheduling(t *testing.T) {
 	}
 	step("deployment is rescheduled away from the nodes tried, up to its retries", func(t *testing.T) {
 		testDeployment(t, ctx, c)
+		t.Logf("REQUESTS workload GETs while the opted-in Deployment's pods were created and rescheduled: %d", reads.count())
 	})
 	step("workload without the annotation is never touched", func(t *testing.T) {
-		testNotOptedIn(t, ctx, c)
+		testNotOptedIn(t, ctx, c, reads)
 	})
 	step("owner-less pod is recreated with its spec on another node", func(t *testing.T) {
 		testOwnerless(t, ctx, c)
@@ -147,7 +148,7 @@ func testDeployment(t *testing.T, ctx context.Context, c client.Client) {
 	}
 }
 
-func testNotOptedIn(t *testing.T, ctx context.Context, c client.Client) {
+func testNotOptedIn(t *testing.T, ctx context.Context, c client.Client, reads *workloadReads) {
 	createExample(t, ctx, c, "not-opted-in.yaml")
 	pod := runningPod(t, ctx, c, "steady")
 	oomKill(t, ctx, c, pod)
@@ -166,6 +167,37 @@ func testNotOptedIn(t *testing.T, ctx context.Context, c client.Client) {
 			t.Errorf("deployment that did not opt in got annotation %s", k)
 		}
 	}
+	testNotOptedInScaleUp(t, ctx, c, reads)
+}
+
+// testNotOptedInScaleUp scales steady up: its new pods pass the webhook,
+// which tells from its cache that the Deployment did not opt in, reads
+// nothing from the API server and leaves the pods as they are.
+func testNotOptedInScaleUp(t *testing.T, ctx context.Context, c client.Client, reads *workloadReads) {
+	const replicas = 6
+	before, calls := reads.count(), webhookRequests(t)
+	scale(t, ctx, c, "steady", replicas)
+	pods := &corev1.PodList{}
+	eventually(t, ctx, "the scaled-up replicas", func(ctx context.Context) (bool, error) {
+		err := c.List(ctx, pods, client.InNamespace("default"), client.MatchingLabels{"app": "steady"})
+		return len(pods.Items) == replicas, err
+	})
+	// Reading nothing counts only if the pods were sent to the webhook.
+	if got := webhookRequests(t) - calls; got < replicas-1 {
+		t.Errorf("the webhook was called for %v pod creations, want %d", got, replicas-1)
+	}
+	if got := reads.count() - before; got != 0 {
+		t.Errorf("the rescheduler read workloads %d times from the API server for %d pod creations of a Deployment that did not opt in, want 0", got, replicas-1)
+	}
+	t.Logf("REQUESTS workload GETs for %d pod creations of a Deployment not opted in: %d", replicas-1, reads.count()-before)
+	for _, p := range pods.Items {
+		for k := range p.Annotations {
+			if strings.HasPrefix(k, "shepherd.io/") {
+				t.Errorf("pod %s of a Deployment that did not opt in got annotation %s", p.Name, k)
+			}
+		}
+	}
+	scale(t, ctx, c, "steady", 1)
 }
 
 func testOwnerless(t *testing.T, ctx context.Context, c client.Client) {
@@ -217,16 +249,8 @@ func testFeasibleNodesExcluded(t *testing.T, ctx context.Context, c client.Clien
 }
 
 func testWebhookDown(t *testing.T, ctx context.Context, c client.Client) {
-	d := &appsv1.Deployment{}
-	key := client.ObjectKey{Namespace: "default", Name: "memory-hungry"}
-	if err := c.Get(ctx, key, d); err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Replicas = ptr.To[int32](2)
 	begin := time.Now()
-	if err := c.Update(ctx, d); err != nil {
-		t.Fatal(err)
-	}
+	scale(t, ctx, c, "memory-hungry", 2)
 	// The new replica's creation calls the webhook (the pod has an owner),
 	// which is gone: failurePolicy Ignore admits it.
 	eventually(t, ctx, "the scaled-up replica", func(ctx context.Context) (bool, error) {

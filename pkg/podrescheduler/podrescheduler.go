@@ -33,6 +33,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/managerconfig"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/controller"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/webhook"
+	"github.com/shepherd-io/shepherd/pkg/podrescheduler/workload"
 )
 
 // Defaults of Options.
@@ -48,8 +49,9 @@ const shutdownTimeout = 2 * time.Second
 // Options configure a pod rescheduler. Zero values take the defaults.
 type Options struct {
 	Controller controller.Options
-	// Webhook configures the webhook server; Start fills in its Client and,
-	// when unset, its Logger.
+	// Webhook configures the webhook server; Start fills in its Client,
+	// its Cache (the manager's, shared with the controller) and, when
+	// unset, its Logger.
 	Webhook webhook.Options
 	// MetricsBindAddress serves Prometheus metrics; "" or "0" turns them
 	// off.
@@ -98,8 +100,8 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 	mo := managerconfig.Options{
 		Scheme: clientgoscheme.Scheme,
 		Logger: log,
-		// Only pods and their workloads are cached; managed fields are
-		// the bulk of a pod and never read.
+		// Only pods and their workloads' metadata are cached; managed
+		// fields are the bulk of a pod and never read.
 		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
 		MetricsBindAddress:     opts.MetricsBindAddress,
 		HealthProbeBindAddress: opts.HealthProbeBindAddress,
@@ -122,6 +124,10 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 	ctx, cancel := context.WithCancel(ctx)
 	wopts := opts.Webhook
 	wopts.Client = direct
+	if wopts.Cache, err = workload.Cache(ctx, mgr.GetCache()); err != nil {
+		cancel()
+		return nil, fmt.Errorf("pod rescheduler: %w", err)
+	}
 	if wopts.Liveness.Namespace == "" {
 		wopts.Liveness.Namespace = opts.Namespace
 	}

@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
@@ -429,11 +430,13 @@ func awaitPodWebhook(ctx context.Context, cfg *rest.Config, s *webhookserver.Ser
 		return err
 	}
 	return s.AwaitCalls(ctx, webhookAwaitTimeout, func(ctx context.Context) error {
-		// Only pods with an owner are sent to the webhook.
+		// Only pods a ReplicaSet, StatefulSet or Job controls are sent to
+		// the webhook.
 		return c.Create(ctx, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
 				Name: webhookProbeName, Namespace: metav1.NamespaceDefault,
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: webhookProbeName, UID: webhookProbeName}},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: webhookProbeName, UID: webhookProbeName,
+					Controller: ptr.To(true)}},
 			},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
 		}, client.DryRunAll)

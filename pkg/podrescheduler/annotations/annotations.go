@@ -68,14 +68,22 @@ type State struct {
 	FailedPods []string
 }
 
+// OptedIn reports whether an object with annotations ann opted into
+// rescheduling: it has scheduling-retries, whatever its value (Read
+// reports a malformed one).
+func OptedIn(ann map[string]string) bool {
+	_, ok := ann[SchedulingRetries]
+	return ok
+}
+
 // Read returns the state recorded in ann. ok is false when the object did
 // not opt in (no scheduling-retries annotation); err reports malformed
 // values, in which case the object must be left alone.
 func Read(ann map[string]string) (s State, ok bool, err error) {
-	raw, ok := ann[SchedulingRetries]
-	if !ok {
+	if !OptedIn(ann) {
 		return State{}, false, nil
 	}
+	raw := ann[SchedulingRetries]
 	s.Retries, err = strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil || s.Retries < 1 || s.Retries > MaxRetries {
 		return State{}, true, fmt.Errorf("%s=%q: want an integer in 1..%d", SchedulingRetries, raw, MaxRetries)

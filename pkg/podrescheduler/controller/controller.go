@@ -64,7 +64,9 @@ const eventAction = "Reschedule"
 
 // Reconciler handles failed pods; see the package documentation.
 type Reconciler struct {
-	client    client.Client
+	client client.Client
+	// apiReader reads the workloads the cache does not have (yet).
+	apiReader client.Reader
 	recorder  events.EventRecorder
 	detection Detection
 	limiter   *rate.Limiter
@@ -76,6 +78,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
 	r := &Reconciler{
 		client:    mgr.GetClient(),
+		apiReader: mgr.GetAPIReader(),
 		recorder:  mgr.GetEventRecorder(Name),
 		detection: *opts.Detection,
 		limiter:   opts.limiter(),
@@ -122,7 +125,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if metav1.GetControllerOf(pod) == nil {
 		return r.reconcileOwnerless(ctx, pod, reason)
 	}
-	wl, err := workload.Of(ctx, r.client, pod)
+	wl, err := workload.Of(ctx, pod, r.client, r.apiReader)
 	if err != nil || wl == nil {
 		return reconcile.Result{}, err
 	}

@@ -39,7 +39,12 @@ func init() {
 
 // mutator copies a workload's nodes-tried list onto its new pods.
 type mutator struct {
-	reader client.Reader
+	// cache reads workload metadata first; nil reads everything through
+	// direct.
+	cache client.Reader
+	// direct reads from the API server: what cache lacks, and the retry
+	// state of opted-in workloads (see optedInWorkload).
+	direct client.Reader
 	log    logr.Logger
 }
 
@@ -69,7 +74,7 @@ func (m *mutator) mutate(ctx context.Context, req admission.Request) (admission.
 	// The pod may not have its namespace set yet; its owners are in the
 	// request's namespace.
 	pod.Namespace = req.Namespace
-	wl, err := workload.Of(ctx, m.reader, pod)
+	wl, err := m.optedInWorkload(ctx, pod)
 	if err != nil {
 		return admission.Response{}, resultError, err
 	}

@@ -42,11 +42,15 @@ type Options struct {
 	BindAddress string
 	// Port to listen on; 0 picks a free one.
 	Port int
-	// Client reads workloads and writes the webhook configuration. It must
-	// not be a cached client: a replacement pod is created right after the
-	// controller recorded its predecessor's node, and the webhook must see
-	// that write.
+	// Client writes the webhook configuration and reads from the API
+	// server what Cache does not answer. It must not be a cached client: a
+	// replacement pod is created right after the controller recorded its
+	// predecessor's node, and the webhook must see that write.
 	Client client.Client
+	// Cache, if set, answers reads of workload metadata first (see
+	// workload.Cache): pods of workloads that did not opt in then cost no
+	// API read. Nil reads everything through Client.
+	Cache client.Reader
 	// ConfigurationName is the MutatingWebhookConfiguration to publish the
 	// CA in (default DefaultConfigurationName).
 	ConfigurationName string
@@ -81,7 +85,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if log.GetSink() == nil {
 		log = logr.Discard()
 	}
-	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &mutator{reader: opts.Client, log: log}},
+	hook, err := admission.StandaloneWebhook(&admission.Webhook{Handler: &mutator{cache: opts.Cache, direct: opts.Client, log: log}},
 		admission.StandaloneOptions{Logger: log, MetricsPath: Path})
 	if err != nil {
 		return nil, err
