@@ -77,6 +77,23 @@ type componentsFunc func(obj *unstructured.Unstructured) ([]Component, error)
 //     with a spec.clusterSelector submits to an existing cluster, whose
 //     pods are not its own: none.
 //
+// and which component each of those pods runs (PodComponents), by the
+// label the operator names its part of the workload by, mapped to the
+// names the rule gives the components:
+//
+//   - FlinkDeployment: component=jobmanager|taskmanager.
+//   - SparkApplication: spark-role=driver|executor, which Spark writes.
+//   - Volcano Job: volcano.sh/task-spec=<task name>.
+//   - MPIJob, TFJob, PyTorchJob: training.kubeflow.org/replica-type, the
+//     replica type in lower case (the training operator's), else
+//     training.kubeflow.org/job-role=launcher|worker (the MPI
+//     operator's, which writes no replica type; the training operator's
+//     job-role=master marks a chief, whose replica type comes first).
+//   - RayCluster, RayJob: ray.io/node-type=head is "ray-head", a worker
+//     pod's ray.io/group is its worker group's groupName (KubeRay labels
+//     the head ray.io/group=headgroup, which ray.io/node-type comes
+//     before).
+//
 // Each rule returns its components in a fixed order, the one
 // docs/interpreter.md gives: fixed roles first, in the order their
 // operator starts them; lists in the object's order; maps by sorted key.
@@ -85,22 +102,32 @@ var componentKinds = map[schema.GroupKind]struct {
 	apiVersion string
 	list       componentsFunc
 	pods       *podsRule
+	component  componentLabels
 }{
 	{Group: "flink.apache.org", Kind: "FlinkDeployment"}: {"flink.apache.org/v1beta1", flinkDeployment,
-		byName("app", podLabel{"type", []string{"flink-native-kubernetes", "flink-standalone-kubernetes"}})},
-	{Group: "sparkoperator.k8s.io", Kind: "SparkApplication"}: {"sparkoperator.k8s.io/v1beta2", sparkApplication, byName("sparkoperator.k8s.io/app-name")},
-	{Group: "batch.volcano.sh", Kind: "Job"}:                  {"batch.volcano.sh/v1alpha1", volcanoJob, byName("volcano.sh/job-name")},
+		byName("app", podLabel{"type", []string{"flink-native-kubernetes", "flink-standalone-kubernetes"}}), named("component")},
+	{Group: "sparkoperator.k8s.io", Kind: "SparkApplication"}: {"sparkoperator.k8s.io/v1beta2", sparkApplication, byName("sparkoperator.k8s.io/app-name"),
+		named("spark-role")},
+	{Group: "batch.volcano.sh", Kind: "Job"}: {"batch.volcano.sh/v1alpha1", volcanoJob, byName("volcano.sh/job-name"), named("volcano.sh/task-spec")},
 	{Group: "kubeflow.org", Kind: "MPIJob"}: {"kubeflow.org/v2beta1", replicaSpecs("mpiReplicaSpecs", map[string]int64{"Worker": 0}),
-		kubeflowPods("mpi-operator", "mpijob-controller")},
-	{Group: "kubeflow.org", Kind: "TFJob"}:      {"kubeflow.org/v1", replicaSpecs("tfReplicaSpecs", nil), kubeflowPods("tfjob-controller")},
-	{Group: "kubeflow.org", Kind: "PyTorchJob"}: {"kubeflow.org/v1", replicaSpecs("pytorchReplicaSpecs", nil), kubeflowPods("pytorchjob-controller")},
-	{Group: "ray.io", Kind: "RayCluster"}:       {"ray.io/v1", rayCluster(false, "spec"), byName(rayClusterLabel)},
+		kubeflowPods("mpi-operator", "mpijob-controller"), kubeflowComponent},
+	{Group: "kubeflow.org", Kind: "TFJob"}:      {"kubeflow.org/v1", replicaSpecs("tfReplicaSpecs", nil), kubeflowPods("tfjob-controller"), kubeflowComponent},
+	{Group: "kubeflow.org", Kind: "PyTorchJob"}: {"kubeflow.org/v1", replicaSpecs("pytorchReplicaSpecs", nil), kubeflowPods("pytorchjob-controller"), kubeflowComponent},
+	{Group: "ray.io", Kind: "RayCluster"}:       {"ray.io/v1", rayCluster(false, "spec"), byName(rayClusterLabel), rayComponent},
 	{Group: "ray.io", Kind: "RayJob"}: {"ray.io/v1", rayCluster(true, "spec", "rayClusterSpec"),
-		&podsRule{label: rayClusterLabel, value: []string{"status", "rayClusterName"}, unless: []string{"spec", "clusterSelector"}}},
+		&podsRule{label: rayClusterLabel, value: []string{"status", "rayClusterName"}, unless: []string{"spec", "clusterSelector"}}, rayComponent},
 }
 
 // rayClusterLabel is the label KubeRay names a pod's RayCluster by.
 const rayClusterLabel = "ray.io/cluster"
+
+// rayComponent names a Ray pod's component: the head by its node type,
+// a worker by its group.
+var rayComponent = componentLabels{{key: "ray.io/node-type", names: map[string]string{"head": rayHead}}, {key: "ray.io/group"}}
+
+// kubeflowComponent names a Kubeflow job's pod's component: its replica
+// type (the training operator's), else its role (the MPI operator's).
+var kubeflowComponent = componentLabels{{key: "training.kubeflow.org/replica-type"}, {key: "training.kubeflow.org/job-role"}}
 
 // kubeflowPods are the pods of a Kubeflow job (MPIJob, TFJob,
 // PyTorchJob), labelled with its name and the name of one of operators:

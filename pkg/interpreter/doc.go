@@ -37,6 +37,8 @@
 //	retain.go       Retain: fields a member controller owns
 //	selector.go     PodSelector: the pods a workload runs, by its kind's
 //	                rule (a selector, or its operator's label)
+//	podcomponent.go PodComponents: which component of a workload of
+//	                several pod templates each of its pods runs
 //	aliases.go      kind names the CLI accepts
 //	custom.go       Custom: what a customization says about a kind
 //	customization.go CompileCustomization, CompileHealthInterpreter:

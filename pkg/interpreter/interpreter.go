@@ -50,6 +50,9 @@ type Interpreter interface {
 	PodSpecPath(gk schema.GroupKind) []string
 	// PodSelector returns the selector of the pods a workload runs.
 	PodSelector(obj *unstructured.Unstructured) (labels.Selector, bool)
+	// PodComponents returns a workload's component names and which of
+	// them each of its pods runs, by the labels its operator writes.
+	PodComponents(obj *unstructured.Unstructured) ([]string, PodComponent, bool)
 	// Sensitive reports whether the kind's values are secret: diffs of
 	// its objects show hashes, never values.
 	Sensitive(gk schema.GroupKind) bool

@@ -59,6 +59,9 @@ type kind struct {
 	// pods finds the pods an object of the kind runs (see PodSelector);
 	// nil: they are not counted.
 	pods *podsRule
+	// podComponent names the component a pod of the kind runs (see
+	// PodComponents); nil: its pods are counted together only.
+	podComponent componentLabels
 }
 
 var (
@@ -114,7 +117,7 @@ func withComponents(kinds map[schema.GroupKind]*kind) map[schema.GroupKind]*kind
 			panic(fmt.Sprintf("interpreter: %v is both a built-in kind and a kind of components", gk))
 		}
 		kinds[gk] = &kind{apiVersion: c.apiVersion, components: checked(fmt.Sprintf("the built-in rule for %s %s", c.apiVersion, gk.Kind), c.list),
-			pods: c.pods}
+			pods: c.pods, podComponent: c.component}
 	}
 	return kinds
 }

@@ -432,6 +432,14 @@ type AggregatedStatusItem struct {
 	// UnschedulableSince is when the oldest of them became unschedulable.
 	// +optional
 	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
+	// UnschedulableComponents say which components of a workload made of
+	// several pod templates those pods belong to (from the Work's
+	// manifest status).
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	UnschedulableComponents []UnschedulableComponent `json:"unschedulableComponents,omitempty"`
 	// Drifted is true while fields Shepherd applied to the copy were
 	// changed in the member (the Work's Drifted condition); DriftMessage
 	// says which.

@@ -104,6 +104,17 @@ type ManifestStatus struct {
 	// lastTransitionTime; unset when none is unschedulable.
 	// +optional
 	UnschedulableSince *metav1.Time `json:"unschedulableSince,omitempty"`
+	// UnschedulableComponents break unschedulableReplicas down by
+	// component, for a workload made of several pod templates whose
+	// operator labels each pod with its component (a RayCluster's head
+	// and worker groups): only components with unschedulable pods, in the
+	// workload's order. A pod whose labels name none of the workload's
+	// components counts in unschedulableReplicas only.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	UnschedulableComponents []UnschedulableComponent `json:"unschedulableComponents,omitempty"`
 	// StatusTime is when the reporter (the hub for a Push cluster, the
 	// cluster's agent for a Pull one) last saw Status change, on its own
 	// clock: the clock that also stamps the Cluster's lastProbeTime, so
@@ -133,6 +144,20 @@ type ManifestStatus struct {
 	// or would send; unset when it does not.
 	// +optional
 	Drift *ManifestDrift `json:"drift,omitempty"`
+}
+
+// UnschedulableComponent is how many pods of one component a member's
+// scheduler cannot place, and since when.
+type UnschedulableComponent struct {
+	// Name of the component, as in the binding's spec.components[].name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Replicas is how many of the component's pods are unschedulable.
+	// +kubebuilder:validation:Minimum=1
+	Replicas int32 `json:"replicas"`
+	// Since is the oldest such pod's PodScheduled=False lastTransitionTime.
+	Since metav1.Time `json:"since"`
 }
 
 // WorkStatus is the applied status of a Work.

@@ -74,7 +74,8 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	seen := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := metav1.NewTime(seen.Add(time.Minute))
 	prev := []workv1alpha1.ManifestStatus{
-		{Identifier: dep, Status: raw, StatusTime: &seen, Health: policyv1alpha1.ResourceHealthy, Generation: 4},
+		{Identifier: dep, Status: raw, StatusTime: &seen, Health: policyv1alpha1.ResourceHealthy, Generation: 4,
+			UnschedulableReplicas: 2, UnschedulableSince: &seen, UnschedulableComponents: []workv1alpha1.UnschedulableComponent{{Name: "workers", Replicas: 2, Since: seen}}},
 		{Identifier: cm, Health: policyv1alpha1.ResourceUnknown},
 	}
 	// The ConfigMap is dropped and the Deployment moves to ordinal 1.
@@ -85,6 +86,10 @@ func TestManifestStatusesKeepCollectedStatus(t *testing.T) {
 	if len(got) != 2 || got[0].Status != nil || got[0].Health != "" ||
 		got[1].Identifier.Ordinal != 1 || got[1].Status != raw || got[1].StatusTime != &seen || got[1].Health != policyv1alpha1.ResourceHealthy || got[1].Generation != 4 {
 		t.Errorf("manifestStatuses = %+v", got)
+	}
+	// The unschedulable pods are the status controller's count, kept.
+	if u := got[1]; u.UnschedulableReplicas != 2 || u.UnschedulableSince != &seen || len(u.UnschedulableComponents) != 1 || u.UnschedulableComponents[0].Name != "workers" {
+		t.Errorf("unschedulable pods not kept: %+v", u)
 	}
 	// What the member answered to the apply replaces what was collected.
 	fresh := &runtime.RawExtension{Raw: []byte(`{"replicas":3}`)}

@@ -223,7 +223,7 @@ func manifestStatuses(prev []workv1alpha1.ManifestStatus, ids []workv1alpha1.Res
 		for _, p := range prev {
 			if p.Identifier.Kind != "" && sameObject(p.Identifier, id) {
 				ms.Status, ms.StatusTime, ms.Health, ms.HealthReason, ms.Generation = p.Status, p.StatusTime, p.Health, p.HealthReason, p.Generation
-				ms.UnschedulableReplicas, ms.UnschedulableSince = p.UnschedulableReplicas, p.UnschedulableSince
+				ms.UnschedulableReplicas, ms.UnschedulableSince, ms.UnschedulableComponents = p.UnschedulableReplicas, p.UnschedulableSince, p.UnschedulableComponents
 				ms.AppliedHash, ms.AppliedGeneration, ms.Drift = p.AppliedHash, p.AppliedGeneration, p.Drift
 				ms.ResourceVersion, ms.AppliedResourceVersion = p.ResourceVersion, p.AppliedResourceVersion
 				break

@@ -1,6 +1,8 @@
 package workstatus
 
 import (
+	"reflect"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -75,6 +77,7 @@ func aggregate(prev []workv1alpha1.AggregatedStatusItem, works []workv1alpha1.Wo
 		if ms := templateManifest(ref, w.Status.ManifestStatuses); ms != nil {
 			item.Status = ms.Status
 			item.UnschedulableReplicas, item.UnschedulableSince = ms.UnschedulableReplicas, ms.UnschedulableSince
+			item.UnschedulableComponents = ms.UnschedulableComponents
 			if ms.Health != "" {
 				item.Health, item.HealthReason = ms.Health, ms.HealthReason
 			}
@@ -117,12 +120,14 @@ func sameItems(a, b []workv1alpha1.AggregatedStatusItem) bool {
 		}
 		x.Status, y.Status = nil, nil
 		if !timeEqual(x.FirstCollectedTime, y.FirstCollectedTime) || !timeEqual(x.UnhealthySince, y.UnhealthySince) || !timeEqual(x.StatusTime, y.StatusTime) ||
-			!timeEqual(x.UnschedulableSince, y.UnschedulableSince) {
+			!timeEqual(x.UnschedulableSince, y.UnschedulableSince) || !sameComponents(x.UnschedulableComponents, y.UnschedulableComponents) {
 			return false
 		}
 		x.FirstCollectedTime, y.FirstCollectedTime, x.UnhealthySince, y.UnhealthySince, x.StatusTime, y.StatusTime = nil, nil, nil, nil, nil, nil
-		x.UnschedulableSince, y.UnschedulableSince = nil, nil
-		if x != y {
+		x.UnschedulableSince, y.UnschedulableSince, x.UnschedulableComponents, y.UnschedulableComponents = nil, nil, nil, nil
+		// What is left compares by value; DeepEqual because the struct
+		// holds a list, which != cannot compare even when nil.
+		if !reflect.DeepEqual(x, y) {
 			return false
 		}
 	}
@@ -140,11 +145,19 @@ func sameManifestStatuses(a, b []workv1alpha1.ManifestStatus) bool {
 		if a[i].Identifier != b[i].Identifier || a[i].Health != b[i].Health || a[i].HealthReason != b[i].HealthReason || a[i].Generation != b[i].Generation ||
 			a[i].ResourceVersion != b[i].ResourceVersion || !workv1alpha1.RawEqual(a[i].Status, b[i].Status) ||
 			a[i].UnschedulableReplicas != b[i].UnschedulableReplicas || !timeEqual(a[i].UnschedulableSince, b[i].UnschedulableSince) ||
-			!timeEqual(a[i].StatusTime, b[i].StatusTime) {
+			!sameComponents(a[i].UnschedulableComponents, b[i].UnschedulableComponents) || !timeEqual(a[i].StatusTime, b[i].StatusTime) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameComponents compares unschedulable components, their times as
+// timeEqual does.
+func sameComponents(a, b []workv1alpha1.UnschedulableComponent) bool {
+	return slices.EqualFunc(a, b, func(x, y workv1alpha1.UnschedulableComponent) bool {
+		return x.Name == y.Name && x.Replicas == y.Replicas && timeEqual(&x.Since, &y.Since)
+	})
 }
 
 // timeEqual compares at the API's one-second precision.

@@ -194,3 +194,53 @@ func TestAggregateTakesTheReportersClock(t *testing.T) {
 		t.Errorf("the same status re-aggregated moved its time to %v", st)
 	}
 }
+
+// TestAggregateCarriesUnschedulableComponents: the template's breakdown by
+// component reaches the binding's item as it is, and a change of a
+// component's count or since-time is a change to write, on the Work and
+// on the binding; the same breakdown re-encoded is not.
+func TestAggregateCarriesUnschedulableComponents(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	components := []workv1alpha1.UnschedulableComponent{{Name: "ray-head", Replicas: 1, Since: t0}, {Name: "workers", Replicas: 2, Since: t0}}
+	w := work("m1", "True", raw(`{}`), healthy)
+	ms := &w.Status.ManifestStatuses[1]
+	ms.UnschedulableReplicas, ms.UnschedulableSince, ms.UnschedulableComponents = 3, &t0, components
+	got := aggregate(nil, []workv1alpha1.Work{w}, tmplRef, t0)
+	if !sameComponents(got[0].UnschedulableComponents, components) {
+		t.Fatalf("item's components %+v, want %+v", got[0].UnschedulableComponents, components)
+	}
+	// The API keeps seconds: the same breakdown read back is no change.
+	w2 := *w.DeepCopy()
+	w2.Status.ManifestStatuses[1].UnschedulableComponents[1].Since = metav1.NewTime(t0.Add(300 * time.Millisecond))
+	if !sameItems(got, aggregate(got, []workv1alpha1.Work{w2}, tmplRef, t0)) ||
+		!sameManifestStatuses(w.Status.ManifestStatuses, w2.Status.ManifestStatuses) {
+		t.Fatal("the same breakdown is a change")
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(cs []workv1alpha1.UnschedulableComponent) []workv1alpha1.UnschedulableComponent
+	}{
+		{"a component's count", func(cs []workv1alpha1.UnschedulableComponent) []workv1alpha1.UnschedulableComponent {
+			cs[1].Replicas = 3
+			return cs
+		}},
+		{"a component's since-time", func(cs []workv1alpha1.UnschedulableComponent) []workv1alpha1.UnschedulableComponent {
+			cs[0].Since = metav1.NewTime(t0.Add(time.Minute))
+			return cs
+		}},
+		{"a component scheduled", func(cs []workv1alpha1.UnschedulableComponent) []workv1alpha1.UnschedulableComponent { return cs[1:] }},
+		{"none left", func([]workv1alpha1.UnschedulableComponent) []workv1alpha1.UnschedulableComponent { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			changed := *w.DeepCopy()
+			cms := &changed.Status.ManifestStatuses[1]
+			cms.UnschedulableComponents = tc.change(cms.UnschedulableComponents)
+			if sameItems(got, aggregate(got, []workv1alpha1.Work{changed}, tmplRef, t0)) {
+				t.Error("binding: no change")
+			}
+			if sameManifestStatuses(w.Status.ManifestStatuses, changed.Status.ManifestStatuses) {
+				t.Error("Work: no change")
+			}
+		})
+	}
+}

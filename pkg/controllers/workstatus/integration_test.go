@@ -156,7 +156,8 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		ray := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "ray.io/v1", "kind": "RayCluster",
 			"metadata": map[string]any{"namespace": "shop", "name": "train"},
-			"spec":     map[string]any{"headGroupSpec": map[string]any{"template": map[string]any{}}},
+			"spec": map[string]any{"headGroupSpec": map[string]any{"template": map[string]any{}},
+				"workerGroupSpecs": []any{map[string]any{"groupName": "workers", "replicas": int64(2), "template": map[string]any{}}}},
 		}}
 		grb := &workv1alpha1.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "train-raycluster"}, Spec: workv1alpha1.BindingSpec{
 			Resource:   workv1alpha1.ObjectReference{APIVersion: "ray.io/v1", Kind: "RayCluster", Namespace: "shop", Name: "train", UID: "uid-train"},
@@ -170,18 +171,33 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 		membershiptest.CreateWork(t, hub, membershiptest.Work(t, "m1", "shop.train-raycluster", names.BindingLabels(gref), ray))
 
 		t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+		head := map[string]string{"ray.io/node-type": "head", "ray.io/group": "headgroup"}
+		worker := func(group string) map[string]string {
+			return map[string]string{"ray.io/node-type": "worker", "ray.io/group": group}
+		}
 		for _, p := range []struct {
 			name, cluster string
+			labels        map[string]string
 			since         time.Time // zero: not tried yet
 		}{
-			{"train-head", "train", t0.Add(time.Minute)},
-			{"train-worker-a", "train", t0},
-			{"train-worker-b", "train", time.Time{}},
-			{"other-head", "other", t0.Add(-time.Hour)}, // another RayCluster's
+			{"train-head", "train", head, t0.Add(time.Minute)},
+			{"train-worker-a", "train", worker("workers"), t0},
+			{"train-worker-b", "train", worker("workers"), time.Time{}},
+			{"train-worker-c", "train", worker("workers"), t0.Add(2 * time.Minute)},
+			// A group the RayCluster no longer has: in the total only.
+			{"train-gone-a", "train", worker("gone"), t0.Add(3 * time.Minute)},
+			{"other-head", "other", head, t0.Add(-time.Hour)}, // another RayCluster's
 		} {
-			pendingPod(t, kc, p.name, map[string]string{"ray.io/cluster": p.cluster}, p.since)
+			p.labels["ray.io/cluster"] = p.cluster
+			pendingPod(t, kc, p.name, p.labels, p.since)
 		}
-		testenv.Eventually(t, 30*time.Second, "the Work counts two", func() error {
+		// The head's and the workers' unschedulable pods, in the
+		// RayCluster's order of components.
+		wantComponents := []workv1alpha1.UnschedulableComponent{
+			{Name: "ray-head", Replicas: 1, Since: metav1.NewTime(t0.Add(time.Minute))},
+			{Name: "workers", Replicas: 2, Since: metav1.NewTime(t0)},
+		}
+		testenv.Eventually(t, 30*time.Second, "the Work counts four, three by component", func() error {
 			w := &workv1alpha1.Work{}
 			if err := hub.Get(ctx, types.NamespacedName{Namespace: "shepherd-es-m1", Name: "shop.train-raycluster"}, w); err != nil {
 				return err
@@ -190,10 +206,13 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 				return fmt.Errorf("manifest statuses %+v", w.Status.ManifestStatuses)
 			}
 			ms := w.Status.ManifestStatuses[0]
-			return unschedulableIs(ms.UnschedulableReplicas, ms.UnschedulableSince, 2, t0)
+			if err := unschedulableIs(ms.UnschedulableReplicas, ms.UnschedulableSince, 4, t0); err != nil {
+				return err
+			}
+			return componentsAre(ms.UnschedulableComponents, wantComponents)
 		})
 		// What the descheduler's gang rule reads.
-		testenv.Eventually(t, 30*time.Second, "the binding counts two", func() error {
+		testenv.Eventually(t, 30*time.Second, "the binding counts four, three by component", func() error {
 			if err := hub.Get(ctx, client.ObjectKeyFromObject(grb), grb); err != nil {
 				return err
 			}
@@ -201,7 +220,10 @@ func TestStatusFlowsBackToTheHub(t *testing.T) {
 				return fmt.Errorf("aggregatedStatus %+v", a)
 			}
 			it := grb.Status.AggregatedStatus[0]
-			return unschedulableIs(it.UnschedulableReplicas, it.UnschedulableSince, 2, t0)
+			if err := unschedulableIs(it.UnschedulableReplicas, it.UnschedulableSince, 4, t0); err != nil {
+				return err
+			}
+			return componentsAre(it.UnschedulableComponents, wantComponents)
 		})
 	})
 
@@ -304,6 +326,18 @@ func pendingPod(t *testing.T, kc kubernetes.Interface, name string, labels map[s
 func unschedulableIs(n int32, since *metav1.Time, wantN int32, wantSince time.Time) error {
 	if n != wantN || since == nil || !since.Time.Equal(wantSince) {
 		return fmt.Errorf("unschedulable %d since %v, want %d since %s", n, since, wantN, wantSince)
+	}
+	return nil
+}
+
+func componentsAre(got, want []workv1alpha1.UnschedulableComponent) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("unschedulable components %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Replicas != want[i].Replicas || !got[i].Since.Equal(&want[i].Since) {
+			return fmt.Errorf("unschedulable components %+v, want %+v", got, want)
+		}
 	}
 	return nil
 }

@@ -86,17 +86,17 @@ func (p *pendingPods) changed(o any) {
 	}
 }
 
-// count returns the unschedulable pods of selector in namespace; synced is
+// matching returns the Pending pods of selector in namespace; synced is
 // false until the informer's first list completed.
-func (p *pendingPods) count(namespace string, selector labels.Selector) (n int32, since *metav1.Time, synced bool) {
+func (p *pendingPods) matching(namespace string, selector labels.Selector) (pods []*corev1.Pod, synced bool) {
 	if !p.informer.HasSynced() {
-		return 0, nil, false
+		return nil, false
 	}
 	objs, err := p.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	if err != nil {
-		return 0, nil, true
+		return nil, true
 	}
-	pods := make([]*corev1.Pod, 0, len(objs))
+	pods = make([]*corev1.Pod, 0, len(objs))
 	for _, o := range objs {
 		u, ok := o.(*unstructured.Unstructured)
 		if !ok || !selector.Matches(labels.Set(u.GetLabels())) {
@@ -107,8 +107,7 @@ func (p *pendingPods) count(namespace string, selector labels.Selector) (n int32
 			pods = append(pods, pod)
 		}
 	}
-	n, since = unschedulable(pods)
-	return n, since, true
+	return pods, true
 }
 
 // unschedulable counts the pods a member's scheduler could not place

@@ -97,7 +97,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		ms.SetStatus(o.Status, metav1.Now())
 		ms.Health, ms.HealthReason, ms.Generation = o.Health, o.HealthReason, o.Generation
 		ms.ResourceVersion = o.ResourceVersion
-		ms.UnschedulableReplicas, ms.UnschedulableSince = 0, nil
+		ms.UnschedulableReplicas, ms.UnschedulableSince, ms.UnschedulableComponents = 0, nil, nil
 		sel, ok := r.in.PodSelector(obj)
 		if !ok {
 			mi.unwatchPods(req.NamespacedName)
@@ -105,12 +105,15 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		}
 		pods := mi.pods()
 		pods.watch(req.NamespacedName, id.Namespace, sel)
-		n, since, synced := pods.count(id.Namespace, sel)
+		matched, synced := pods.matching(id.Namespace, sel)
 		if !synced {
 			pending = true
 			continue
 		}
-		ms.UnschedulableReplicas, ms.UnschedulableSince = n, since
+		ms.UnschedulableReplicas, ms.UnschedulableSince = unschedulable(matched)
+		if names, of, ok := r.in.PodComponents(obj); ok {
+			ms.UnschedulableComponents = unschedulableComponents(matched, names, of)
+		}
 	}
 	if !sameManifestStatuses(work.Status.ManifestStatuses, status.ManifestStatuses) {
 		patched := work.DeepCopy()
