@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +99,16 @@ type Options struct {
 	// started refuses every request until its authorizer has loaded.
 	HubGrace time.Duration
 
+	// Clock is the agent's wall clock (default the real one): every time
+	// the agent writes for the hub (its Cluster's lastProbeTime and Ready
+	// transitions, its Works' statusTime, conditions and pod metrics'
+	// sampleTime, its Lease's renewals) is read from it, and so is the
+	// token's age. The hub orders the agent's statusTime and
+	// lastProbeTime only against each other, and counts the Lease from
+	// when it saw it renewed; a test gives a clock that is off from the
+	// hub's to prove it (the chaos suite's skew-agent-clock fault).
+	Clock clock.PassiveClock
+
 	// TokenStore keeps the hub token the agent renews (see token.go), for
 	// its next start; nil keeps it in memory only.
 	TokenStore TokenStore
@@ -119,6 +130,9 @@ func (o Options) withDefaults() Options {
 	o.RetryPeriod = cmp.Or(o.RetryPeriod, DefaultRetryPeriod)
 	o.RestartDelay = cmp.Or(o.RestartDelay, DefaultRestartDelay)
 	o.HubGrace = cmp.Or(o.HubGrace, DefaultHubGrace)
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
 	return o
 }
 
@@ -154,10 +168,11 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 	}
 	opts = opts.withDefaults()
 	ns := names.ExecutionNamespace(opts.Cluster)
-	fence, err := controllermanager.NewLeaseFence(hubCfg, ns, clusterv1alpha1.AgentLeaseName, opts.Identity, opts.RenewDeadline)
+	lock, err := controllermanager.NewLeaseLock(hubCfg, ns, clusterv1alpha1.AgentLeaseName, opts.Identity, opts.RenewDeadline)
 	if err != nil {
 		return nil, fmt.Errorf("creating the agent's lease lock: %w", err)
 	}
+	fence := controllermanager.NewFence(newClockedLock(lock, opts.Clock), opts.RenewDeadline)
 	clients, err := clusterclient.NewLocal(opts.Cluster, memberCfg, clusterclient.Options{})
 	if err != nil {
 		return nil, err
@@ -207,6 +222,7 @@ func New(hubCfg, memberCfg *rest.Config, opts Options) (ctrl.Manager, error) {
 		Clients:       clients,
 		PullCluster:   opts.Cluster,
 		RetryMaxDelay: opts.RetryMaxDelay,
+		Clock:         opts.Clock,
 	}
 	cfg := controllermanager.Config{Execution: opts.Execution, WorkStatus: opts.WorkStatus, ClusterStatus: opts.ClusterStatus, Orphans: opts.Orphans}
 	if _, err := controllermanager.SetupControllers(d, cfg, controllermanager.AgentControllers(), sel); err != nil {
@@ -298,7 +314,7 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 			return fmt.Errorf("building the hub client: %w", err)
 		}
 		hubCfg = cfg
-		r := &tokenRenewer{hub: hub, token: token, cluster: opts.Cluster, store: opts.TokenStore, log: log.WithName("token"), now: time.Now}
+		r := &tokenRenewer{hub: hub, token: token, cluster: opts.Cluster, store: opts.TokenStore, log: log.WithName("token"), now: opts.Clock.Now}
 		go r.run(ctx)
 	} else {
 		log.V(1).Info("the hub credentials are not a renewable token: not renewing them", "cluster", opts.Cluster)

@@ -20,8 +20,11 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -73,6 +76,17 @@ type Deps struct {
 	// DefaultRetryMaxDelay. The scheduler and the execution controller
 	// keep back-offs of their own (from 1 s, up to 5 minutes).
 	RetryMaxDelay time.Duration
+	// Clock stamps the times the controllers write for another process
+	// to compare (a Cluster's lastProbeTime, a Work's statusTime, pod
+	// metrics' sampleTime, conditions' lastTransitionTime, drift's
+	// firstSeenTime) and is what they compare their own stamps against;
+	// WithDefaults makes it the real clock. An agent's stamps are on its
+	// own clock, which may be off from the hub's: the hub orders a
+	// cluster's statusTime and lastProbeTime only against each other
+	// (docs/scheduling.md, "One clock per cluster"). Durations a process measures for itself (metrics,
+	// back-offs) keep the real clock: a wall clock set off does not
+	// change them.
+	Clock clock.PassiveClock
 
 	// once records what is set up once for all the controllers sharing
 	// these Deps (the cache indexes of package index); WithDefaults makes
@@ -108,10 +122,10 @@ func (d Deps) Once(key string, f func() error) error {
 	return nil
 }
 
-// WithDefaults fills what is unset: the member client cache and the
-// interpreter. Call it once where controllers are wired together, so that
-// they share what it makes; a controller's Setup calls it too, for tests
-// that set up one controller alone.
+// WithDefaults fills what is unset: the member client cache, the
+// interpreter and the clock. Call it once where controllers are wired
+// together, so that they share what it makes; a controller's Setup calls
+// it too, for tests that set up one controller alone.
 func (d Deps) WithDefaults() Deps {
 	if d.Clients == nil {
 		d.Clients = clusterclient.NewCache(d.Manager.GetClient(), clusterclient.Options{})
@@ -121,6 +135,9 @@ func (d Deps) WithDefaults() Deps {
 	}
 	if d.once == nil {
 		d.once = &onceSet{done: map[string]bool{}}
+	}
+	if d.Clock == nil {
+		d.Clock = clock.RealClock{}
 	}
 	return d
 }
@@ -175,3 +192,14 @@ const CacheSyncTimeout = 10 * time.Minute
 
 // Agent reports whether the controllers run as a Pull cluster's agent.
 func (d Deps) Agent() bool { return d.PullCluster != "" }
+
+// SetCondition is meta.SetStatusCondition with a changed condition's
+// transition time read from clk (Deps.Clock), not from time.Now: a
+// condition an agent writes is stamped on the agent's clock like every
+// other time it writes.
+func SetCondition(conditions *[]metav1.Condition, c metav1.Condition, clk clock.PassiveClock) bool {
+	if c.LastTransitionTime.IsZero() {
+		c.LastTransitionTime = metav1.NewTime(clk.Now())
+	}
+	return meta.SetStatusCondition(conditions, c)
+}

@@ -2,11 +2,14 @@ package controllerdeps
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -106,5 +109,39 @@ func TestCheckRetryMaxDelay(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "--retry-max-delay") {
 			t.Errorf("the error does not name the flag: %v", err)
 		}
+	}
+}
+
+// TestSetCondition: a condition's transition time is the clock's when its
+// status changes (or it is new), and kept otherwise.
+func TestSetCondition(t *testing.T) {
+	was := metav1.NewTime(time.Date(2026, 1, 1, 11, 0, 0, 0, time.UTC))
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	given := metav1.NewTime(now.Add(-time.Minute))
+	cond := func(s metav1.ConditionStatus, at metav1.Time) metav1.Condition {
+		return metav1.Condition{Type: "Ready", Status: s, Reason: "R", LastTransitionTime: at}
+	}
+	for _, tc := range []struct {
+		name        string
+		have        []metav1.Condition
+		set         metav1.Condition
+		wantChanged bool
+		want        metav1.Time
+	}{
+		{"new", nil, cond(metav1.ConditionTrue, metav1.Time{}), true, metav1.NewTime(now)},
+		{"status changed", []metav1.Condition{cond(metav1.ConditionFalse, was)}, cond(metav1.ConditionTrue, metav1.Time{}), true, metav1.NewTime(now)},
+		{"status kept", []metav1.Condition{cond(metav1.ConditionTrue, was)}, cond(metav1.ConditionTrue, metav1.Time{}), false, was},
+		{"a time given", []metav1.Condition{cond(metav1.ConditionFalse, was)}, cond(metav1.ConditionTrue, given), true, given},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			have := slices.Clone(tc.have)
+			changed := SetCondition(&have, tc.set, clocktesting.NewFakePassiveClock(now))
+			if changed != tc.wantChanged {
+				t.Errorf("changed %v, want %v", changed, tc.wantChanged)
+			}
+			if got := have[0].LastTransitionTime; !got.Equal(&tc.want) {
+				t.Errorf("lastTransitionTime %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

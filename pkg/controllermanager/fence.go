@@ -161,17 +161,17 @@ func (f *Fence) Client(c client.WithWatch) client.WithWatch {
 // identity (default: the host name and a random suffix), for a manager's
 // LeaderElectionResourceLockInterface and its writes' fence.
 func NewLeaseFence(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (*Fence, error) {
-	lock, err := newLeaseLock(cfg, ns, name, identity, renewDeadline)
+	lock, err := NewLeaseLock(cfg, ns, name, identity, renewDeadline)
 	if err != nil {
 		return nil, err
 	}
 	return NewFence(lock, renewDeadline), nil
 }
 
-// newLeaseLock builds the Lease lock controller-runtime would, with the
+// NewLeaseLock builds the Lease lock controller-runtime would, with the
 // same identity scheme (host name and a random suffix) unless identity is
 // given.
-func newLeaseLock(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (resourcelock.Interface, error) {
+func NewLeaseLock(cfg *rest.Config, ns, name, identity string, renewDeadline time.Duration) (resourcelock.Interface, error) {
 	if identity == "" {
 		host, err := os.Hostname()
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -35,8 +36,13 @@ type Reconciler struct {
 	// serves (see controllerdeps.Deps).
 	clients     *clusterclient.Cache
 	pullCluster string
+	// clock stamps lastProbeTime and the Ready condition's transition
+	// (controllerdeps.Deps.Clock): an agent's own.
+	clock clock.PassiveClock
 
 	summaries *summarizers
+	// renewals is when each Pull cluster's Lease was seen renewed.
+	renewals renewals
 	// rightsChecked is when each member's rights were last checked.
 	rightsChecked sync.Map
 	// conflicts retries a status write that lost the race with the other
@@ -72,18 +78,18 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	case agent && cluster.Name != r.pullCluster:
 		return reconcile.Result{}, nil
 	case !agent && cluster.Spec.SyncMode == clusterv1alpha1.Pull:
-		r.forget(cluster.Name)
+		r.forgetMember(cluster.Name)
 		return r.reconcilePull(ctx, log, cluster)
 	}
 
-	begin := time.Now()
-	status := r.probe(ctx, log, cluster)
+	begin, now := time.Now(), r.clock.Now()
+	status := r.probe(ctx, log, cluster, now)
 	ready := meta.FindStatusCondition(status.Conditions, clusterv1alpha1.ClusterConditionReady)
 	if agent {
 		// The agent reports; the hub taints, renews nothing and records
 		// the events (an agent may not write events outside its namespace).
 		probeDuration.WithLabelValues(string(ready.Status)).Observe(time.Since(begin).Seconds())
-		if err := r.writeStatus(ctx, cluster, status, begin); err != nil {
+		if err := r.writeStatus(ctx, cluster, status, now); err != nil {
 			return reconcile.Result{}, err
 		}
 		return reconcile.Result{RequeueAfter: r.Options.ProbeInterval}, nil
@@ -98,10 +104,10 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	clusterReady.WithLabelValues(cluster.Name).Set(boolGauge(ready.Status == metav1.ConditionTrue))
 	r.recordTransition(cluster, ready)
 
-	if err := r.writeStatus(ctx, cluster, status, begin); err != nil {
+	if err := r.writeStatus(ctx, cluster, status, now); err != nil {
 		return reconcile.Result{}, err
 	}
-	recheck, err := r.updateTaints(ctx, log, cluster, ready, time.Now())
+	recheck, err := r.updateTaints(ctx, log, cluster, ready, r.clock.Now())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -114,16 +120,24 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // forget drops everything kept for a cluster that is gone.
 func (r *Reconciler) forget(name string) {
-	r.rightsChecked.Delete(name)
-	r.summaries.stop(name)
-	r.clients.Forget(name)
+	r.forgetMember(name)
+	r.renewals.forget(name)
 	clusterReady.DeleteLabelValues(name)
 }
 
-// probe returns the status the member should have now. Facts that could not
+// forgetMember drops what is kept for reaching a member, which the hub
+// never does for a Pull cluster (its agent does).
+func (r *Reconciler) forgetMember(name string) {
+	r.rightsChecked.Delete(name)
+	r.summaries.stop(name)
+	r.clients.Forget(name)
+}
+
+// probe returns the status the member should have at now (a changed
+// Ready condition's transition time). Facts that could not
 // be collected this time (version, APIs, summaries) keep their last value:
 // a member that is not ready has not lost its nodes.
-func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster) *clusterv1alpha1.ClusterStatus {
+func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster, now time.Time) *clusterv1alpha1.ClusterStatus {
 	status := cluster.Status.DeepCopy()
 	ctx, cancel := context.WithTimeout(ctx, r.Options.ProbeTimeout)
 	defer cancel()
@@ -145,7 +159,7 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 	}
 	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
 		Type: clusterv1alpha1.ClusterConditionReady, Status: rd.status, Reason: rd.reason, Message: rd.message,
-		ObservedGeneration: cluster.Generation,
+		ObservedGeneration: cluster.Generation, LastTransitionTime: metav1.NewTime(now),
 	})
 	if rd.status != metav1.ConditionTrue {
 		return status
@@ -179,13 +193,13 @@ func (r *Reconciler) probe(ctx context.Context, log logr.Logger, cluster *cluste
 }
 
 // writeStatus patches the status when it changed, and otherwise refreshes
-// lastProbeTime when a workload's report came after it (reports.go), and
-// at most every ProbeTimeRefresh.
+// lastProbeTime when a workload's report came after it (reports.go), when
+// it is ahead of now, and at most every ProbeTimeRefresh (see quiet).
 func (r *Reconciler) writeStatus(ctx context.Context, cluster *clusterv1alpha1.Cluster, status *clusterv1alpha1.ClusterStatus, now time.Time) error {
 	last := cluster.Status.LastProbeTime
 	status.LastProbeTime = last
 	changed := !equality.Semantic.DeepEqual(&cluster.Status, status)
-	if !changed && last != nil && now.Sub(last.Time) < r.Options.ProbeTimeRefresh {
+	if !changed && quiet(last, now, r.Options.ProbeTimeRefresh) {
 		newer, err := r.reportedSince(ctx, cluster.Name, last.Time)
 		if err != nil {
 			return err
@@ -205,6 +219,17 @@ func (r *Reconciler) writeStatus(ctx context.Context, cluster *clusterv1alpha1.C
 	cluster.Status = patched.Status
 	cluster.ResourceVersion = patched.ResourceVersion
 	return nil
+}
+
+// quiet says whether a probe that found nothing changed may leave
+// lastProbeTime alone (unless a report came after it): it is younger than
+// refresh. A probe time ahead of now was written by a clock set later
+// than this one (an agent restarted after its host's clock was set back):
+// reports stamped by this clock would look older than it, and counted in
+// a summary taken before them, until it is written again; so it is, at
+// once.
+func quiet(last *metav1.Time, now time.Time, refresh time.Duration) bool {
+	return last != nil && !last.Time.After(now) && now.Sub(last.Time) < refresh
 }
 
 // updateTaints adds or removes the readiness taints. spec.taints is an

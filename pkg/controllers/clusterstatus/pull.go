@@ -26,34 +26,43 @@ import (
 // cluster failover then follow exactly as for a Push member the hub cannot
 // reach.
 
-// agentReadiness judges a Pull cluster by its agent's Lease at now. ok is
-// true while the Lease is held and renewed: the agent's own Ready
-// condition stands, and recheck is when the Lease would expire. Otherwise
-// rd is the Unknown readiness the hub records.
-func agentReadiness(lease *coordinationv1.Lease, now time.Time) (rd readiness, ok bool, recheck time.Duration) {
+// agentReadiness judges a Pull cluster by its agent's Lease at now, both
+// on the hub's clock, as is seen: when the hub first read the Lease's
+// current holder and renewTime (see renewals). renewTime itself is on the
+// agent's clock, which may be off from the hub's by any amount, so it is
+// never compared with now. ok is true while the Lease is held and was
+// seen renewed within its duration: the agent's own Ready condition
+// stands, and recheck is when the Lease would expire. Otherwise rd is the
+// Unknown readiness the hub records.
+func agentReadiness(lease *coordinationv1.Lease, seen, now time.Time) (rd readiness, ok bool, recheck time.Duration) {
 	if lease == nil || lease.Spec.RenewTime == nil {
 		return readiness{status: metav1.ConditionUnknown, reason: clusterv1alpha1.ReasonAgentNotConnected,
 			message: "no agent has connected for this Pull cluster yet: run `shepherd agent` in the member with the kubeconfig `shepherd register` printed"}, false, 0
 	}
-	holder := ""
-	if lease.Spec.HolderIdentity != nil {
-		holder = *lease.Spec.HolderIdentity
-	}
+	holder := holderOf(lease)
 	renewed := lease.Spec.RenewTime.Time
 	if holder == "" {
 		return readiness{status: metav1.ConditionUnknown, reason: clusterv1alpha1.ReasonAgentLeaseExpired,
-			message: fmt.Sprintf("the agent released its lease at %s (it stopped)", renewed.UTC().Format(time.RFC3339))}, false, 0
+			message: fmt.Sprintf("the agent released its lease at %s, on its clock (it stopped)", renewed.UTC().Format(time.RFC3339))}, false, 0
 	}
 	duration := 15 * time.Second
 	if d := lease.Spec.LeaseDurationSeconds; d != nil && *d > 0 {
 		duration = time.Duration(*d) * time.Second
 	}
-	expires := renewed.Add(duration)
+	expires := seen.Add(duration)
 	if now.Before(expires) {
 		return readiness{}, true, expires.Sub(now)
 	}
 	return readiness{status: metav1.ConditionUnknown, reason: clusterv1alpha1.ReasonAgentLeaseExpired,
-		message: fmt.Sprintf("agent %s last renewed its lease at %s, more than its duration %s ago", holder, renewed.UTC().Format(time.RFC3339), duration)}, false, 0
+		message: fmt.Sprintf("agent %s last renewed its lease at %s on its clock, seen by the hub at %s, more than its duration %s ago",
+			holder, renewed.UTC().Format(time.RFC3339), seen.UTC().Format(time.RFC3339), duration)}, false, 0
+}
+
+func holderOf(lease *coordinationv1.Lease) string {
+	if lease.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *lease.Spec.HolderIdentity
 }
 
 // reconcilePull judges a Pull cluster on the hub: its agent's Lease
@@ -67,8 +76,12 @@ func (r *Reconciler) reconcilePull(ctx context.Context, log logr.Logger, cluster
 	case err != nil:
 		return reconcile.Result{}, err
 	}
-	now := time.Now()
-	rd, alive, recheck := agentReadiness(lease, now)
+	now := r.clock.Now()
+	seen := now
+	if lease != nil && lease.Spec.RenewTime != nil {
+		seen = r.renewals.seen(cluster.Name, lease, now)
+	}
+	rd, alive, recheck := agentReadiness(lease, seen, now)
 	status := cluster.Status.DeepCopy()
 	if !alive {
 		meta.SetStatusCondition(&status.Conditions, metav1.Condition{

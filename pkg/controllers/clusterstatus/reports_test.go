@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -35,6 +36,28 @@ func TestAnyReportAfter(t *testing.T) {
 	} {
 		if got := anyReportAfter(tc.works, probed); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestQuietProbe: a probe that found nothing changed writes lastProbeTime
+// when it is older than the refresh period, or ahead of the prober's
+// clock (its clock was set back since it was written).
+func TestQuietProbe(t *testing.T) {
+	at := func(d time.Duration) *metav1.Time { return ptr.To(metav1.NewTime(hubNow.Add(d))) }
+	for _, tc := range []struct {
+		name string
+		last *metav1.Time
+		want bool
+	}{
+		{"never probed", nil, false},
+		{"probed just now", at(0), true},
+		{"probed within the refresh period", at(-59 * time.Second), true},
+		{"probed a refresh period ago", at(-time.Minute), false},
+		{"probed ahead of this clock", at(12 * time.Second), false},
+	} {
+		if got := quiet(tc.last, hubNow, time.Minute); got != tc.want {
+			t.Errorf("%s: quiet %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -23,6 +23,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		Options:     opts.withDefaults(),
 		clients:     d.Clients,
 		pullCluster: d.PullCluster,
+		clock:       d.Clock,
 		conflicts:   bindingutil.NewConflicts(),
 	}
 	r.summaries = newSummarizers()

@@ -181,7 +181,7 @@ func (r *Reconciler) applyManifest(ctx context.Context, c *clusterclient.Clients
 	if prev != nil {
 		prevDrift, prevHash = prev.Drift, prev.AppliedHash
 	}
-	now := metav1.Now()
+	now := metav1.NewTime(r.clock.Now())
 	facts := applyFacts{strategy: work.Spec.ApplyStrategy, conflict: work.Spec.ConflictResolution, full: full, unchanged: prevHash == hash}
 	s, err := scopeOf(work)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -61,6 +62,10 @@ type Reconciler struct {
 	fence         func() error
 	pullCluster   string
 	hubNamespaces client.Reader
+	// clock stamps what the Work's status records (statusTime, drift's
+	// firstSeenTime, conditions' transitions) and times the put-back of
+	// a drift from the Drifted condition's transition (controllerdeps.Deps.Clock).
+	clock clock.PassiveClock
 
 	breaker *breaker
 	limiter *limiter

@@ -52,7 +52,7 @@ func (s *stamps) get(key string) (applyStamp, bool) {
 func (r *Reconciler) applyDue(work *workv1alpha1.Work) bool {
 	st, ok := r.stamps.get(workKey(work))
 	applied := meta.FindStatusCondition(work.Status.Conditions, workv1alpha1.WorkConditionApplied)
-	if wait, pending := revertIn(work.Status.Conditions, r.Options.DriftRevertDelay, time.Now()); pending && wait == 0 {
+	if wait, pending := revertIn(work.Status.Conditions, r.Options.DriftRevertDelay, r.clock.Now()); pending && wait == 0 {
 		return true
 	}
 	return !ok || st.generation != work.Generation || time.Since(st.at) >= r.Options.ResyncPeriod ||
@@ -66,7 +66,7 @@ func (r *Reconciler) untilDue(work *workv1alpha1.Work, conditions []metav1.Condi
 	if st, ok := r.stamps.get(workKey(work)); ok {
 		due = max(time.Second, r.Options.ResyncPeriod-time.Since(st.at))
 	}
-	if wait, pending := revertIn(conditions, r.Options.DriftRevertDelay, time.Now()); pending {
+	if wait, pending := revertIn(conditions, r.Options.DriftRevertDelay, r.clock.Now()); pending {
 		due = min(due, max(time.Second, wait))
 	}
 	return due

@@ -22,6 +22,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/restmapper"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -146,7 +147,7 @@ func hubWith(get func(client.ObjectKey) error, works ...client.Object) *Reconcil
 		}})
 	}
 	c := b.Build()
-	return &Reconciler{Client: c, hubNamespaces: c, interpreter: interpreter.New()}
+	return &Reconciler{Client: c, hubNamespaces: c, interpreter: interpreter.New(), clock: clock.RealClock{}}
 }
 
 func work(name string, resolution policyv1alpha1.ConflictResolution, objs ...*unstructured.Unstructured) *workv1alpha1.Work {

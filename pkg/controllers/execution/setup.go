@@ -41,6 +41,7 @@ func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
 		fence:         d.Fence,
 		pullCluster:   d.PullCluster,
 		hubNamespaces: d.Client(),
+		clock:         d.Clock,
 		conflicts:     bindingutil.NewConflicts(),
 	}
 	if d.Agent() {

@@ -19,6 +19,7 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
+	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 )
 
@@ -62,13 +63,13 @@ func (r *Reconciler) apply(ctx context.Context, work *workv1alpha1.Work, cluster
 		p.failures = append(p.failures, fmt.Sprintf("removing objects dropped from the Work: %v", pruneErr))
 		p.retry = true
 	default:
-		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, p.ids, p.observed, p.results, metav1.Now())
+		status.ManifestStatuses = manifestStatuses(work.Status.ManifestStatuses, p.ids, p.observed, p.results, metav1.NewTime(r.clock.Now()))
 	}
 	sum := r.lost.carry(key, work.Generation, summarize(manifests, p.results))
 	cond, result := appliedCondition(work, cluster, len(manifests), p, sum)
 	drifted, driftChanged := driftCondition(work, sum)
 	if drifted != nil {
-		meta.SetStatusCondition(&status.Conditions, *drifted)
+		controllerdeps.SetCondition(&status.Conditions, *drifted, r.clock)
 	}
 	applyTotal.WithLabelValues(result).Inc()
 	applyDuration.WithLabelValues(result).Observe(time.Since(begin).Seconds())
@@ -257,10 +258,10 @@ const ReasonSuspended = "Suspended"
 // removes the condition.
 func (r *Reconciler) markSuspended(ctx context.Context, work *workv1alpha1.Work) error {
 	status := work.Status.DeepCopy()
-	changed := meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+	changed := controllerdeps.SetCondition(&status.Conditions, metav1.Condition{
 		Type: workv1alpha1.WorkConditionDispatching, Status: metav1.ConditionFalse, Reason: ReasonSuspended, ObservedGeneration: work.Generation,
 		Message: fmt.Sprintf("Dispatching to cluster %s is suspended by the policy's spec.suspension: nothing is applied to or deleted from the member until it is lifted", clusterOf(work)),
-	})
+	}, r.clock)
 	if !changed {
 		return nil
 	}
@@ -287,7 +288,7 @@ func (r *Reconciler) setCondition(ctx context.Context, work *workv1alpha1.Work, 
 func (r *Reconciler) writeStatus(ctx context.Context, work *workv1alpha1.Work, status *workv1alpha1.WorkStatus, cond metav1.Condition) error {
 	prev := meta.FindStatusCondition(work.Status.Conditions, workv1alpha1.WorkConditionApplied)
 	cond.ObservedGeneration = work.Generation
-	meta.SetStatusCondition(&status.Conditions, cond)
+	controllerdeps.SetCondition(&status.Conditions, cond, r.clock)
 	if equality.Semantic.DeepEqual(&work.Status, status) {
 		return nil
 	}

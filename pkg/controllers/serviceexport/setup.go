@@ -41,7 +41,8 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	})); err != nil {
 		return err
 	}
-	r := &Reconciler{client: mgr.GetClient(), clients: d.Clients, members: ms, fence: d.Fence, pullCluster: d.PullCluster, now: metav1.Now}
+	r := &Reconciler{client: mgr.GetClient(), clients: d.Clients, members: ms, fence: d.Fence, pullCluster: d.PullCluster,
+		now: func() metav1.Time { return metav1.NewTime(d.Clock.Now()) }}
 	return builder.ControllerManagedBy(mgr).
 		Named(ControllerName).
 		For(&clusterv1alpha1.Cluster{}).

@@ -52,7 +52,7 @@ type podMetricsReporter struct {
 // setupPodMetrics registers the reporter; agents only.
 func setupPodMetrics(d controllerdeps.Deps, o Options) error {
 	mgr := d.Manager
-	r := &podMetricsReporter{client: mgr.GetClient(), clients: d.Clients, in: d.Interpreter, pullCluster: d.PullCluster, period: o.PodMetricsPeriod, now: time.Now}
+	r := &podMetricsReporter{client: mgr.GetClient(), clients: d.Clients, in: d.Interpreter, pullCluster: d.PullCluster, period: o.PodMetricsPeriod, now: d.Clock.Now}
 	// A Work is looked at while it asks for a sample, and once more when
 	// it stops asking, to clear the last one.
 	concerned := predicate.NewPredicateFuncs(func(obj client.Object) bool {

@@ -59,7 +59,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	})); err != nil {
 		return err
 	}
-	wr := &workReconciler{client: mgr.GetClient(), clients: d.Clients, in: d.Interpreter, members: ms, pullCluster: d.PullCluster}
+	wr := &workReconciler{client: mgr.GetClient(), clients: d.Clients, in: d.Interpreter, members: ms, pullCluster: d.PullCluster, clock: d.Clock}
 	// A HealthInterpreter or customization set or cleared changes the
 	// health of every object of its kind, though none of them changed: look at their Works again.
 	d.Interpreter.OnChange(func(gvk schema.GroupVersionKind) {

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -32,6 +33,8 @@ type workReconciler struct {
 	// pullCluster is the one cluster an agent reports for; empty on the
 	// hub, which reports for Push clusters only.
 	pullCluster string
+	// clock stamps each status's statusTime (controllerdeps.Deps.Clock).
+	clock clock.PassiveClock
 }
 
 // reports says whether this controller writes the cluster's Work statuses:
@@ -94,7 +97,7 @@ func (r *workReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		}
 		// This process's clock: it also stamps the Cluster's lastProbeTime
 		// (see ManifestStatus.StatusTime).
-		ms.SetStatus(o.Status, metav1.Now())
+		ms.SetStatus(o.Status, metav1.NewTime(r.clock.Now()))
 		ms.Health, ms.HealthReason, ms.Generation = o.Health, o.HealthReason, o.Generation
 		ms.ResourceVersion = o.ResourceVersion
 		ms.UnschedulableReplicas, ms.UnschedulableSince, ms.UnschedulableComponents = 0, nil, nil
