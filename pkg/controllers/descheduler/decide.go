@@ -34,12 +34,17 @@ type move struct {
 	count, keep int32
 	since       time.Time
 	whole       bool
+	// pending names the components those replicas belong to, for the
+	// messages (pendingComponents); "" when the cluster reports none.
+	pending string
 }
 
-// report is a cluster's unschedulable replicas that are not moved.
+// report is a cluster's unschedulable replicas that are not moved, and
+// the components they belong to (as move's).
 type report struct {
 	cluster string
 	count   int32
+	pending string
 }
 
 // decision is what to do with one binding.
@@ -139,7 +144,8 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 	}
 	reportAll := func(reason, why string) decision {
 		for _, s := range all {
-			d.reports = append(d.reports, report{cluster: s.target.Name, count: s.item.UnschedulableReplicas})
+			d.reports = append(d.reports, report{cluster: s.target.Name, count: s.item.UnschedulableReplicas,
+				pending: pendingComponents(spec.Components, s.item.UnschedulableComponents)})
 		}
 		d.reason, d.why = reason, why
 		return d
@@ -174,7 +180,8 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 		if d.gang {
 			// Never part of a gang: it leaves the cluster whole, whatever
 			// its targets record of its components.
-			d.moves = append(d.moves, move{cluster: s.target.Name, count: s.item.UnschedulableReplicas, since: s.item.UnschedulableSince.Time, whole: true})
+			d.moves = append(d.moves, move{cluster: s.target.Name, count: s.item.UnschedulableReplicas, since: s.item.UnschedulableSince.Time, whole: true,
+				pending: pendingComponents(spec.Components, s.item.UnschedulableComponents)})
 			continue
 		}
 		keep := max(s.target.Replicas-s.item.UnschedulableReplicas, 0)
@@ -241,7 +248,11 @@ func condition(d decision, generation int64) (metav1.Condition, bool) {
 		return moved(d.recorded)
 	case len(d.reports) > 0:
 		for _, r := range d.reports {
-			parts = append(parts, fmt.Sprintf("%d in %s", r.count, r.cluster))
+			part := fmt.Sprintf("%d in %s", r.count, r.cluster)
+			if r.pending != "" {
+				part += " (" + r.pending + ")"
+			}
+			parts = append(parts, part)
 		}
 		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionFalse, Reason: d.reason, ObservedGeneration: generation,
 			Message: fmt.Sprintf("Replicas Pending unschedulable: %s; %s", strings.Join(parts, ", "), d.why)}, true

@@ -175,6 +175,23 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// pending is a component with n pods unschedulable since at.
+func pending(name string, n int32, at time.Time) workv1alpha1.UnschedulableComponent {
+	return workv1alpha1.UnschedulableComponent{Name: name, Replicas: n, Since: metav1.NewTime(at)}
+}
+
+// stuckComponents is an aggregated status item whose unschedulable pods
+// are those of components, the oldest since at.
+func stuckComponents(cluster string, at time.Time, components ...workv1alpha1.UnschedulableComponent) workv1alpha1.AggregatedStatusItem {
+	var n int32
+	for _, c := range components {
+		n += c.Replicas
+	}
+	item := stuck(cluster, n, at)
+	item.UnschedulableComponents = components
+	return item
+}
+
 // gang is a binding's spec of a workload of two components on targets.
 func gang(p *policyv1alpha1.Placement, targets ...workv1alpha1.TargetCluster) *workv1alpha1.BindingSpec {
 	return &workv1alpha1.BindingSpec{Placement: p, Clusters: slices.Clone(targets),
@@ -210,6 +227,12 @@ func TestDecideGang(t *testing.T) {
 			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 3, t0)}, now: t0.Add(thr),
 			moved:   []string{"b"},
 			message: "Moved the gang whole from b (3 of its replicas unschedulable there); unschedulable for longer than 5m0s; a gang runs whole or not at all: the scheduler places it again, the clusters it left kept out for 10m0s"},
+		{name: "the components that do not fit are named, with their replicas in the spec", placement: duplicated, targets: twoClusters,
+			items: []workv1alpha1.AggregatedStatusItem{{ClusterName: "a"}, stuckComponents("b", t0, pending("head", 1, t0.Add(time.Minute)), pending("workers", 2, t0))},
+			now:   t0.Add(thr), moved: []string{"b"},
+			message: `Moved the gang whole from b (3 of its replicas unschedulable there; component "head": 1 of 1 Pending since 2026-03-08T08:01:00Z, ` +
+				`component "workers": 2 of 4 Pending since 2026-03-08T08:00:00Z); unschedulable for longer than 5m0s; a gang runs whole or not at all: ` +
+				`the scheduler places it again, the clusters it left kept out for 10m0s`},
 		{name: "before the threshold: nothing, look again when due", placement: duplicated, targets: twoClusters,
 			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 3, t0)}, now: t0.Add(thr - time.Second),
 			next: t0.Add(thr)},
@@ -244,6 +267,10 @@ func TestDecideGang(t *testing.T) {
 			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(thr),
 			held:    ReasonHeld,
 			message: "Replicas Pending unschedulable: 2 in b; not moved while a failover moves the workload"},
+		{name: "held: the report names the components", placement: duplicated, targets: twoClusters, evicting: true,
+			items: []workv1alpha1.AggregatedStatusItem{stuckComponents("b", t0, pending("workers", 2, t0))}, now: t0.Add(thr),
+			held:    ReasonHeld,
+			message: `Replicas Pending unschedulable: 2 in b (component "workers": 2 of 4 Pending since 2026-03-08T08:00:00Z); not moved while a failover moves the workload`},
 		{name: "a reschedule is pending: held", placement: duplicated, targets: twoClusters, reschedule: &metav1.Time{Time: t0.Add(time.Hour)},
 			items: []workv1alpha1.AggregatedStatusItem{stuck("b", 2, t0)}, now: t0.Add(2 * time.Hour),
 			held: ReasonHeld},

@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -65,8 +66,8 @@ func gangWhy(spec *workv1alpha1.BindingSpec, thr time.Duration) string {
 func eviction(spec *workv1alpha1.BindingSpec, m move, thr time.Duration) bindingutil.Eviction {
 	return bindingutil.Eviction{
 		Cluster: m.cluster, Reason: EvictionReason, Producer: Producer,
-		Message: fmt.Sprintf("%d replicas of the gang unschedulable since %s, longer than %s: moved whole",
-			m.count, m.since.UTC().Format(time.RFC3339), thr),
+		Message: fmt.Sprintf("%d replicas of the gang unschedulable since %s, longer than %s: moved whole%s",
+			m.count, m.since.UTC().Format(time.RFC3339), thr, also(m.pending)),
 		Purge:              policyv1alpha1.PurgeGracefully,
 		GracePeriodSeconds: gracePeriod(spec.Failover),
 	}
@@ -77,13 +78,49 @@ func eviction(spec *workv1alpha1.BindingSpec, m move, thr time.Duration) binding
 func describeWhole(moves []move) string {
 	parts := make([]string, 0, len(moves))
 	for _, m := range moves {
-		parts = append(parts, fmt.Sprintf("%s (%d of its replicas unschedulable there)", m.cluster, m.count))
+		parts = append(parts, fmt.Sprintf("%s (%d of its replicas unschedulable there%s)", m.cluster, m.count, also(m.pending)))
 	}
 	return "the gang whole from " + strings.Join(parts, ", ")
 }
 
 // gangNote is the event of a gang's move off one cluster.
 func gangNote(spec *workv1alpha1.BindingSpec, m move, why string) string {
-	return fmt.Sprintf("Moved the gang whole from cluster %s: %d of its replicas unschedulable there since %s (%s); the old copy stays until the gang is Healthy on its new clusters or %ds pass",
-		m.cluster, m.count, m.since.UTC().Format(time.RFC3339), why, *gracePeriod(spec.Failover))
+	return fmt.Sprintf("Moved the gang whole from cluster %s: %d of its replicas unschedulable there since %s%s (%s); the old copy stays until the gang is Healthy on its new clusters or %ds pass",
+		m.cluster, m.count, m.since.UTC().Format(time.RFC3339), also(m.pending), why, *gracePeriod(spec.Failover))
+}
+
+// maxNamedComponents is how many components pendingComponents names; the
+// others are counted, so that a message stays short whatever the gang.
+const maxNamedComponents = 4
+
+// pendingComponents says which components of a gang a cluster cannot run,
+// from its aggregated status (unschedulable, in the workload's order), with
+// each one's replicas in the binding's spec.components: `component
+// "workers": 2 of 4 Pending since 2026-03-08T08:00:00Z, component
+// "ray-head": 1 of 1 Pending since ...`. A component the spec does not
+// list is named without its total. "" when the cluster reports none: the
+// pods of the gang's kind are not told apart by component.
+func pendingComponents(spec []workv1alpha1.Component, unschedulable []workv1alpha1.UnschedulableComponent) string {
+	parts := make([]string, 0, min(len(unschedulable), maxNamedComponents+1))
+	for i, u := range unschedulable {
+		if i == maxNamedComponents {
+			parts = append(parts, fmt.Sprintf("%d more components", len(unschedulable)-i))
+			break
+		}
+		of := ""
+		if j := slices.IndexFunc(spec, func(c workv1alpha1.Component) bool { return c.Name == u.Name }); j >= 0 {
+			of = fmt.Sprintf(" of %d", spec[j].Replicas)
+		}
+		parts = append(parts, fmt.Sprintf("component %q: %d%s Pending since %s", u.Name, u.Replicas, of, u.Since.UTC().Format(time.RFC3339)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// also is "; " and pending, for a message that goes on to name the
+// components; "" when there are none to name.
+func also(pending string) string {
+	if pending == "" {
+		return ""
+	}
+	return "; " + pending
 }

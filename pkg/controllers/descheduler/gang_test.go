@@ -90,3 +90,53 @@ func TestGangPolicyWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingComponents: the components a cluster cannot run are named in
+// the order it reports them, each with its replicas in the binding's
+// spec; a component the spec does not list is named without a total
+// (bad input), none gives "" (a kind whose pods are not told apart), and
+// past maxNamedComponents the rest are counted.
+func TestPendingComponents(t *testing.T) {
+	spec := []workv1alpha1.Component{{Name: "ray-head", Replicas: 1}, {Name: "workers", Replicas: 4}}
+	for _, tc := range []struct {
+		name string
+		in   []workv1alpha1.UnschedulableComponent
+		want string
+	}{
+		{"none", nil, ""},
+		{"one", []workv1alpha1.UnschedulableComponent{pending("workers", 2, t0)}, `component "workers": 2 of 4 Pending since 2026-03-08T08:00:00Z`},
+		{"in the order reported", []workv1alpha1.UnschedulableComponent{pending("ray-head", 1, t0.Add(time.Hour)), pending("workers", 4, t0)},
+			`component "ray-head": 1 of 1 Pending since 2026-03-08T09:00:00Z, component "workers": 4 of 4 Pending since 2026-03-08T08:00:00Z`},
+		{"not in the spec", []workv1alpha1.UnschedulableComponent{pending("gone", 3, t0)}, `component "gone": 3 Pending since 2026-03-08T08:00:00Z`},
+		{"past the names shown, counted", []workv1alpha1.UnschedulableComponent{
+			pending("a", 1, t0), pending("b", 1, t0), pending("c", 1, t0), pending("d", 1, t0), pending("e", 1, t0), pending("f", 1, t0)},
+			`component "a": 1 Pending since 2026-03-08T08:00:00Z, component "b": 1 Pending since 2026-03-08T08:00:00Z, ` +
+				`component "c": 1 Pending since 2026-03-08T08:00:00Z, component "d": 1 Pending since 2026-03-08T08:00:00Z, 2 more components`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pendingComponents(spec, tc.in); got != tc.want {
+				t.Errorf("got\n %q, want\n %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestGangMessagesNameComponents: the event and the eviction of a gang's
+// move off a cluster name the components that do not fit there.
+func TestGangMessagesNameComponents(t *testing.T) {
+	const thr = time.Minute
+	spec := gang(duplicated, running("a"))
+	status := &workv1alpha1.BindingStatus{AggregatedStatus: []workv1alpha1.AggregatedStatusItem{stuckComponents("a", t0, pending("workers", 3, t0))}}
+	d := decide(spec, status, nil, thr, t0.Add(thr))
+	apply(spec, nil, d, t0.Add(thr))
+	const named = `component "workers": 3 of 4 Pending since 2026-03-08T08:00:00Z`
+	if note := gangNote(spec, d.moves[0], d.why); !strings.HasPrefix(note, "Moved the gang whole from cluster a: 3 of its replicas unschedulable there since 2026-03-08T08:00:00Z; "+named+" (") {
+		t.Errorf("event note %q", note)
+	}
+	if h := spec.EvictionHistory; len(h) != 1 || h[0].Message != "3 replicas of the gang unschedulable since 2026-03-08T08:00:00Z, longer than 1m0s: moved whole; "+named {
+		t.Errorf("history %+v", h)
+	}
+	if tasks := spec.GracefulEvictionTasks; len(tasks) != 1 || !strings.HasSuffix(tasks[0].Message, named) {
+		t.Errorf("tasks %+v", tasks)
+	}
+}

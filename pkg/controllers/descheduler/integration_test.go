@@ -28,22 +28,33 @@ var components = []workv1alpha1.TargetComponent{{Name: "head", Replicas: 1}, {Na
 // unschedulable in one of them is moved off that one whole once the
 // threshold passes, nothing lowered: the target Unscheduled, the eviction
 // history and graceful eviction task written through the API, the old
-// copy's Work kept, the condition and event saying so. Its targets may
-// record their components or not (bad input): the move is the same.
+// copy's Work kept, the condition and event saying so, and naming the
+// component whose pods do not fit when the cluster reports it (the work
+// status controller does for kinds whose operators label each pod with
+// its component). Its targets may record their components or not (bad
+// input): the move is the same.
 func TestGangMovedWhole(t *testing.T) {
 	suite.Hub(t)
 	startManager(t)
 	for _, tc := range []struct {
 		ns         string
 		components []workv1alpha1.TargetComponent
-	}{{ns: "gang", components: components}, {ns: "gang-no-target-components"}} {
+		// byComponent: the cluster reports which component is Pending.
+		byComponent bool
+	}{{ns: "gang", components: components, byComponent: true}, {ns: "gang-no-target-components"}} {
 		t.Run(tc.ns, func(t *testing.T) {
 			t.Parallel()
 			setup(t, tc.ns, tc.components, "m1", "m2")
 			waitWork(t, tc.ns, "m1", true)
 			waitWork(t, tc.ns, "m2", true)
 			since := metav1.NewTime(time.Now().Truncate(time.Second))
-			setUnschedulable(t, tc.ns, "m2", 2, since)
+			var pending []workv1alpha1.UnschedulableComponent
+			there := "there"
+			if tc.byComponent {
+				pending = []workv1alpha1.UnschedulableComponent{{Name: "workers", Replicas: 2, Since: since}}
+				there = `there; component "workers": 2 of 2 Pending since ` + since.UTC().Format(time.RFC3339)
+			}
+			setUnschedulable(t, tc.ns, "m2", 2, since, pending...)
 
 			time.Sleep(threshold / 4)
 			rb := get(t, tc.ns)
@@ -77,7 +88,7 @@ func TestGangMovedWhole(t *testing.T) {
 			eventually(t, "condition GangMoved", func() error {
 				c := meta.FindStatusCondition(get(t, tc.ns).Status.Conditions, descheduler.ConditionReplicasDescheduled)
 				if c == nil || c.Status != metav1.ConditionTrue || c.Reason != descheduler.ReasonGangMoved ||
-					!strings.HasPrefix(c.Message, "Moved the gang whole from m2 (2 of its replicas unschedulable there); unschedulable for longer than 4s") {
+					!strings.HasPrefix(c.Message, "Moved the gang whole from m2 (2 of its replicas unschedulable "+there+"); unschedulable for longer than 4s") {
 					return fmt.Errorf("condition %+v", c)
 				}
 				return nil
@@ -88,7 +99,8 @@ func TestGangMovedWhole(t *testing.T) {
 					return err
 				}
 				for _, e := range list.Items {
-					if e.Reason == descheduler.EventGangDescheduled && strings.HasPrefix(e.Note, "Moved the gang whole from cluster m2: 2 of its replicas unschedulable there") {
+					if e.Reason == descheduler.EventGangDescheduled && strings.HasPrefix(e.Note, "Moved the gang whole from cluster m2: 2 of its replicas unschedulable there") &&
+						strings.Contains(e.Note, strings.TrimPrefix(there, "there")+" (") {
 						return nil
 					}
 				}
@@ -137,8 +149,9 @@ func setup(t *testing.T, ns string, components []workv1alpha1.TargetComponent, c
 }
 
 // setUnschedulable writes the binding's aggregated status as the work
-// status controller would: n replicas unschedulable on cluster since.
-func setUnschedulable(t *testing.T, ns, cluster string, n int32, since metav1.Time) {
+// status controller would: n replicas unschedulable on cluster since,
+// those of components among them.
+func setUnschedulable(t *testing.T, ns, cluster string, n int32, since metav1.Time, components ...workv1alpha1.UnschedulableComponent) {
 	t.Helper()
 	eventually(t, "status written", func() error {
 		rb := get(t, ns)
@@ -146,7 +159,7 @@ func setUnschedulable(t *testing.T, ns, cluster string, n int32, since metav1.Ti
 		for _, tgt := range rb.Spec.Clusters {
 			item := workv1alpha1.AggregatedStatusItem{ClusterName: tgt.Name, Applied: true}
 			if tgt.Name == cluster {
-				item.UnschedulableReplicas, item.UnschedulableSince = n, &since
+				item.UnschedulableReplicas, item.UnschedulableSince, item.UnschedulableComponents = n, &since, components
 			}
 			rb.Status.AggregatedStatus = append(rb.Status.AggregatedStatus, item)
 		}
