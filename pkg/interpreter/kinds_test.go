@@ -10,7 +10,9 @@ import (
 // health rule or replicas says which apiVersion it reads. Every kind of
 // several pod templates says how to find its pods, by a selector or a
 // label, never both: without them no unschedulable pod of a gang is
-// counted, and the descheduler never moves it.
+// counted, and the descheduler never moves it; and which component each
+// of them runs, by labels that each name one, or the status cannot say
+// which component does not fit.
 func TestKindTable(t *testing.T) {
 	seen := map[string]schema.GroupKind{}
 	for gk, k := range builtin {
@@ -19,6 +21,14 @@ func TestKindTable(t *testing.T) {
 		}
 		if k.components != nil && k.pods == nil {
 			t.Errorf("%v: components but no way to its pods", gk)
+		}
+		if k.components != nil && len(k.podComponent) == 0 {
+			t.Errorf("%v: components but no way to tell its pods' components", gk)
+		}
+		for _, l := range k.podComponent {
+			if l.key == "" || (l.names != nil && len(l.names) == 0) {
+				t.Errorf("%v: component label %+v", gk, l)
+			}
 		}
 		if p := k.pods; p != nil {
 			if (p.selector == nil) == (p.label == "") {
