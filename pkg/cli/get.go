@@ -219,6 +219,21 @@ func (o *getOptions) printBindings(ctx context.Context, c client.Client, w io.Wr
 	return nil
 }
 
+// unschedulableNote is "3 unschedulable", with the components they
+// belong to when the cluster reports them: "3 unschedulable: ray-head 1,
+// workers 2".
+func unschedulableNote(it *workv1alpha1.AggregatedStatusItem) string {
+	out := fmt.Sprintf("%d unschedulable", it.UnschedulableReplicas)
+	if len(it.UnschedulableComponents) == 0 {
+		return out
+	}
+	parts := make([]string, len(it.UnschedulableComponents))
+	for i, c := range it.UnschedulableComponents {
+		parts[i] = fmt.Sprintf("%s %d", c.Name, c.Replicas)
+	}
+	return out + ": " + strings.Join(parts, ", ")
+}
+
 func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string {
 	cond := meta.FindStatusCondition(status.Conditions, condType)
 	if cond == nil {
@@ -231,7 +246,9 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 }
 
 // placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)"
-// (with "[1 unschedulable]" for replicas Pending unschedulable there,
+// (with "[1 unschedulable]" for replicas Pending unschedulable there, and
+// which components they belong to for a gang whose pods are told apart,
+// "[3 unschedulable: ray-head 1, workers 2]",
 // "[drifted]" where the copy was edited in the member, and "[unclaimed]"
 // when no policy governs the workload any longer), or the unschedulable
 // reason when there are no targets. Kinds without replicas show no count:
@@ -245,12 +262,12 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		return "<pending>"
 	}
 	state := map[string]string{}
-	pending := map[string]int32{}
+	pending := map[string]*workv1alpha1.AggregatedStatusItem{}
 	drifted := map[string]bool{}
 	for i := range status.AggregatedStatus {
 		s := &status.AggregatedStatus[i]
 		state[s.ClusterName] = s.State()
-		pending[s.ClusterName] = s.UnschedulableReplicas
+		pending[s.ClusterName] = s
 		drifted[s.ClusterName] = s.Drifted
 	}
 	parts := make([]string, 0, len(spec.Clusters))
@@ -262,8 +279,8 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		if h := state[t.Name]; h != "" {
 			p += " (" + h + ")"
 		}
-		if n := pending[t.Name]; n > 0 {
-			p += fmt.Sprintf(" [%d unschedulable]", n)
+		if it := pending[t.Name]; it != nil && it.UnschedulableReplicas > 0 {
+			p += " [" + unschedulableNote(it) + "]"
 		}
 		if drifted[t.Name] {
 			p += " [drifted]"

@@ -21,6 +21,21 @@ func TestPlacementSummaryShowsUnschedulable(t *testing.T) {
 	}
 }
 
+// A gang's unschedulable pods are shown by component where the cluster
+// reports them; those of no component count in the total only.
+func TestPlacementSummaryShowsUnschedulableComponents(t *testing.T) {
+	spec := &workv1alpha1.BindingSpec{Clusters: []workv1alpha1.TargetCluster{{Name: "member1"}, {Name: "member2"}}}
+	status := &workv1alpha1.BindingStatus{AggregatedStatus: []workv1alpha1.AggregatedStatusItem{
+		{ClusterName: "member1", Applied: true, UnschedulableReplicas: 4, UnschedulableComponents: []workv1alpha1.UnschedulableComponent{
+			{Name: "ray-head", Replicas: 1}, {Name: "workers", Replicas: 2}}},
+		{ClusterName: "member2", Applied: true},
+	}}
+	want := "member1 (Applied) [4 unschedulable: ray-head 1, workers 2], member2 (Applied)"
+	if got := placementSummary(spec, status); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
 func TestPlacementSummaryShowsDriftAndUnclaimed(t *testing.T) {
 	spec := &workv1alpha1.BindingSpec{Clusters: []workv1alpha1.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 1}}}
 	tests := []struct {
