@@ -63,7 +63,8 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Printf("chaos: SHEPHERD_CHAOS_SEED=%d, %s of faults, up to %d templates\n", seed, duration, max)
-	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration})
+	faults := schedule(seed, duration, targets{Push: pushMembers, Pull: pullMembers, NoScheduleGrace: noScheduleGrace, NoExecuteGrace: noExecuteGrace, LeaseDuration: leaseDuration,
+		AgentProbeInterval: agentOpts.ClusterStatus.ProbeInterval, AgentLeaseDuration: agentOpts.LeaseDuration})
 
 	cf := startChaosFleet(t)
 	ctx := context.Background()
@@ -282,6 +283,22 @@ func (cf *chaosFleet) inject(t *testing.T, f fault, h *history) {
 		cf.stopAgent(t, f.Target)
 		cf.startAgent(t, f.Target)
 		h.log("%s %s", f.Kind, f.Target)
+	case skewAgentClock:
+		// The workload's members have room for all of it on any two,
+		// so a replica placed beyond a cluster's room cannot show here:
+		// scheduling.TestInFlightUnderClockSkew proves the accounting
+		// under skew. This proves the skew reaches the hub, within the
+		// fault's time (a check that outlasted it would overlap the
+		// next fault on the agent); the invariants, that the agent is
+		// back on the hub's clock and the fleet converges.
+		begin := time.Now()
+		before, err := cf.readStamps(ctx, f.Target)
+		cf.restartAgentWith(t, f.Target, withSkew(f.Skew))
+		h.log("%s %s: restarted with its clock %+.3fs off%s", f.Kind, f.Target, f.Skew.Seconds(), cf.stampsOff(ctx, t, f, before, err, f.For/2))
+		time.Sleep(time.Until(begin.Add(f.For)))
+		cf.restartAgentWith(t, f.Target, agentOpts)
+		h.log("%s %s: restarted with the right clock after %s", f.Kind, f.Target, time.Since(begin).Round(100*time.Millisecond))
+		return
 	case deleteWork, deleteBinding, deleteMemberObject, removeCRD:
 		gone, err := cf.deleteByHand(ctx, f)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -41,6 +43,17 @@ type fleetState struct {
 	copies    map[string]map[string]copyOf             // cluster -> ns/kind/name -> copy
 	tasks     []taskv1alpha1.RescheduleTask
 	objects   map[string]map[string]string // cluster -> ns/name of ConfigMaps -> resourceVersion
+	clusters  map[string]clusterHealth
+}
+
+// clusterHealth is a Cluster as the hub judges it.
+type clusterHealth struct {
+	ready  *metav1.Condition
+	taints []string // the readiness taints, key:effect
+	// leaseOff, for a Pull cluster whose agent holds its Lease, is its
+	// renewTime less the time it was read: the agent's clock's offset,
+	// less the time since the renewal.
+	leaseOff *time.Duration
 }
 
 func key(ns, kind, name string) string { return ns + "/" + kind + "/" + name }
@@ -150,7 +163,38 @@ func (cf *chaosFleet) read(ctx context.Context) (*fleetState, error) {
 		return nil, err
 	}
 	s.tasks = tasks.Items
+	if s.clusters, err = cf.readClusters(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+func (cf *chaosFleet) readClusters(ctx context.Context) (map[string]clusterHealth, error) {
+	out := map[string]clusterHealth{}
+	for name := range cf.env.Members {
+		c := &clusterv1alpha1.Cluster{}
+		if err := cf.env.Hub.Get(ctx, client.ObjectKey{Name: name}, c); err != nil {
+			return nil, err
+		}
+		h := clusterHealth{ready: meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)}
+		for _, t := range c.Spec.Taints {
+			if t.Key == clusterv1alpha1.TaintClusterNotReady || t.Key == clusterv1alpha1.TaintClusterUnreachable {
+				h.taints = append(h.taints, t.Key+":"+string(t.Effect))
+			}
+		}
+		if c.Spec.SyncMode == clusterv1alpha1.Pull {
+			st, err := cf.readStamps(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			if st.holder != "" && st.renewed != nil {
+				off := time.Until(*st.renewed)
+				h.leaseOff = &off
+			}
+		}
+		out[name] = h
+	}
+	return out, nil
 }
 
 // violations lists every broken invariant of a converged fleet, in a
@@ -246,6 +290,22 @@ func (s *fleetState) violations(clusters []string, bystanders []bystander) []str
 	for _, t := range s.tasks {
 		if c := meta.FindStatusCondition(t.Status.Conditions, taskv1alpha1.ConditionCompleted); c == nil || c.Status != metav1.ConditionTrue {
 			add("RescheduleTask %s not Completed: %v", t.Name, c)
+		}
+	}
+	// A healed fleet is Ready everywhere, untainted, and every agent
+	// renews its Lease on the hub's clock again: a skewed clock's
+	// renewal, or one a lease duration old, is not one.
+	for _, c := range clusters {
+		h, ok := s.clusters[c]
+		switch {
+		case !ok:
+			continue
+		case h.ready == nil || h.ready.Status != metav1.ConditionTrue:
+			add("cluster %s not Ready: %v", c, h.ready)
+		case len(h.taints) > 0:
+			add("cluster %s still tainted: %v", c, h.taints)
+		case h.leaseOff != nil && (*h.leaseOff > time.Second || *h.leaseOff < -agentOpts.LeaseDuration):
+			add("cluster %s: its agent's Lease renewTime is %s off the hub's clock (renewed every %s)", c, *h.leaseOff, agentOpts.RetryPeriod)
 		}
 	}
 	return out

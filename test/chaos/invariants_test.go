@@ -4,9 +4,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
@@ -34,6 +37,10 @@ func converged() (*fleetState, []bystander) {
 		},
 		objects: map[string]map[string]string{"m1": {"chaos-a/bystander": "7"}, "m2": {}},
 		tasks:   []taskv1alpha1.RescheduleTask{{Status: taskv1alpha1.RescheduleTaskStatus{Conditions: []metav1.Condition{{Type: taskv1alpha1.ConditionCompleted, Status: metav1.ConditionTrue}}}}},
+		clusters: map[string]clusterHealth{
+			"m1": {ready: &metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue}},
+			"m2": {ready: &metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue}, leaseOff: ptr.To(-300 * time.Millisecond)},
+		},
 	}
 	return s, []bystander{{cluster: "m1", ns: "chaos-a", name: "bystander", resourceVersion: "7"}}
 }
@@ -59,6 +66,18 @@ func TestViolations(t *testing.T) {
 		{"not scheduled", func(s *fleetState) { s.bindings[dep].Status.Conditions = nil }, "binding not Scheduled"},
 		{"a target being removed", func(s *fleetState) { s.bindings[dep].Spec.Clusters[1].State = workv1alpha1.TargetUnscheduled }, "target m2 still being removed"},
 		{"task unfinished", func(s *fleetState) { s.tasks[0].Status.Conditions = nil }, "not Completed"},
+		{"a cluster not Ready", func(s *fleetState) { s.clusters["m1"].ready.Status = metav1.ConditionUnknown }, "cluster m1 not Ready"},
+		{"a cluster still tainted", func(s *fleetState) {
+			h := s.clusters["m1"]
+			h.taints = []string{clusterv1alpha1.TaintClusterUnreachable + ":NoSchedule"}
+			s.clusters["m1"] = h
+		}, "cluster m1 still tainted"},
+		{"an agent's clock still behind", func(s *fleetState) {
+			h := s.clusters["m2"]
+			h.leaseOff = ptr.To(-9 * time.Second)
+			s.clusters["m2"] = h
+		}, "Lease renewTime is -9s off"},
+		{"an agent's clock still ahead", func(s *fleetState) { h := s.clusters["m2"]; h.leaseOff = ptr.To(5 * time.Second); s.clusters["m2"] = h }, "Lease renewTime is 5s off"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, by := converged()

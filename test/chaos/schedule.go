@@ -65,6 +65,14 @@ const (
 	// custom kind (which Shepherd applied there), and with it every Widget
 	// of the member: Shepherd puts the CRD back, then the Widgets.
 	removeCRD faultKind = "remove-crd"
+	// skewAgentClock restarts a Pull member's agent with its clock ahead
+	// of the hub's or behind it (the fault's Skew), by two of the agent's
+	// probe intervals up to three of its Lease durations, and
+	// after For restarts it with the right clock: every time the agent
+	// writes for the hub (the Cluster's lastProbeTime, the Works'
+	// statusTime, its Lease's renewals) is off by the skew meanwhile, and
+	// jumps by it at both restarts.
+	skewAgentClock faultKind = "skew-agent-clock"
 )
 
 // fault is one scheduled fault: what, on which target, when (from the
@@ -74,10 +82,17 @@ type fault struct {
 	Target string
 	At     time.Duration
 	For    time.Duration
+	// Skew is how far a skew-agent-clock fault sets the agent's clock
+	// off from the hub's: ahead when positive, behind when negative.
+	Skew time.Duration
 }
 
 func (f fault) String() string {
-	return fmt.Sprintf("%6.1fs +%5.1fs %-21s %s", f.At.Seconds(), f.For.Seconds(), f.Kind, f.Target)
+	s := fmt.Sprintf("%6.1fs +%5.1fs %-21s %s", f.At.Seconds(), f.For.Seconds(), f.Kind, f.Target)
+	if f.Skew != 0 {
+		s += fmt.Sprintf(" (clock %+.1fs)", f.Skew.Seconds())
+	}
+	return s
 }
 
 // targets are what a schedule may break.
@@ -90,6 +105,9 @@ type targets struct {
 	// leader stays down longer, so the other replica takes over (back
 	// sooner, it would take its own lease back).
 	LeaseDuration time.Duration
+	// AgentProbeInterval and AgentLeaseDuration time the Pull agents: how
+	// often they report their cluster, and how long their Lease lasts.
+	AgentProbeInterval, AgentLeaseDuration time.Duration
 }
 
 // schedule draws the faults of a run of length d from seed. It is a pure
@@ -121,7 +139,7 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 			break
 		}
 		var f fault
-		switch r.IntN(17) {
+		switch r.IntN(18) {
 		case 0:
 			f = fault{Kind: killLeader, Target: "controllers", For: secs(t.LeaseDuration+2*time.Second, t.LeaseDuration+8*time.Second)}
 		case 1:
@@ -171,6 +189,22 @@ func schedule(seed uint64, d time.Duration, t targets) []fault {
 		case 16:
 			all := append(append([]string{}, t.Push...), t.Pull...)
 			f = fault{Kind: removeCRD, Target: all[r.IntN(len(all))], For: secs(time.Second, 5*time.Second)}
+		case 17:
+			if len(t.Pull) == 0 {
+				continue
+			}
+			// Beyond a probe interval, a report and the probe after it
+			// are ordered differently on the two clocks (at least two,
+			// so that the hub shows the skew apart from a probe's
+			// lateness); beyond a Lease duration, the Lease's renewTime
+			// says expired (or alive) on the hub's clock whatever the
+			// agent does. For: long enough for Works to be applied and
+			// reported meanwhile.
+			skew := secs(2*t.AgentProbeInterval, 3*t.AgentLeaseDuration).Round(time.Millisecond)
+			if r.IntN(2) == 0 {
+				skew = -skew
+			}
+			f = fault{Kind: skewAgentClock, Target: t.Pull[r.IntN(len(t.Pull))], For: secs(10*time.Second, 30*time.Second), Skew: skew}
 		}
 		if f.Target == "" {
 			f.Target = t.Push[r.IntN(len(t.Push))]

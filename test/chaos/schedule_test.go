@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -10,7 +11,8 @@ func FuzzSchedule(f *testing.F) {
 	for _, s := range []uint64{0, 1, 42, 1 << 40} {
 		f.Add(s, int64(90))
 	}
-	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second}
+	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second,
+		AgentProbeInterval: time.Second, AgentLeaseDuration: 4 * time.Second}
 	f.Fuzz(func(t *testing.T, seed uint64, secs int64) {
 		if secs < 1 || secs > 3600 {
 			t.Skip()
@@ -40,6 +42,13 @@ func FuzzSchedule(f *testing.F) {
 				if a.For <= tg.NoExecuteGrace {
 					t.Errorf("%v: a long cut must outlast the NoExecute grace period (%s)", a, tg.NoExecuteGrace)
 				}
+			case skewAgentClock:
+				if skew := max(a.Skew, -a.Skew); skew < 2*tg.AgentProbeInterval || skew > 3*tg.AgentLeaseDuration || !slices.Contains(tg.Pull, a.Target) {
+					t.Errorf("%v: a Pull agent's clock must be off by two probe intervals (%s) or more, and at most three Lease durations (%s)", a, 2*tg.AgentProbeInterval, 3*tg.AgentLeaseDuration)
+				}
+			}
+			if a.Kind != skewAgentClock && a.Skew != 0 {
+				t.Errorf("%v: only a skew-agent-clock fault sets a clock off", a)
 			}
 			for _, b := range got[i+1:] {
 				if a.Target == b.Target && b.At < a.At+a.For {
@@ -51,7 +60,8 @@ func FuzzSchedule(f *testing.F) {
 }
 
 func TestScheduleCoversEveryFault(t *testing.T) {
-	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second}
+	tg := targets{Push: []string{"m1", "m2"}, Pull: []string{"p1"}, NoScheduleGrace: 4 * time.Second, NoExecuteGrace: 10 * time.Second, LeaseDuration: 6 * time.Second,
+		AgentProbeInterval: time.Second, AgentLeaseDuration: 4 * time.Second}
 	seen := map[faultKind]bool{}
 	for seed := range uint64(20) {
 		for _, f := range schedule(seed, 90*time.Second, tg) {
@@ -59,7 +69,7 @@ func TestScheduleCoversEveryFault(t *testing.T) {
 		}
 	}
 	for _, k := range []faultKind{killLeader, killAll, stopAgent, cutMemberShort, cutMemberLong, slowMember, flakyMember, cutHub, restartHub, freezeLeader,
-		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd, removeCRD} {
+		restartAgent, deleteWork, deleteBinding, deleteMemberObject, restartMember, slowHubEtcd, removeCRD, skewAgentClock} {
 		if !seen[k] {
 			t.Errorf("20 seeds of 90 s never schedule %s", k)
 		}
