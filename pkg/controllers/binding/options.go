@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -75,7 +77,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		cache:     d.Manager.GetCache(),
 		kind:      kind,
 		recorder:  d.Recorder(ControllerName),
-		conflicts: bindingutil.NewConflicts(),
+		conflicts: conflicts.NewRequeue(),
 		opts:      opts,
 
 		failedRenders: &renderFailures{},

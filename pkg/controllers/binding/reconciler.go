@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,7 +55,7 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	cache     cache.Cache
 	kind      bindingutil.Kind[T]
 	recorder  events.EventRecorder
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 	// failedRenders remembers, per Work, the render key of a rendering
 	// that failed (reported in events), so that the same inputs are not
 	// rendered again at every reconcile.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -40,7 +40,7 @@ type Reconciler struct {
 	// conflicts: the finalizer patches carry an optimistic lock (a merge
 	// patch writes the whole list), which a Cluster's status write in
 	// between breaks; retried quietly.
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 }
 
 // clusterOfWork wakes the Cluster of a Work's execution namespace.

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -25,16 +25,16 @@ import (
 // log as one), and the retry adds the finalizer.
 func TestFinalizerConflictIsRetriedQuietly(t *testing.T) {
 	cluster := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "m1"}}
-	conflicts := 1
+	left := 1
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(cluster).
 		WithInterceptorFuncs(interceptor.Funcs{Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			if conflicts > 0 {
-				conflicts--
+			if left > 0 {
+				left--
 				return apierrors.NewConflict(schema.GroupResource{Group: "cluster.shepherd.io", Resource: "clusters"}, obj.GetName(), nil)
 			}
 			return c.Patch(ctx, obj, patch, opts...)
 		}}).Build()
-	r := &Reconciler{client: c, recorder: &events.FakeRecorder{}, conflicts: bindingutil.NewConflicts()}
+	r := &Reconciler{client: c, recorder: &events.FakeRecorder{}, conflicts: conflicts.NewRequeue()}
 	req := reconcile.Request{NamespacedName: client.ObjectKey{Name: "m1"}}
 
 	res, err := r.Reconcile(context.Background(), req)

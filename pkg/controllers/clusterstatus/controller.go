@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -19,7 +21,6 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
 // ControllerName names the controller in logs, metrics and events.
@@ -47,7 +48,7 @@ type Reconciler struct {
 	rightsChecked sync.Map
 	// conflicts retries a status write that lost the race with the other
 	// writer of a Pull cluster's status (its agent) quietly.
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 }
 
 // Reconcile probes the member, updates the Cluster's status and taints,

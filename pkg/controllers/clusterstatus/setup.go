@@ -3,13 +3,14 @@ package clusterstatus
 import (
 	"context"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 )
 
 // Setup registers the controller. Status writes do not retrigger it (only
@@ -24,7 +25,7 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		clients:     d.Clients,
 		pullCluster: d.PullCluster,
 		clock:       d.Clock,
-		conflicts:   bindingutil.NewConflicts(),
+		conflicts:   conflicts.NewRequeue(),
 	}
 	r.summaries = newSummarizers()
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {

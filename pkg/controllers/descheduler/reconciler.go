@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -36,7 +38,7 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	client    client.Client
 	kind      bindingutil.Kind[T]
 	recorder  events.EventRecorder
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 	limiter   *rate.Limiter
 	opts      Options
 }
@@ -154,7 +156,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		client:    d.Client(),
 		kind:      kind,
 		recorder:  d.Recorder(ControllerName),
-		conflicts: bindingutil.NewConflicts(),
+		conflicts: conflicts.NewRequeue(),
 		limiter:   limiter,
 		opts:      opts,
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
@@ -36,7 +37,7 @@ func TestReconcileRetriesAConflictQuietly(t *testing.T) {
 					return tc.err
 				},
 			}).Build()
-			r := &Reconciler{Client: c, conflicts: bindingutil.NewConflicts()}
+			r := &Reconciler{Client: c, conflicts: conflicts.NewRequeue()}
 			res, err := r.Reconcile(context.Background(), req)
 			if (err != nil) != tc.wantError {
 				t.Fatalf("error %v, want error: %v", err, tc.wantError)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -23,7 +25,6 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -80,7 +81,7 @@ type Reconciler struct {
 	// conflicts turns a write that lost a race (the work status controller
 	// writes the Work's status too) into a quiet, rate-limited retry; nil
 	// returns conflicts as errors.
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 
 	// beforeCreate, when set (by tests), runs between reading that a member
 	// object is missing and creating it: the window in which someone else

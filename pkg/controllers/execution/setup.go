@@ -3,6 +3,8 @@ package execution
 import (
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -15,7 +17,6 @@ import (
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
-	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -42,7 +43,7 @@ func newReconciler(d controllerdeps.Deps, opts Options) *Reconciler {
 		pullCluster:   d.PullCluster,
 		hubNamespaces: d.Client(),
 		clock:         d.Clock,
-		conflicts:     bindingutil.NewConflicts(),
+		conflicts:     conflicts.NewRequeue(),
 	}
 	if d.Agent() {
 		r.hubNamespaces = d.Manager.GetAPIReader()

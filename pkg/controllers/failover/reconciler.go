@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -46,7 +48,7 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	client    client.Client
 	kind      bindingutil.Kind[T]
 	recorder  events.EventRecorder
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 	limiter   *rate.Limiter
 	in        apiDefiners
 	opts      Options
@@ -189,7 +191,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		client:    d.Client(),
 		kind:      kind,
 		recorder:  d.Recorder(ControllerName),
-		conflicts: bindingutil.NewConflicts(),
+		conflicts: conflicts.NewRequeue(),
 		limiter:   limiter,
 		in:        d.Interpreter,
 		opts:      opts,

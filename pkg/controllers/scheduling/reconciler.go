@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -57,7 +59,7 @@ type Reconciler[T workv1alpha1.BindingObject] struct {
 	// schedules or needs nothing is forgotten. Cluster events retry
 	// unschedulable bindings at once, whatever their back-off.
 	backoff   workqueue.TypedRateLimiter[reconcile.Request]
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 	opts      Options
 	now       func() time.Time
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -40,7 +42,7 @@ func newReconciler[T workv1alpha1.BindingObject](d controllerdeps.Deps, kind bin
 		fleet:     fleet,
 		recorder:  d.Recorder(ControllerName),
 		backoff:   workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](opts.RetryBaseDelay, opts.RetryMaxDelay),
-		conflicts: bindingutil.NewConflicts(),
+		conflicts: conflicts.NewRequeue(),
 		opts:      opts,
 		now:       time.Now,
 	}

@@ -3,6 +3,8 @@ package workstatus
 import (
 	"context"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
+
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +45,7 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 	// conflicts turns a status write that lost the race with another
 	// writer of the binding (the scheduler, the binding controller) into
 	// a quiet, backed-off retry: a retried conflict is no error to log.
-	conflicts *bindingutil.Conflicts
+	conflicts *conflicts.Requeue
 }
 
 // setupBindingController registers the aggregation controller of one
@@ -51,7 +53,7 @@ type bindingReconciler[T any, PT bindingPtr[T]] struct {
 // of one of its Works (coalesced: the Works of a binding change together).
 func setupBindingController[T any, PT bindingPtr[T]](d controllerdeps.Deps, kind string, rec events.EventRecorder, o Options) error {
 	mgr := d.Manager
-	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: d.Interpreter, conflicts: bindingutil.NewConflicts()}
+	r := &bindingReconciler[T, PT]{kind: kind, client: mgr.GetClient(), templates: mgr.GetCache(), recorder: rec, in: d.Interpreter, conflicts: conflicts.NewRequeue()}
 	return builder.ControllerManagedBy(mgr).
 		Named("binding-status-"+kind).
 		For(PT(new(T)), builder.WithPredicates(predicate.GenerationChangedPredicate{})).

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
@@ -32,7 +33,7 @@ func TestStatusConflictIsARetryNotAnError(t *testing.T) {
 		Spec: workv1alpha1.BindingSpec{Resource: tmplRef, Clusters: []workv1alpha1.TargetCluster{{Name: "m1"}}}}
 	w := work("m1", "True", raw(`{"replicas":2}`), healthy)
 	w.Annotations = map[string]string{workv1alpha1.AnnotationBinding: ref.String()}
-	conflicts := 1
+	left := 1
 	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(rb, &w).WithStatusSubresource(rb).
 		WithIndex(&workv1alpha1.Work{}, index.WorksByBinding, func(o client.Object) []string {
 			if r, ok := bindingutil.BindingOf(o.(*workv1alpha1.Work)); ok {
@@ -41,14 +42,14 @@ func TestStatusConflictIsARetryNotAnError(t *testing.T) {
 			return nil
 		}).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			if conflicts > 0 {
-				conflicts--
+			if left > 0 {
+				left--
 				return apierrors.NewConflict(schema.GroupResource{Group: workv1alpha1.GroupName, Resource: "resourcebindings"}, obj.GetName(), nil)
 			}
 			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 		}}).Build()
 	r := &bindingReconciler[workv1alpha1.ResourceBinding, *workv1alpha1.ResourceBinding]{kind: workv1alpha1.KindResourceBinding, client: c, templates: c,
-		recorder: events.NewFakeRecorder(10), in: interpreter.Builtin(), conflicts: bindingutil.NewConflicts()}
+		recorder: events.NewFakeRecorder(10), in: interpreter.Builtin(), conflicts: conflicts.NewRequeue()}
 	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(rb)}
 
 	res, err := r.Reconcile(context.Background(), req)

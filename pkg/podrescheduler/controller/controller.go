@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/shepherd-io/shepherd/pkg/conflicts"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/workload"
 )
@@ -71,6 +72,10 @@ type Reconciler struct {
 	detection Detection
 	limiter   *rate.Limiter
 	workers   int
+	// conflicts requeues a workload write that met a newer version: the
+	// cached workload was behind (a write of the controller's own, or
+	// the workload's controller's), and the next attempt reads it again.
+	conflicts *conflicts.Requeue
 }
 
 // Setup adds the rescheduler controller to mgr.
@@ -83,6 +88,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		detection: *opts.Detection,
 		limiter:   opts.limiter(),
 		workers:   opts.Workers,
+		conflicts: conflicts.NewRequeue(),
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("podrescheduler").
@@ -111,8 +117,14 @@ func (r *Reconciler) failure(obj client.Object) string {
 	return r.detection.Failure(pod)
 }
 
-// Reconcile implements reconcile.Reconciler.
+// Reconcile implements reconcile.Reconciler. A conflict is requeued
+// quietly: it is not an error anyone should see.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	res, err := r.reconcile(ctx, req)
+	return r.conflicts.Result(req, res, err)
+}
+
+func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
 	if err := r.client.Get(ctx, req.NamespacedName, pod); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
