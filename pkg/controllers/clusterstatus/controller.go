@@ -42,8 +42,10 @@ type Reconciler struct {
 	clock clock.PassiveClock
 
 	summaries *summarizers
-	// renewals is when each Pull cluster's Lease was seen renewed.
-	renewals renewals
+	// renewals is when each Pull cluster's Lease was seen renewed, and
+	// readySince when its Ready condition was seen to take its status.
+	renewals   renewals
+	readySince readySince
 	// rightsChecked is when each member's rights were last checked.
 	rightsChecked sync.Map
 	// conflicts retries a status write that lost the race with the other
@@ -108,7 +110,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.writeStatus(ctx, cluster, status, now); err != nil {
 		return reconcile.Result{}, err
 	}
-	recheck, err := r.updateTaints(ctx, log, cluster, ready, r.clock.Now())
+	recheck, err := r.updateTaints(ctx, log, cluster, ready, ready.LastTransitionTime.Time, r.clock.Now())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -123,6 +125,7 @@ func (r *Reconciler) reconcile(ctx context.Context, req reconcile.Request) (reco
 func (r *Reconciler) forget(name string) {
 	r.forgetMember(name)
 	r.renewals.forget(name)
+	r.readySince.forget(name)
 	clusterReady.DeleteLabelValues(name)
 }
 
@@ -237,9 +240,9 @@ func quiet(last *metav1.Time, now time.Time, refresh time.Duration) bool {
 // atomic list shared with the user, so it is replaced as a whole under an
 // optimistic lock: a concurrent edit makes the patch fail and the next
 // reconcile recompute from the new list, rather than one writer losing the
-// other's taints.
-func (r *Reconciler) updateTaints(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster, ready *metav1.Condition, now time.Time) (time.Duration, error) {
-	ch := desiredTaints(cluster.Spec.Taints, ready, now, r.Options.taintRules())
+// other's taints. since is when ready took its status (see desiredTaints).
+func (r *Reconciler) updateTaints(ctx context.Context, log logr.Logger, cluster *clusterv1alpha1.Cluster, ready *metav1.Condition, since, now time.Time) (time.Duration, error) {
+	ch := desiredTaints(cluster.Spec.Taints, ready, since, now, r.Options.taintRules())
 	if len(ch.added) == 0 && len(ch.removed) == 0 {
 		return ch.recheck, nil
 	}

@@ -103,7 +103,7 @@ func (r *Reconciler) reconcilePull(ctx context.Context, log logr.Logger, cluster
 		return reconcile.Result{RequeueAfter: r.Options.ProbeInterval}, nil
 	}
 	clusterReady.WithLabelValues(cluster.Name).Set(boolGauge(ready.Status == metav1.ConditionTrue))
-	taintRecheck, err := r.updateTaints(ctx, log, cluster, ready, now)
+	taintRecheck, err := r.updateTaints(ctx, log, cluster, ready, r.readySince.since(cluster.Name, ready, now), now)
 	if err != nil {
 		return reconcile.Result{}, err
 	}

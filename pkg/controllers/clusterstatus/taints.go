@@ -44,20 +44,22 @@ type taintChange struct {
 }
 
 // desiredTaints computes the Cluster's taints from its current ones and its
-// Ready condition. Taints with other keys (the user's) are kept in place
-// and in order. For each rule:
+// Ready condition, which has had its status since `since`. Taints with
+// other keys (the user's) are kept in place and in order. For each rule:
 //   - Ready (or not probed yet): the rule's taints go.
-//   - not Ready for at least rule.after since the condition's last
-//     transition: the taint for the current reason is added, replacing the
-//     one for the other reason. A member already tainted for one reason
-//     switches keys at once (e.g. NotReady then Unreachable): it has
-//     served its grace period already.
+//   - not Ready for at least rule.after since `since`: the taint for the
+//     current reason is added, replacing the one for the other reason. A
+//     member already tainted for one reason switches keys at once (e.g.
+//     NotReady then Unreachable): it has served its grace period already.
 //   - otherwise nothing changes yet; recheck says when to look again.
 //
-// The grace period runs from lastTransitionTime, which lives in the API, so
-// a controller restart neither resets nor skips it. The API keeps that time
-// to the second, so a taint may come up to a second early.
-func desiredTaints(current []corev1.Taint, ready *metav1.Condition, now time.Time, rules []taintRule) taintChange {
+// since and now are on one clock, the hub's. For a Push cluster since is
+// the condition's lastTransitionTime, which the hub stamped and the API
+// keeps, so a controller restart neither resets nor skips the grace (the
+// API keeps that time to the second, so a taint may come up to a second
+// early). For a Pull cluster the agent stamped it, on its own clock, so
+// since is when the hub saw the transition (see readySince).
+func desiredTaints(current []corev1.Taint, ready *metav1.Condition, since, now time.Time, rules []taintRule) taintChange {
 	ch := taintChange{}
 	want := wantedKey(ready)
 	for _, t := range current {
@@ -72,7 +74,7 @@ func desiredTaints(current []corev1.Taint, ready *metav1.Condition, now time.Tim
 				have = append(have, t)
 			}
 		}
-		keep, due := decide(have, want, ready, now, rule)
+		keep, due := decide(have, want, since, now, rule)
 		if keep != nil {
 			ch.taints = append(ch.taints, *keep)
 		}
@@ -92,8 +94,8 @@ func desiredTaints(current []corev1.Taint, ready *metav1.Condition, now time.Tim
 }
 
 // decide returns the taint a rule keeps or adds (nil for none) and, when
-// the taint is not due yet, how long until it is.
-func decide(have []corev1.Taint, want string, ready *metav1.Condition, now time.Time, rule taintRule) (*corev1.Taint, time.Duration) {
+// the taint is not due yet, how long until it is: rule.after from since.
+func decide(have []corev1.Taint, want string, since, now time.Time, rule taintRule) (*corev1.Taint, time.Duration) {
 	if want == "" {
 		return nil, 0
 	}
@@ -102,7 +104,7 @@ func decide(have []corev1.Taint, want string, ready *metav1.Condition, now time.
 			return &t, 0
 		}
 	}
-	if elapsed := now.Sub(ready.LastTransitionTime.Time); len(have) == 0 && elapsed < rule.after {
+	if elapsed := now.Sub(since); len(have) == 0 && elapsed < rule.after {
 		return nil, rule.after - elapsed
 	}
 	added := metav1.NewTime(now)

@@ -59,7 +59,11 @@ func TestDesiredTaints(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ch := desiredTaints(tc.current, tc.ready, now, tc.rules)
+			var since time.Time
+			if tc.ready != nil {
+				since = tc.ready.LastTransitionTime.Time
+			}
+			ch := desiredTaints(tc.current, tc.ready, since, now, tc.rules)
 			var got []string
 			for _, t := range ch.taints {
 				got = append(got, t.Key+":"+string(t.Effect))

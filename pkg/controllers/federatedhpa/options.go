@@ -29,7 +29,8 @@ type Options struct {
 	// member clients (NewMembers) and Pull members through the samples
 	// their agents report (NewPullMembers).
 	Members Members
-	// Now is the clock; nil means time.Now. Tests set it.
+	// Now is the clock; nil means the controller's (controllerdeps.Deps.Clock,
+	// the real clock by default). Tests set it.
 	Now func() time.Time
 }
 

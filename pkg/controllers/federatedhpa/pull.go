@@ -16,6 +16,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/firstseen"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/podsample"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
@@ -52,17 +53,26 @@ func (b byMode) HorizontalPodAutoscalers(ctx context.Context, c *clusterv1alpha1
 // in the target's Work on the hub (status.podMetrics, asked for with the
 // label workv1alpha1.LabelPodMetrics and, for custom metrics, the
 // annotation workv1alpha1.AnnotationCustomMetrics, which the controller
-// sets): no connection to the member. A sample older than maxAge on the hub's clock
-// is stale, and the member is left out, as a Push member whose newest
-// metrics are that old.
+// sets): no connection to the member. A sample first read more than
+// maxAge ago, on the hub's clock, is stale, and the member is left out,
+// as a Push member whose newest metrics are that old.
 func NewPullMembers(hub client.Reader, maxAge time.Duration, now func() time.Time) Members {
-	return pullMembers{hub: hub, maxAge: maxAge, now: now}
+	return pullMembers{hub: hub, maxAge: maxAge, now: now, seen: &firstseen.Tracker[int64]{}}
 }
 
 type pullMembers struct {
 	hub    client.Reader
 	maxAge time.Duration
 	now    func() time.Time
+	// seen is when each Work's sample (by its sampleTime in nanoseconds,
+	// 0 for none) was first read. sampleTime is on the agent's clock,
+	// which may be off from the hub's by any amount: a sample's age
+	// counts from when the hub first read it, on its clock (see
+	// firstseen), up to one sync period late. After a restart a sample
+	// first read then gets a full maxAge, as a Lease gets its duration:
+	// an agent that had stopped has its last sample used that much
+	// longer, never a live one left out.
+	seen *firstseen.Tracker[int64]
 }
 
 // excludedError says why a member is left out, in words that need no
@@ -75,23 +85,29 @@ func (e *excludedError) Error() string { return e.msg }
 // none to use.
 func (p pullMembers) sample(ctx context.Context, c *clusterv1alpha1.Cluster, w Workload) (*workv1alpha1.PodMetricsSample, error) {
 	work := &workv1alpha1.Work{}
-	if err := p.hub.Get(ctx, workKey(c.Name, w), work); err != nil {
+	key := workKey(c.Name, w)
+	if err := p.hub.Get(ctx, key, work); err != nil {
 		if apierrors.IsNotFound(err) {
+			p.seen.Forget(key.String())
 			return nil, &excludedError{"no Work of the target in the Pull cluster yet"}
 		}
 		return nil, fmt.Errorf("reading the target's Work: %w", err)
 	}
+	now := p.now()
 	s := work.Status.PodMetrics
 	if s == nil {
+		p.seen.Since(key.String(), 0, now)
 		return nil, &excludedError{"no metrics reported by the agent yet"}
 	}
-	return s, stale(s, p.now(), p.maxAge)
+	seen, _ := p.seen.Since(key.String(), s.SampleTime.UnixNano(), now)
+	return s, stale(seen, now, p.maxAge)
 }
 
-// stale says why a sample is too old to use, on the hub's clock.
-func stale(s *workv1alpha1.PodMetricsSample, now time.Time, maxAge time.Duration) error {
-	if age := now.Sub(s.SampleTime.Time); age > maxAge {
-		return &excludedError{fmt.Sprintf("metrics stale: the agent's newest sample is %s old", age.Round(time.Second))}
+// stale says why a sample the hub first read at seen is too old to use
+// at now, both on the hub's clock.
+func stale(seen, now time.Time, maxAge time.Duration) error {
+	if age := now.Sub(seen); age > maxAge {
+		return &excludedError{fmt.Sprintf("metrics stale: the agent's newest sample was first read %s ago", age.Round(time.Second))}
 	}
 	return nil
 }

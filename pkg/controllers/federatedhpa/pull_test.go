@@ -3,7 +3,6 @@ package federatedhpa
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	custommetricsv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
@@ -52,8 +52,6 @@ func TestPullMembers(t *testing.T) {
 		{name: "metrics at the staleness bound", work: true, sample: sample(t0.Add(-maxAge+15*time.Second), nil), wantPods: 2, wantUsage: 140, wantHPAs: 1},
 		{name: "fresh sample of metrics older than the bound", work: true, sample: sample(t0.Add(-maxAge), nil),
 			wantExcluded: "metrics stale: the newest sample is 2m15s old", wantPods: 2, wantHPAs: 1},
-		{name: "stale sample: the agent stopped reporting", work: true, sample: sample(t0.Add(-5*time.Minute), nil),
-			wantExcluded: "metrics stale: the agent's newest sample is 5m0s old"},
 		{name: "metrics API of the member down", work: true, sample: sample(t0.Add(-5*time.Second), errTest("the server is currently unable to handle the request")),
 			wantExcluded: "metrics not readable: metrics.k8s.io not readable: the server is currently unable to handle the request", wantPods: 2, wantHPAs: 1},
 		{name: "no sample yet", work: true, wantExcluded: "no metrics reported by the agent yet"},
@@ -108,24 +106,72 @@ type errTest string
 
 func (e errTest) Error() string { return string(e) }
 
-// TestStale: a sample is stale once older than the bound, on the hub's
-// clock; one stamped ahead of it (clocks apart) is not.
-func TestStale(t *testing.T) {
+// TestSampleAgeUnderClockSkew: a Pull member's sample, stamped on its
+// agent's clock two sync periods or two staleness bounds behind or ahead
+// of the hub's, is used for the full bound after the hub first read it,
+// on the hub's clock, and is stale a second later if the agent wrote no
+// other: its sampleTime is never compared with the hub's clock. Compared
+// with it, a sample of an agent behind by more than the bound would be
+// stale on arrival, and one of an agent ahead used too long.
+func TestSampleAgeUnderClockSkew(t *testing.T) {
+	const maxAge = 2 * time.Minute
+	w := Workload{Namespace: "shop", Selector: labels.SelectorFromSet(labels.Set{"app": "web"}),
+		Ref: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "edge-1"}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: clusterv1alpha1.Pull}}
 	for _, tc := range []struct {
-		age  time.Duration
-		want string
+		name string
+		skew time.Duration // the agent's clock minus the hub's
 	}{
-		{0, ""}, {2 * time.Minute, ""}, {-30 * time.Second, ""},
-		{2*time.Minute + time.Second, "metrics stale: the agent's newest sample is 2m1s old"},
+		{"the agent's clock right", 0},
+		{"the agent's clock two sync periods behind", -2 * DefaultSyncPeriod},
+		{"the agent's clock two sync periods ahead", 2 * DefaultSyncPeriod},
+		{"the agent's clock two bounds behind", -2 * maxAge},
+		{"the agent's clock two bounds ahead", 2 * maxAge},
 	} {
-		err := stale(&workv1alpha1.PodMetricsSample{SampleTime: metav1.NewTime(t0.Add(-tc.age))}, t0, 2*time.Minute)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		}
-		if got != tc.want || (err != nil && !strings.HasPrefix(exclusion(err, "unreachable: "), "metrics stale")) {
-			t.Errorf("age %s: %q, want %q", tc.age, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: workKey(cl.Name, w).Namespace, Name: workKey(cl.Name, w).Name}}
+			c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(work).WithStatusSubresource(work).Build()
+			hubNow := t0
+			m := NewPullMembers(c, maxAge, func() time.Time { return hubNow })
+			ctx := context.Background()
+			// read is why the member is left out at the hub's time at
+			// (since t0), "" when it is measured.
+			read := func(at time.Duration) string {
+				hubNow = t0.Add(at)
+				if _, err := m.Pods(ctx, cl, w); err != nil {
+					return exclusion(err, "unreachable: ")
+				}
+				return ""
+			}
+			// report writes the agent's sample, stamped on its clock.
+			report := func(at time.Duration) {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(work), work); err != nil {
+					t.Fatal(err)
+				}
+				work.Status.PodMetrics = podsample.New(podsample.Input{Selector: "app=web", Now: t0.Add(at + tc.skew), Target: w.Ref,
+					Pods: []corev1.Pod{k8sPod("web-a", corev1.PodRunning, true)}})
+				if err := c.Status().Update(ctx, work); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, step := range []struct {
+				at, reportAt time.Duration // reportAt < 0: no new sample
+				want         string
+			}{
+				{at: 0, reportAt: -1, want: "no metrics reported by the agent yet"},
+				{at: 10 * time.Second, reportAt: 5 * time.Second},
+				{at: 10*time.Second + maxAge, reportAt: -1},
+				{at: 11*time.Second + maxAge, reportAt: -1, want: "metrics stale: the agent's newest sample was first read 2m1s ago"},
+				{at: 12*time.Second + maxAge, reportAt: 12*time.Second + maxAge},
+			} {
+				if step.reportAt >= 0 {
+					report(step.reportAt)
+				}
+				if got := read(step.at); got != step.want {
+					t.Errorf("at %s: left out %q, want %q", step.at, got, step.want)
+				}
+			}
+		})
 	}
 }
 

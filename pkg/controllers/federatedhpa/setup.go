@@ -14,6 +14,9 @@ import (
 // computed when its spec changes and every sync period after.
 func Setup(d controllerdeps.Deps, opts Options) error {
 	d = d.WithDefaults()
+	if opts.Now == nil {
+		opts.Now = d.Clock.Now
+	}
 	opts = opts.withDefaults()
 	if opts.Members == nil {
 		opts.Members = ByMode(NewMembers(d.Clients), NewPullMembers(d.Client(), opts.MetricMaxAge, opts.Now))

@@ -134,17 +134,18 @@ func planImport(namespace, name string, members []member, exports []*mcv1alpha1.
 }
 
 // withinGrace says whether a member counts as Ready for its exports: its
-// Ready condition is True, or has not been for less than grace (left is
-// the time until it loses them). A member never seen Ready (no condition)
-// has nothing to keep.
-func withinGrace(ready *metav1.Condition, grace time.Duration, now time.Time) (ok bool, left time.Duration) {
+// Ready condition is True, or has not been since `since` for less than
+// grace (left is the time until it loses them); since and now are on the
+// hub's clock (see Reconciler.readySince). A member never seen Ready (no
+// condition) has nothing to keep.
+func withinGrace(ready *metav1.Condition, since time.Time, grace time.Duration, now time.Time) (ok bool, left time.Duration) {
 	switch {
 	case ready == nil:
 		return false, 0
 	case ready.Status == metav1.ConditionTrue:
 		return true, 0
 	}
-	if left := ready.LastTransitionTime.Add(grace).Sub(now); left > 0 {
+	if left := since.Add(grace).Sub(now); left > 0 {
 		return true, left
 	}
 	return false, 0

@@ -447,7 +447,11 @@ func TestWithinGrace(t *testing.T) {
 		{"never seen Ready: nothing kept", nil, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ok, left := withinGrace(tc.ready, 30*time.Second, now)
+			var since time.Time
+			if tc.ready != nil {
+				since = tc.ready.LastTransitionTime.Time
+			}
+			ok, left := withinGrace(tc.ready, since, 30*time.Second, now)
 			if ok != tc.ok || left != tc.left {
 				t.Errorf("withinGrace = %v, %s; want %v, %s", ok, left, tc.ok, tc.left)
 			}

@@ -19,6 +19,7 @@ import (
 	mcv1alpha1 "github.com/shepherd-io/shepherd/api/multicluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/execns"
+	"github.com/shepherd-io/shepherd/pkg/controllers/internal/firstseen"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
 	"github.com/shepherd-io/shepherd/pkg/mcs"
 	"github.com/shepherd-io/shepherd/pkg/names"
@@ -40,6 +41,9 @@ type Reconciler struct {
 	// Options.MaxEndpointsPerCluster.
 	grace        time.Duration
 	maxEndpoints int
+	// seen is when each Pull member's Ready condition was seen to take
+	// its status (see readySince).
+	seen firstseen.Conditions
 }
 
 // Reconcile merges the Service's exports, writes the verdicts and sends
@@ -92,10 +96,14 @@ func (r *Reconciler) members(ctx context.Context) (out []member, recheck time.Du
 	}
 	now := r.now().Time
 	for _, c := range clusters.Items {
+		if !c.DeletionTimestamp.IsZero() {
+			r.seen.Forget(c.Name)
+		}
 		if !c.DeletionTimestamp.IsZero() || !inClusterSet(r.selector, &c) {
 			continue
 		}
-		ready, left := withinGrace(meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady), r.grace, now)
+		cond := meta.FindStatusCondition(c.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+		ready, left := withinGrace(cond, r.readySince(&c, cond, now), r.grace, now)
 		if left > 0 && (recheck == 0 || left < recheck) {
 			recheck = left
 		}
