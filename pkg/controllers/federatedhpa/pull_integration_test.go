@@ -21,8 +21,8 @@ import (
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
 
-// pullMetricMaxAge: a Pull member whose agent's newest sample is older is
-// left out as stale.
+// pullMetricMaxAge: a Pull member whose agent's newest sample the hub
+// first read longer ago is left out as stale.
 const pullMetricMaxAge = 10 * time.Second
 
 // pullAgentOptions time the Pull member's agent: a fast Lease, and its
@@ -136,7 +136,7 @@ func TestPullMember(t *testing.T) {
 		}
 		waitStatus(t, env.Hub, key, func(st autoscalingv1alpha1.FederatedHPAStatus) error {
 			for _, c := range st.Clusters {
-				if c.Name == "member3" && strings.Contains(c.Excluded, "metrics stale: the agent's newest sample is") {
+				if c.Name == "member3" && strings.Contains(c.Excluded, "metrics stale: the agent's newest sample was first read") {
 					if m := condition(st, autoscalingv2.ScalingActive).Message; !strings.Contains(m, "member3 (metrics stale") {
 						return fmt.Errorf("ScalingActive %q does not name member3", m)
 					}
