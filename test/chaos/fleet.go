@@ -60,8 +60,16 @@ type chaosFleet struct {
 	kubeconfig string
 	logDir     string
 
-	mu            sync.Mutex
-	replicas      map[string]*exec.Cmd
+	mu       sync.Mutex
+	replicas map[string]*exec.Cmd
+	// agentsMu guards agentsStopped, and is held while an agent stops or
+	// starts: never mu, which a hub restart needs (routeEtcd). Stopping
+	// an agent whose caches have not synced waits until they do (a
+	// controller-runtime manager cancelled before its caches synced does
+	// not return until they sync), which takes the hub back: under mu,
+	// a restart-hub meanwhile waited for the agent, and the agent for
+	// the hub, for good.
+	agentsMu      sync.Mutex
 	agentsStopped map[string]bool
 	// restarts counts the replicas' exits on their own, by replica.
 	restarts map[string]int
@@ -299,8 +307,8 @@ func (cf *chaosFleet) heal(t testing.TB) {
 // stopAgent stops Pull member name's agent; startAgent starts it again
 // (a no-op when it runs).
 func (cf *chaosFleet) stopAgent(t testing.TB, name string) {
-	cf.mu.Lock()
-	defer cf.mu.Unlock()
+	cf.agentsMu.Lock()
+	defer cf.agentsMu.Unlock()
 	if cf.agentsStopped[name] {
 		return
 	}
@@ -312,8 +320,8 @@ func (cf *chaosFleet) stopAgent(t testing.TB, name string) {
 }
 
 func (cf *chaosFleet) startAgent(t testing.TB, name string) {
-	cf.mu.Lock()
-	defer cf.mu.Unlock()
+	cf.agentsMu.Lock()
+	defer cf.agentsMu.Unlock()
 	if !cf.agentsStopped[name] {
 		return
 	}

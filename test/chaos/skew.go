@@ -38,8 +38,8 @@ func withSkew(skew time.Duration) agent.Options {
 // it with opts.
 func (cf *chaosFleet) restartAgentWith(t testing.TB, name string, opts agent.Options) {
 	cf.stopAgent(t, name)
-	cf.mu.Lock()
-	defer cf.mu.Unlock()
+	cf.agentsMu.Lock()
+	defer cf.agentsMu.Unlock()
 	if err := cf.env.Fleet.StartAgent(name, opts); err != nil {
 		t.Errorf("starting the agent of %s: %v", name, err)
 		return
