@@ -23,6 +23,10 @@ const (
 	ConditionScheduled = "Scheduled"
 	// ConditionFullyApplied is True when every target's Work was applied.
 	ConditionFullyApplied = "FullyApplied"
+	// ReasonUnschedulable is the Scheduled condition's reason when no
+	// placement fits: the binding keeps the placement it had. Readers
+	// other than the scheduler (the FederatedHPA) act on it.
+	ReasonUnschedulable = "Unschedulable"
 )
 
 // MaxSchedulingDecisions caps status.schedulingDecisions so a binding over a

@@ -13,7 +13,6 @@ import (
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/bindingutil"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
@@ -56,7 +55,7 @@ func placementFrom(rb *workv1alpha1.ResourceBinding, replicas int32) placement {
 	}
 	slices.Sort(p.clusters)
 	c := meta.FindStatusCondition(rb.Status.Conditions, workv1alpha1.ConditionScheduled)
-	if c != nil && c.Status == metav1.ConditionFalse && c.Reason == scheduling.ReasonUnschedulable &&
+	if c != nil && c.Status == metav1.ConditionFalse && c.Reason == workv1alpha1.ReasonUnschedulable &&
 		c.ObservedGeneration == rb.Generation && rb.Spec.Replicas == replicas {
 		p.unplaced = c.Message
 	}

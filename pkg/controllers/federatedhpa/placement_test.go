@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
 )
 
 func TestPlacementFrom(t *testing.T) {
@@ -29,10 +28,10 @@ func TestPlacementFrom(t *testing.T) {
 		replicas     int32
 		wantUnplaced bool
 	}{
-		{name: "the scheduler refused the target's count", rb: binding(8, 3, scheduled(metav1.ConditionFalse, scheduling.ReasonUnschedulable, 3), placed...), replicas: 8, wantUnplaced: true},
+		{name: "the scheduler refused the target's count", rb: binding(8, 3, scheduled(metav1.ConditionFalse, workv1alpha1.ReasonUnschedulable, 3), placed...), replicas: 8, wantUnplaced: true},
 		{name: "placed", rb: binding(8, 3, scheduled(metav1.ConditionTrue, "Success", 3), placed...), replicas: 8},
-		{name: "the detector has not copied the new count yet", rb: binding(4, 3, scheduled(metav1.ConditionFalse, scheduling.ReasonUnschedulable, 3), placed...), replicas: 8},
-		{name: "the scheduler has not tried the new count yet (an older generation's verdict)", rb: binding(8, 4, scheduled(metav1.ConditionFalse, scheduling.ReasonUnschedulable, 3), placed...), replicas: 8},
+		{name: "the detector has not copied the new count yet", rb: binding(4, 3, scheduled(metav1.ConditionFalse, workv1alpha1.ReasonUnschedulable, 3), placed...), replicas: 8},
+		{name: "the scheduler has not tried the new count yet (an older generation's verdict)", rb: binding(8, 4, scheduled(metav1.ConditionFalse, workv1alpha1.ReasonUnschedulable, 3), placed...), replicas: 8},
 		{name: "a scheduler error is not a lack of room", rb: binding(8, 3, scheduled(metav1.ConditionFalse, "SchedulerError", 3), placed...), replicas: 8},
 		{name: "never scheduled", rb: binding(8, 1, nil), replicas: 8},
 	} {

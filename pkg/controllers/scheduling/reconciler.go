@@ -32,7 +32,7 @@ import (
 // Reasons of the Scheduled condition and of the scheduler's events.
 const (
 	ReasonSuccess          = "Success"
-	ReasonUnschedulable    = "Unschedulable"
+	ReasonUnschedulable    = workv1alpha1.ReasonUnschedulable
 	ReasonSchedulerError   = "SchedulerError"
 	EventScheduled         = "Scheduled"
 	EventFailedScheduling  = "FailedScheduling"
