@@ -14,9 +14,10 @@
 // In memory only: after a restart nothing has been seen, and the first
 // value read of a key may have been there for any time before. Since says
 // so (changed is false), and each user decides what that means for its
-// wait: the safe side differs (a Lease's readiness and a taint's grace are
-// given in full, since ending them acts on a failure; endpoints and
-// metrics whose age is unknown are not used, since using them is the act).
+// wait: the safe side differs (a Lease's readiness, a taint's grace and a
+// pod metrics sample's age are given in full, since ending them acts on a
+// failure or leaves a live member out; endpoints whose age is unknown get
+// no grace, since keeping withdrawn endpoints is the act).
 package firstseen
 
 import (
