@@ -102,6 +102,11 @@ func PlacesEverywhere(spec *workv1alpha1.BindingSpec) bool {
 	if !IsDuplicated(spec.Placement) && spec.Replicas > 0 {
 		return false
 	}
+	if divides, _ := DividesComponents(spec.Placement, spec.Components); divides {
+		// One head cluster and shares by room: a cluster that becomes
+		// eligible is no reason to move them.
+		return false
+	}
 	return spec.Placement == nil || !slices.ContainsFunc(spec.Placement.SpreadConstraints, func(c policyv1alpha1.SpreadConstraint) bool {
 		return c.MaxGroups != nil
 	})

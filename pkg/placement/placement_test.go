@@ -50,6 +50,8 @@ func TestPlacesEverywhere(t *testing.T) {
 		{"divided, a kind without replicas", workv1alpha1.BindingSpec{Placement: divided}, true},
 		{"bounded by maxGroups", workv1alpha1.BindingSpec{Placement: &policyv1alpha1.Placement{
 			SpreadConstraints: []policyv1alpha1.SpreadConstraint{{MaxGroups: &two}}}}, false},
+		{"a gang placed whole", workv1alpha1.BindingSpec{Placement: &policyv1alpha1.Placement{}, Components: divisibleGang()}, true},
+		{"a gang divided", workv1alpha1.BindingSpec{Placement: divideIndependent(), Components: divisibleGang()}, false},
 	} {
 		if got := PlacesEverywhere(&tc.spec); got != tc.want {
 			t.Errorf("%s: PlacesEverywhere = %v, want %v", tc.name, got, tc.want)

@@ -106,7 +106,14 @@ type ComponentCustomization struct {
 	// `[{'name': 'head', 'replicas': 1, 'podSpec': object.spec.head.template.spec}]`.
 	// A kind whose pods are sized by fields of its own may give Karmada's
 	// replicaRequirements ({resourceRequest, priorityClassName}) instead
-	// of podSpec.
+	// of podSpec. Two keys are optional: divisible (a bool: the
+	// component's replicas may run in several clusters, apart from the
+	// other components, when a placement's components.division is
+	// DivideIndependent) and replicasPath (the JSON pointer, in the
+	// template, of the integer field holding the component's replicas,
+	// e.g. /spec/workerGroups/1/replicas, where each cluster's share is
+	// written; it must hold the component's replicas). A workload is
+	// divided only when every component has a replicasPath.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=4096
 	Expression string `json:"expression"`

@@ -13,6 +13,7 @@ import (
 // minGroups = maxGroups = N, and "these clusters" (PickFixed) is
 // clusterAffinity.clusterNames.
 // +kubebuilder:validation:XValidation:rule="!(has(self.clusterAffinity) && has(self.clusterAffinities))",message="spec.placement.clusterAffinity and spec.placement.clusterAffinities are mutually exclusive: keep one"
+// +kubebuilder:validation:XValidation:rule="!(has(self.components) && has(self.components.division) && self.components.division == 'DivideIndependent' && has(self.spreadConstraints) && size(self.spreadConstraints) > 0)",message="spec.placement.components.division: DivideIndependent puts a workload's head on one cluster and divides its divisible components by room; spreadConstraints do not apply to that: remove them, or keep division: Whole"
 type Placement struct {
 	// ClusterAffinity restricts the clusters the workload may run on.
 	// +optional
@@ -65,6 +66,47 @@ type Placement struct {
 	// templates; they can never raise them. Not in Karmada.
 	// +optional
 	ReplicaLimits *ReplicaLimits `json:"replicaLimits,omitempty"`
+
+	// Components says how a workload made of several pod templates (a
+	// RayCluster's head and worker groups, a custom kind's components) is
+	// placed: whole in each selected cluster (the default), or with its
+	// divisible components divided over clusters. Other workloads ignore
+	// it. Not in Karmada.
+	// +optional
+	Components *ComponentsPlacement `json:"components,omitempty"`
+}
+
+// ComponentDivision says whether a workload's components may be divided
+// over clusters.
+// +kubebuilder:validation:Enum=Whole;DivideIndependent
+type ComponentDivision string
+
+// Component divisions.
+const (
+	// ComponentDivisionWhole places every component of the workload, with
+	// all its replicas, in each selected cluster.
+	ComponentDivisionWhole ComponentDivision = "Whole"
+	// ComponentDivisionDivideIndependent places the components that are
+	// not divisible (the head) whole in one cluster, and divides the
+	// replicas of each divisible component over the clusters with room.
+	ComponentDivisionDivideIndependent ComponentDivision = "DivideIndependent"
+)
+
+// ComponentsPlacement says how a workload's components are placed.
+type ComponentsPlacement struct {
+	// Division: Whole (the default) places every component in each
+	// selected cluster, whole. DivideIndependent places the components
+	// its kind's components rule does not mark divisible together, whole,
+	// in one cluster (the head cluster), and divides the replicas of each
+	// divisible component over the clusters that pass the filters, by
+	// their room node by node; each cluster's copy runs its share, the
+	// other components at 0 replicas. A workload is divided only when its
+	// rule marks at least one component divisible and gives every
+	// component's replicasPath; otherwise it is placed whole and the
+	// binding's Scheduled condition says why.
+	// +kubebuilder:default=Whole
+	// +optional
+	Division ComponentDivision `json:"division,omitempty"`
 }
 
 // ReplicaLimits bound how large a placement may be: a template over them

@@ -118,8 +118,12 @@ type TargetCluster struct {
 	State TargetState `json:"state,omitempty"`
 	// Components are the components of a workload made of several pod
 	// templates (spec.components) placed on the cluster, each with its
-	// replicas there, in the order of spec.components. Such a workload is
-	// placed whole, so a cluster holds every replica of every component.
+	// replicas there, in the order of spec.components. A workload placed
+	// whole lists every replica of every component on each cluster; one
+	// whose components the scheduler divided (spec.dividedComponents)
+	// lists on the head cluster the components that are not divisible,
+	// with all their replicas, and on each cluster its share of the
+	// divisible ones: a component it does not list runs 0 replicas there.
 	// Empty for every other workload.
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=map
@@ -154,6 +158,30 @@ type Component struct {
 	// ReplicaRequirements is what one of those pods needs.
 	// +optional
 	ReplicaRequirements *ComponentReplicaRequirements `json:"replicaRequirements,omitempty"`
+	// Divisible: the component's replicas may run in several clusters,
+	// apart from the other components, as the kind's components rule says.
+	// A placement whose components.division is DivideIndependent divides
+	// them over clusters when every component has a ReplicasPath.
+	// +optional
+	Divisible bool `json:"divisible,omitempty"`
+	// ReplicasPath is the JSON pointer, in the template, of the integer
+	// field holding the component's replicas (e.g.
+	// /spec/workerGroups/1/replicas), as the kind's components rule gives
+	// it: the binding controller writes each cluster's share there when
+	// the components are divided.
+	// +kubebuilder:validation:MaxLength=256
+	// +optional
+	ReplicasPath string `json:"replicasPath,omitempty"`
+}
+
+// DividedComponents records that the scheduler divided a workload's
+// divisible components over clusters.
+type DividedComponents struct {
+	// HeadCluster is the cluster that runs the components that are not
+	// divisible, whole; empty when every component is divisible.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	HeadCluster string `json:"headCluster,omitempty"`
 }
 
 // ComponentReplicaRequirements is what one pod of a component needs.
@@ -239,7 +267,8 @@ type BindingSpec struct {
 	// parameter servers), in the order the resource interpreter lists
 	// them; empty for kinds it reads no components of. The scheduler
 	// places such a workload whole, only on clusters whose nodes hold
-	// every replica of every component.
+	// every replica of every component, unless its placement divides its
+	// divisible components (placement.components.division).
 	// +kubebuilder:validation:MaxItems=32
 	// +listType=map
 	// +listMapKey=name
@@ -313,6 +342,15 @@ type BindingSpec struct {
 	// writes it.
 	// +optional
 	RolloutControl *RolloutControl `json:"rolloutControl,omitempty"`
+
+	// DividedComponents is set by the scheduler, in the same write as
+	// spec.clusters, when it divided the workload's divisible components
+	// over clusters (placement.components.division DivideIndependent):
+	// each cluster's copy then runs only the replicas its
+	// spec.clusters[].components list, every other component at 0. Nil
+	// when the workload is placed whole.
+	// +optional
+	DividedComponents *DividedComponents `json:"dividedComponents,omitempty"`
 
 	// Clusters are the targets and their replicas.
 	// +kubebuilder:validation:MaxItems=5000
@@ -497,6 +535,7 @@ type BindingStatus struct {
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
 // +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
 // +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`,priority=1
+// +kubebuilder:printcolumn:name="Head",type=string,JSONPath=`.spec.dividedComponents.headCluster`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -535,6 +574,7 @@ type ResourceBindingList struct {
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.conditions[?(@.type=="Scheduled")].status`
 // +kubebuilder:printcolumn:name="FullyApplied",type=string,JSONPath=`.status.conditions[?(@.type=="FullyApplied")].status`
 // +kubebuilder:printcolumn:name="Rollout",type=string,JSONPath=`.status.rollout.phase`,priority=1
+// +kubebuilder:printcolumn:name="Head",type=string,JSONPath=`.spec.dividedComponents.headCluster`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ClusterResourceBinding struct {
 	metav1.TypeMeta   `json:",inline"`
