@@ -3,8 +3,10 @@
 // `object`) and the health rules of HealthInterpreters and customizations
 // (over the member object, `observedObj`). Both read one variable, and that
 // is the only difference between them: the same options (CEL's standard
-// library and ext.Strings), the same cost limit and the same interrupt
-// frequency, defined once here.
+// library, ext.Strings, and ext.TwoVarComprehensions, whose transformList
+// gives a list element's index, e.g. for the JSON pointer of a field in
+// it), the same cost limit and the same interrupt frequency, defined once
+// here.
 //
 // Compile checks an expression once, rejecting one that does not compile,
 // reads the other variable, or returns the wrong type; the Rule it returns
@@ -58,7 +60,7 @@ var envs = func() map[string]func() (*cel.Env, error) {
 	out := make(map[string]func() (*cel.Env, error), len(variables))
 	for v := range variables {
 		out[v] = sync.OnceValues(func() (*cel.Env, error) {
-			return cel.NewEnv(cel.Variable(v, cel.DynType), ext.Strings())
+			return cel.NewEnv(cel.Variable(v, cel.DynType), ext.Strings(), ext.TwoVarComprehensions())
 		})
 	}
 	return out

@@ -71,6 +71,7 @@ func TestCompileAccepts(t *testing.T) {
 		{"a list of maps for a list", Object, "[{'kind': 'ConfigMap'}]", []*cel.Type{cel.ListType(cel.DynType)}},
 		{"a bool among string and bool", ObservedObject, "observedObj.status.ready == true", []*cel.Type{cel.StringType, cel.BoolType}},
 		{"ext.Strings", ObservedObject, "observedObj.metadata.name.lowerAscii()", []*cel.Type{cel.StringType}},
+		{"ext.TwoVarComprehensions", Object, "object.spec.groups.transformList(i, g, {'path': '/spec/groups/' + string(i)})", []*cel.Type{cel.ListType(cel.DynType)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := Compile(tc.variable, tc.expression, tc.want...); err != nil {
@@ -95,6 +96,7 @@ func TestEvaluate(t *testing.T) {
 		{"a string is no int", "object.spec.name", asInt, nil, "not an integer"},
 		{"a missing field", "object.spec.none", asInt, nil, "no such key"},
 		{"a list of maps", "[{'name': object.spec.name}]", asMaps, []map[string]any{{"name": "x"}}, ""},
+		{"an element's index", "[object.spec.name, 'y'].transformList(i, v, {'at': i})", asMaps, []map[string]any{{"at": int64(0)}, {"at": int64(1)}}, ""},
 		{"a list of strings is no list of maps", "['x']", asMaps, nil, "map"},
 		{"a raw value", "object.spec.name + '!'", asValue, "x!", ""},
 		{"JSON values of literals and fields", "[{'name': object.spec.name, 'n': 1, 'u': uint(2), 'f': 1.5, 'l': [true, null], 'spec': object.spec}]", asJSON,

@@ -22,25 +22,35 @@ import (
 // A customization's components rule is a CEL expression over the template
 // (`object`) returning a list of maps, one per component:
 //
-//	{name: string, replicas: int, podSpec: <a pod spec>}
+//	{name: string, replicas: int, podSpec: <a pod spec>,
+//	 divisible: bool, replicasPath: string}
 //
 // podSpec is read as Replicas reads a template's pod spec, so that a
 // component's request is what kube-scheduler would reserve. A kind that
 // states its pods' resources as fields of its own (no pod spec) may give
 // Karmada's replicaRequirements instead: {resourceRequest: {cpu: ...,
 // memory: ...}, priorityClassName: ...}. One or neither, not both.
+// divisible (false when left out) says the component's replicas may run
+// in several clusters, apart from the other components; replicasPath is
+// the JSON pointer of the integer field holding its replicas
+// (componentreplicas.go), where a cluster's share is written.
 //
 // What can be checked before any object is read is checked at admission
 // (staticComponents): a literal list with too many components, a literal
 // name empty or repeated, literal replicas below 0, a key no component
-// has. The rest is checked at each evaluation (decodeComponent,
-// checkComponents), every error naming the component and the rule.
+// has, a literal divisible that is no bool, a literal replicasPath that
+// is no JSON pointer. The rest is checked at each evaluation
+// (decodeComponent, checkComponents, checkReplicasPaths), every error
+// naming the component and the rule.
 
 // componentKeys are the keys a component map may have.
-var componentKeys = []string{"name", "replicas", "podSpec", "replicaRequirements"}
+var componentKeys = []string{"name", "replicas", "podSpec", "replicaRequirements", "divisible", "replicasPath"}
+
+// keysHelp says which keys a component has.
+const keysHelp = "a component has name, replicas and podSpec or replicaRequirements, and may have divisible and replicasPath"
 
 // componentsHelp ends the messages about the shape of the result.
-const componentsHelp = "return a list of maps {name, replicas, podSpec} (or replicaRequirements instead of podSpec)"
+const componentsHelp = "return a list of maps {name, replicas, podSpec} (or replicaRequirements instead of podSpec; divisible and replicasPath optional)"
 
 // compileComponents compiles the components expression at p of the
 // customization named customization.
@@ -97,7 +107,7 @@ func decodeComponent(e any, i int) (Component, error) {
 	at := fmt.Sprintf("component [%d] %q", i, c.Name)
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !slices.Contains(componentKeys, k) {
-			return Component{}, fmt.Errorf("%s has the key %q; a component has name, replicas and podSpec or replicaRequirements", at, k)
+			return Component{}, fmt.Errorf("%s has the key %q; %s", at, k, keysHelp)
 		}
 	}
 	n, err := componentReplicas(m["replicas"])
@@ -105,6 +115,23 @@ func decodeComponent(e any, i int) (Component, error) {
 		return Component{}, fmt.Errorf("%s %w", at, err)
 	}
 	c.Replicas = n
+	switch d := m["divisible"].(type) {
+	case nil:
+	case bool:
+		c.Divisible = d
+	default:
+		return Component{}, fmt.Errorf("%s has divisible %v, not a bool; give true for a component whose replicas may run in several clusters, apart from the others", at, d)
+	}
+	switch p := m["replicasPath"].(type) {
+	case nil:
+	case string:
+		if _, err := parseJSONPointer(p); err != nil {
+			return Component{}, fmt.Errorf("%s: replicasPath %w; %s", at, err, replicasPathHelp)
+		}
+		c.ReplicasPath = p
+	default:
+		return Component{}, fmt.Errorf("%s has the replicasPath %v, not a string; %s", at, p, replicasPathHelp)
+	}
 	if m["podSpec"] != nil && m["replicaRequirements"] != nil {
 		return Component{}, fmt.Errorf("%s has both podSpec and replicaRequirements; give one", at)
 	}
@@ -280,7 +307,10 @@ func literalComponent(el celast.Expr, i int, names map[string]int) error {
 			continue
 		}
 		if !slices.Contains(componentKeys, key) {
-			return fmt.Errorf("%s has the key %q; a component has name, replicas and podSpec or replicaRequirements", at, key)
+			return fmt.Errorf("%s has the key %q; %s", at, key, keysHelp)
+		}
+		if err := literalFlags(me.Value(), key, at); err != nil {
+			return err
 		}
 		if key != "replicas" {
 			continue
@@ -314,6 +344,29 @@ func literalComponent(el celast.Expr, i int, names map[string]int) error {
 			}
 		default:
 			return fmt.Errorf("%s has the replicas %v, not an int", at, n)
+		}
+	}
+	return nil
+}
+
+// literalFlags checks a literal divisible (a bool) and a literal
+// replicasPath (a JSON pointer) of the component at.
+func literalFlags(v celast.Expr, key, at string) error {
+	if v.Kind() != celast.LiteralKind {
+		return nil
+	}
+	switch key {
+	case "divisible":
+		if _, ok := v.AsLiteral().(types.Bool); !ok {
+			return fmt.Errorf("%s has divisible %v, not a bool; give true for a component whose replicas may run in several clusters, apart from the others", at, v.AsLiteral())
+		}
+	case "replicasPath":
+		p, ok := literalString(v)
+		if !ok {
+			return fmt.Errorf("%s has the replicasPath %v, not a string; %s", at, v.AsLiteral(), replicasPathHelp)
+		}
+		if _, err := parseJSONPointer(p); err != nil {
+			return fmt.Errorf("%s: replicasPath %w; %s", at, err, replicasPathHelp)
 		}
 	}
 	return nil

@@ -55,6 +55,14 @@ func TestComponentsRefusedAtAdmission(t *testing.T) {
 		{"too many components", literalList(MaxComponents + 1), "returns 33 components, more than 32"},
 		{"in a branch of a conditional", "has(object.spec.parts) ? object.spec.parts : [{'name': 'a', 'replicas': -2}]",
 			`component [0] "a" has -2 replicas`},
+		{"divisible that is no bool", "[{'name': 'a', 'replicas': 1, 'divisible': 'yes'}]", `component [0] "a" has divisible yes, not a bool`},
+		{"divisible as a number", "[{'name': 'a', 'replicas': 1, 'divisible': 1}]", `component [0] "a" has divisible 1, not a bool`},
+		{"a replicasPath that is no string", "[{'name': 'a', 'replicas': 1, 'replicasPath': 3}]", `component [0] "a" has the replicasPath 3, not a string`},
+		{"a replicasPath without its leading /", "[{'name': 'a', 'replicas': 1, 'replicasPath': 'spec/replicas'}]",
+			`component [0] "a": replicasPath "spec/replicas" is not a JSON pointer: it must start with /`},
+		{"a replicasPath with an empty key", "[{'name': 'a', 'replicas': 1, 'replicasPath': '/spec//replicas'}]", `replicasPath "/spec//replicas" is not a JSON pointer to a field`},
+		{"a replicasPath with a bad escape", "[{'name': 'a', 'replicas': 1, 'replicasPath': '/spec/a~2b'}]", `"a~2b" escapes badly`},
+		{"the whole object as replicasPath", "[{'name': 'a', 'replicas': 1, 'replicasPath': '/'}]", `replicasPath "/" is not a JSON pointer to a field`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs := CompileCustomization(componentsCustomization(tc.expression))
@@ -71,7 +79,9 @@ func TestComponentsRefusedAtAdmission(t *testing.T) {
 	}
 	// The largest literal list, and lists built from the object, pass.
 	for _, ok := range []string{literalList(MaxComponents), "object.spec.parts.map(p, {'name': p.name, 'replicas': p.count})",
-		"[{'name': 'a', 'replicas': 0}, {'name': 'b', 'replicas': 2.0, 'replicaRequirements': {'resourceRequest': {'cpu': '1'}}}]"} {
+		"[{'name': 'a', 'replicas': 0}, {'name': 'b', 'replicas': 2.0, 'replicaRequirements': {'resourceRequest': {'cpu': '1'}}}]",
+		"[{'name': 'a', 'replicas': 1, 'divisible': false, 'replicasPath': '/spec/a~1b/replicas'}]",
+		"object.spec.parts.transformList(i, p, {'name': p.name, 'replicas': p.count, 'divisible': true, 'replicasPath': '/spec/parts/' + string(i) + '/count'})"} {
 		if _, errs := CompileCustomization(componentsCustomization(ok)); len(errs) > 0 {
 			t.Errorf("%s refused: %v", ok, errs.ToAggregate())
 		}

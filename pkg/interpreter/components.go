@@ -22,6 +22,16 @@ type Component struct {
 	// Requirements is what one of those pods needs, computed from its pod
 	// spec as Replicas computes a template's; nil when it asks for nothing.
 	Requirements *workv1alpha1.ReplicaRequirements
+	// Divisible: the component's replicas may run in several clusters,
+	// apart from the other components. Only a customization's rule says
+	// so: no built-in kind's component is (docs/scheduling.md says why).
+	Divisible bool
+	// ReplicasPath is the JSON pointer, in the workload, of the integer
+	// field holding Replicas ("" when the rule gives none): where a
+	// cluster's share is written when the components are divided
+	// (ReviseComponents). The rule's result is checked against the object
+	// (checkReplicasPaths).
+	ReplicasPath string
 }
 
 // MaxComponents is how many components a workload may have: more is an
@@ -41,7 +51,7 @@ func BindingComponents(cs []Component) []workv1alpha1.Component {
 	}
 	out := make([]workv1alpha1.Component, len(cs))
 	for i, c := range cs {
-		out[i] = workv1alpha1.Component{Name: c.Name, Replicas: c.Replicas}
+		out[i] = workv1alpha1.Component{Name: c.Name, Replicas: c.Replicas, Divisible: c.Divisible, ReplicasPath: c.ReplicasPath}
 		if r := c.Requirements; r != nil {
 			out[i].ReplicaRequirements = &workv1alpha1.ComponentReplicaRequirements{
 				ResourceRequest:   r.ResourceRequest.DeepCopy(),
@@ -168,14 +178,18 @@ func (l *Layered) HasComponents(gk schema.GroupKind) bool {
 	return k != nil && k.components != nil
 }
 
-// checked returns list with its result checked (checkComponents), every
-// error naming rule: the one way a built-in rule and a customization's
-// reach Components.
+// checked returns list with its result checked (checkComponents, and
+// each replicasPath against the object, checkReplicasPaths), every error
+// naming rule: the one way a built-in rule and a customization's reach
+// Components.
 func checked(rule string, list componentsFunc) componentsFunc {
 	return func(obj *unstructured.Unstructured) ([]Component, error) {
 		cs, err := list(obj)
 		if err == nil {
 			err = checkComponents(cs)
+		}
+		if err == nil {
+			err = checkReplicasPaths(obj, cs)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rule, err)
