@@ -29,6 +29,14 @@ type Result struct {
 	Targets []workv1alpha1.TargetCluster
 	// AffinityName is the fallback affinity term used ("" without terms).
 	AffinityName string
+	// Division is set when the workload's components were divided over
+	// the targets (Workload.DivideComponents): it names the head cluster.
+	// The binding records it in spec.dividedComponents. Nil when the
+	// workload is placed whole.
+	Division *workv1alpha1.DividedComponents
+	// NotDivided says why a workload whose placement asked to divide its
+	// components is placed whole (Workload.NotDivided); "" otherwise.
+	NotDivided string
 
 	snap        *framework.Snapshot
 	request     *framework.Resources

@@ -76,6 +76,7 @@ func (s *Scheduler) Schedule(ctx context.Context, snap *framework.Snapshot, w *f
 	if err := s.Limits.checkWorkload(snap, w); err != nil {
 		return nil, err
 	}
+	notDivided := w.NotDivided
 	var (
 		first    *Result
 		failures []*FitError
@@ -88,6 +89,7 @@ func (s *Scheduler) Schedule(ctx context.Context, snap *framework.Snapshot, w *f
 		}
 		if fit == nil {
 			first.Release()
+			res.NotDivided = notDivided
 			if err := s.Limits.checkTargets(snap, w, term.Name, res.Targets); err != nil {
 				// Over the limit under this term means over it under any
 				// other: every term divides the same replicas.
@@ -116,6 +118,14 @@ func (s *Scheduler) scheduleTerm(ctx context.Context, snap *framework.Snapshot, 
 	if len(cycle.Feasible) == 0 {
 		fe := newFitError(snap, cycle, nil, s.filters)
 		fe.Room = roomOf(snap, rejectedBy(cycle, resourcefit.Name), &w.Request)
+		return res, fe, nil
+	}
+	if w.DivideComponents {
+		fe, err := s.scheduleDivided(snap, cycle, w, res)
+		if err != nil {
+			res.Release()
+			return nil, nil, err
+		}
 		return res, fe, nil
 	}
 	out, err := core.Schedule(cycle.Candidates, core.Request{Replicas: w.Replicas, Placement: w.Placement, Mode: w.Mode, TieSeed: w.UID})

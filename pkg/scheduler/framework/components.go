@@ -12,6 +12,10 @@ type Component struct {
 	// Request is what one pod of the component needs (Pods is ignored),
 	// converted as Workload.Request is.
 	Request Resources
+	// Divisible: the component's replicas may be divided over clusters,
+	// apart from the others, when the workload divides
+	// (Workload.DivideComponents).
+	Divisible bool
 }
 
 // ComponentsFromSpec converts a binding's spec.components, in their order;
@@ -22,7 +26,7 @@ func ComponentsFromSpec(cs []workv1alpha1.Component) []Component {
 	}
 	out := make([]Component, len(cs))
 	for i, c := range cs {
-		out[i] = Component{Name: c.Name, Replicas: c.Replicas}
+		out[i] = Component{Name: c.Name, Replicas: c.Replicas, Divisible: c.Divisible}
 		if rr := c.ReplicaRequirements; rr != nil {
 			out[i].Request = ResourcesFromList(rr.ResourceRequest)
 		}

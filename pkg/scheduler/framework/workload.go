@@ -26,8 +26,21 @@ type Workload struct {
 	// Components are the pod templates of a workload made of several, in
 	// the order of the binding's spec.components; nil for every other
 	// workload. Such a workload has no Replicas and is placed whole: every
-	// selected cluster must hold all of its components at once.
+	// selected cluster must hold all of its components at once, unless it
+	// divides (DivideComponents).
 	Components []Component
+	// DivideComponents: the components that are not divisible (the head)
+	// go whole to one cluster, and each divisible component's replicas are
+	// divided over the clusters with room (placement.DividesComponents).
+	// NotDivided says why a workload whose placement asked for it is
+	// placed whole instead ("" otherwise).
+	DivideComponents bool
+	NotDivided       string
+	// PreviousHead is the cluster that runs the head of a workload whose
+	// components were divided (the binding's
+	// spec.dividedComponents.headCluster); a Steady cycle keeps it there
+	// while it fits.
+	PreviousHead string
 	// Placement in force; nil places everywhere, Duplicated.
 	Placement *policyv1alpha1.Placement
 	// Previous are the current targets.
@@ -115,6 +128,10 @@ func WorkloadFromBinding(b workv1alpha1.BindingObject, now time.Time) *Workload 
 		w.Request = ResourcesFromList(rr.ResourceRequest)
 	}
 	w.Components = ComponentsFromSpec(spec.Components)
+	w.DivideComponents, w.NotDivided = placement.DividesComponents(spec.Placement, spec.Components)
+	if d := spec.DividedComponents; d != nil {
+		w.PreviousHead = d.HeadCluster
+	}
 	if t := spec.RescheduleTriggeredAt; t != nil && (status.LastScheduledTime == nil || t.After(status.LastScheduledTime.Time)) {
 		w.Mode = core.Fresh
 	}

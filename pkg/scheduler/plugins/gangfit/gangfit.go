@@ -26,6 +26,11 @@
 //
 // The reason names the first component that does not fit and how many of
 // its replicas do, so a user sees which part of the gang to shrink.
+//
+// A gang whose placement divides its components (Workload.DivideComponents)
+// is not filtered here: no one cluster needs to hold it whole. The
+// scheduler places its head and divides the rest itself, taking each part
+// from the room with Take, the same rule as this filter's.
 package gangfit
 
 import (
@@ -61,10 +66,14 @@ func New(args json.RawMessage) (framework.Plugin, error) {
 // Name returns the plugin name.
 func (*GangFit) Name() string { return Name }
 
-// PreFilter skips every workload that is not a gang asking for resources:
-// a component that requests nothing has no resource model, and capacity
-// must not decide where it goes (as for ResourceFit).
+// PreFilter skips every workload that is not a gang asking for resources
+// (a component that requests nothing has no resource model, and capacity
+// must not decide where it goes, as for ResourceFit), and a gang whose
+// components are divided (the scheduler fits its parts itself).
 func (*GangFit) PreFilter(_ context.Context, _ *framework.CycleState, w *framework.Workload) (*framework.PreFilterResult, *framework.Status) {
+	if w.DivideComponents {
+		return nil, skip
+	}
 	for i := range w.Components {
 		if c := &w.Components[i]; c.Replicas > 0 && !c.Request.IsZero() {
 			return nil, nil
@@ -82,15 +91,14 @@ var skip = framework.NewStatus(framework.Skip)
 // is built only for a rejected cluster: it names the cluster, so no two
 // clusters share one.
 func (*GangFit) Filter(_ context.Context, _ *framework.CycleState, w *framework.Workload, ci *framework.ClusterInfo) *framework.Status {
-	s, ok := shortfall(w, *ci)
-	if ok {
-		return nil
+	if _, s, ok := Take(*ci, w.Components, w.HeldComponents(ci.Name)); !ok {
+		return framework.NewStatus(framework.Unschedulable, s.String())
 	}
-	return framework.NewStatus(framework.Unschedulable, s.String())
+	return nil
 }
 
-// short says which component of a gang does not fit on a cluster.
-type short struct {
+// Short says which component of a gang does not fit on a cluster.
+type Short struct {
 	Cluster   string
 	Component string
 	// Need is how many of its replicas had to fit, Fit how many do.
@@ -102,39 +110,40 @@ type short struct {
 
 // String is the reason: `component "workers" (4 × cpu 4, memory 8Gi) does
 // not fit: 2 of 4 fit on the nodes of member2`.
-func (s short) String() string {
+func (s Short) String() string {
 	where := "on the nodes of"
 	if !s.Nodes {
 		where = "in the free room of" // no node model: the sums alone
 	}
 	return fmt.Sprintf("component %q (%d × %s) does not fit: %d of %d fit %s %s",
-		s.Component, s.Need, describe(&s.Request), s.Fit, s.Need, where, s.Cluster)
+		s.Component, s.Need, Describe(&s.Request), s.Fit, s.Need, where, s.Cluster)
 }
 
-// shortfall takes w's components in order from ci's room and reports the
-// first that does not fit whole; ok when every one does. ci is a copy:
-// taking room from it changes nothing the caller holds (Take copies what
-// it changes).
-func shortfall(w *framework.Workload, ci framework.ClusterInfo) (short, bool) {
-	held := w.HeldComponents(ci.Name)
-	for i := range w.Components {
-		c := &w.Components[i]
+// Take takes the components cs in order from ci's room, each for the
+// replicas it gains over what the cluster holds of it already (held, by
+// name: those hold room the cluster reports as used), and returns the
+// room left; ok is false at the first component whose replicas do not all
+// fit, which Short names. ci is a copy: taking room from it changes
+// nothing the caller holds (ClusterInfo.Take copies what it changes).
+func Take(ci framework.ClusterInfo, cs []framework.Component, held map[string]int32) (framework.ClusterInfo, Short, bool) {
+	for i := range cs {
+		c := &cs[i]
 		need := int64(c.Replicas) - int64(held[c.Name])
 		if need <= 0 || c.Request.IsZero() {
 			continue
 		}
 		fit, _ := ci.Fit(&c.Request)
 		if fit < need {
-			return short{Cluster: ci.Name, Component: c.Name, Need: need, Fit: fit, Request: c.Request, Nodes: len(ci.Nodes) > 0}, false
+			return ci, Short{Cluster: ci.Name, Component: c.Name, Need: need, Fit: fit, Request: c.Request, Nodes: len(ci.Nodes) > 0}, false
 		}
 		ci = ci.Take(&c.Request, need)
 	}
-	return short{}, true
+	return ci, Short{}, true
 }
 
-// describe writes one replica's request as quantities read: "cpu 4,
+// Describe writes one replica's request as quantities read: "cpu 4,
 // memory 8Gi, nvidia.com/gpu 1".
-func describe(r *framework.Resources) string {
+func Describe(r *framework.Resources) string {
 	var parts []string
 	if r.MilliCPU > 0 {
 		parts = append(parts, "cpu "+resource.NewMilliQuantity(r.MilliCPU, resource.DecimalSI).String())

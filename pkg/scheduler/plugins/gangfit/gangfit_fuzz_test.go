@@ -41,7 +41,7 @@ func FuzzShortfall(f *testing.F) {
 				Request: framework.Resources{MilliCPU: int64(compSpec[1]%17) * 500, Memory: int64(compSpec[2]%9) << 29}})
 			compSpec = compSpec[3:]
 		}
-		short, ok := shortfall(&w, ci)
+		_, short, ok := Take(ci, w.Components, w.HeldComponents(ci.Name))
 
 		// One pod at a time.
 		room, first := ci, -1

@@ -126,7 +126,9 @@ func TestOrderMatters(t *testing.T) {
 
 // TestSkipsOtherWorkloads: a workload without components, or whose
 // components ask for nothing, is not the plugin's: every cluster passes
-// (ResourceFit judges replicas).
+// (ResourceFit judges replicas). Nor is a gang whose components are
+// divided over clusters: no one cluster must hold it whole (the scheduler
+// fits its parts itself).
 func TestSkipsOtherWorkloads(t *testing.T) {
 	snap := fwtest.Snapshot(t, framework.ClusterInfo{Name: "empty"})
 	p, _ := New(nil)
@@ -134,6 +136,7 @@ func TestSkipsOtherWorkloads(t *testing.T) {
 		{Kind: "Deployment", Replicas: 3, Request: framework.Resources{MilliCPU: 1000}},
 		{Kind: "RayCluster", Components: []framework.Component{{Name: "head", Replicas: 1}}},
 		{Kind: "RayCluster", Components: []framework.Component{comp("workers", 0, 4, 8)}},
+		{Kind: "WorkerPool", DivideComponents: true, Components: []framework.Component{comp("head", 1, 2, 4), comp("workers", 4, 4, 8)}},
 	} {
 		if st := fwtest.Filter(t, p.(framework.FilterPlugin), snap, w)["empty"]; st != nil {
 			t.Errorf("%s %+v: rejected with %q", w.Kind, w.Components, st.Message())
