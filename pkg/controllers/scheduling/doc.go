@@ -19,8 +19,8 @@
 //     template edit (spec.resource.resourceVersion);
 //   - an active target's cluster was deleted or is being deleted;
 //   - its placement takes every eligible cluster (Duplicated, no bounded
-//     spread) and the fleet changed: eligible clusters are then only
-//     added, nothing else moves.
+//     spread; not a workload whose components are divided) and the fleet
+//     changed: eligible clusters are then only added, nothing else moves.
 //
 // It is not scheduled for a template edit that changes neither replicas
 // nor placement, a selected cluster turning NotReady (failover's
@@ -28,9 +28,13 @@
 //
 // # Writes
 //
-// A cycle writes at most one spec patch (spec.clusters and the hash) and
+// A cycle writes at most one spec patch (spec.clusters, with
+// spec.dividedComponents naming the head cluster of a workload whose
+// components were divided, and the hash) and
 // one status patch (lastScheduledTime, observedAffinityName, the capped
-// schedulingDecisions and the Scheduled condition), each skipped when it
+// schedulingDecisions and the Scheduled condition, whose message says why
+// a workload whose placement asked to divide its components is placed
+// whole), each skipped when it
 // changes nothing, both with an optimistic lock since the binding
 // controller moves target states in the same list. Targets leaving the
 // placement become Unscheduled (the binding controller removes them once

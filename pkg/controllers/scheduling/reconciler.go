@@ -210,7 +210,7 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 	if trigger == TriggerReschedule {
 		served = b.GetBindingSpec().RescheduleTriggeredAt.UTC().Format(time.RFC3339)
 	}
-	if err := r.writeSpec(ctx, b, targets, served); err != nil {
+	if err := r.writeSpec(ctx, b, targets, res.Division, served); err != nil {
 		r.fleet.ledger.release(key, before)
 		return resultError, err
 	}
@@ -224,34 +224,46 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 		// pending with nothing left to wake the scheduler.
 		scheduledAt = t.Time
 	}
+	message, whole := "Binding has been scheduled successfully.", ""
+	if res.NotDivided != "" {
+		// The policy asked to divide the workload's components, and it
+		// cannot be: say so where users look.
+		whole = "; placed whole, not divided: " + res.NotDivided
+		message = "Binding has been scheduled successfully, whole: its placement asks to divide its components (components.division: DivideIndependent), but " + res.NotDivided + "."
+	}
 	if err := r.writeStatus(ctx, b, func(s *workv1alpha1.BindingStatus) {
 		s.LastScheduledTime = &metav1.Time{Time: scheduledAt}
 		s.ObservedAffinityName = res.AffinityName
 		s.SchedulingDecisions = decisions
-		setScheduled(s, b.GetGeneration(), metav1.ConditionTrue, ReasonSuccess, "Binding has been scheduled successfully.")
+		setScheduled(s, b.GetGeneration(), metav1.ConditionTrue, ReasonSuccess, message)
 	}); err != nil {
 		return resultError, err
 	}
-	logf.FromContext(ctx).Info("binding scheduled", "trigger", trigger, "targets", describeTargets(targets))
+	described := describeTargets(targets, b.GetBindingSpec().DividedComponents)
+	logf.FromContext(ctx).Info("binding scheduled", "trigger", trigger, "targets", described)
 	r.recorder.Eventf(b, nil, "Normal", EventScheduled, "Schedule", "%s",
-		bindingutil.Note(fmt.Sprintf("Scheduled (%s) to %s", trigger, describeTargets(targets))))
+		bindingutil.Note(fmt.Sprintf("Scheduled (%s) to %s%s", trigger, described, whole)))
 	return resultScheduled, nil
 }
 
-// writeSpec sets spec.clusters and the hash annotation in one merge patch,
+// writeSpec sets spec.clusters, spec.dividedComponents (division: nil
+// for a workload placed whole) and the hash annotation in one merge patch,
 // with workv1alpha1.AnnotationRescheduleObserved set to served when that is not empty
 // (a reschedule served: the patch is written even if the targets stay).
+// The targets and the division are written together, so that the binding
+// controller never renders shares under the other's rule.
 // The patch carries the resourceVersion read, so it fails rather than
 // overwrite a state change the binding controller wrote meanwhile; the
 // request is then retried on fresh data. b holds the patched binding
 // afterwards (its new generation included).
-func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alpha1.TargetCluster, served string) error {
+func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alpha1.TargetCluster, division *workv1alpha1.DividedComponents, served string) error {
 	spec := b.GetBindingSpec()
 	orig := b.DeepCopyObject().(T)
-	spec.Clusters = targets
+	spec.Clusters, spec.DividedComponents = targets, division
 	hash := SchedulingHash(spec)
 	ann := b.GetAnnotations()
-	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && ann[workv1alpha1.AnnotationScheduledHash] == hash &&
+	if equality.Semantic.DeepEqual(orig.GetBindingSpec().Clusters, targets) && equality.Semantic.DeepEqual(orig.GetBindingSpec().DividedComponents, division) &&
+		ann[workv1alpha1.AnnotationScheduledHash] == hash &&
 		(served == "" || ann[workv1alpha1.AnnotationRescheduleObserved] == served) {
 		return nil
 	}

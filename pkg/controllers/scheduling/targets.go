@@ -65,15 +65,29 @@ func MergeTargets(current, placed []workv1alpha1.TargetCluster, additive bool) [
 // large fleet does not write a huge event.
 const maxDescribed = 16
 
-// describeTargets renders active targets for events: "a:3, b:3".
-func describeTargets(ts []workv1alpha1.TargetCluster) string {
+// describeTargets renders active targets for events: "a:3, b:3", or,
+// for a workload whose components were divided (division), each cluster's
+// components and the head: "a (head):head=1,workers=3, b:workers=2".
+func describeTargets(ts []workv1alpha1.TargetCluster, division *workv1alpha1.DividedComponents) string {
 	active := bindingutil.ActiveTargets(ts)
 	if len(active) == 0 {
 		return "no cluster"
 	}
 	parts := make([]string, 0, min(len(active), maxDescribed)+1)
 	for _, t := range active[:min(len(active), maxDescribed)] {
-		parts = append(parts, fmt.Sprintf("%s:%d", t.Name, t.Replicas))
+		if division == nil {
+			parts = append(parts, fmt.Sprintf("%s:%d", t.Name, t.Replicas))
+			continue
+		}
+		name := t.Name
+		if t.Name == division.HeadCluster {
+			name += " (head)"
+		}
+		cs := make([]string, len(t.Components))
+		for i, c := range t.Components {
+			cs[i] = fmt.Sprintf("%s=%d", c.Name, c.Replicas)
+		}
+		parts = append(parts, name+":"+strings.Join(cs, ","))
 	}
 	if n := len(active) - maxDescribed; n > 0 {
 		parts = append(parts, fmt.Sprintf("and %d more", n))

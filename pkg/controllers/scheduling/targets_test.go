@@ -72,17 +72,24 @@ func TestMergeTargets(t *testing.T) {
 }
 
 func TestDescribeTargets(t *testing.T) {
-	if got := describeTargets([]workv1alpha1.TargetCluster{tc("a", 1, bound), tc("b", 2, unsch)}); got != "a:1" {
+	if got := describeTargets([]workv1alpha1.TargetCluster{tc("a", 1, bound), tc("b", 2, unsch)}, nil); got != "a:1" {
 		t.Errorf("describeTargets = %q", got)
 	}
-	if got := describeTargets(nil); got != "no cluster" {
+	if got := describeTargets(nil, nil); got != "no cluster" {
 		t.Errorf("describeTargets(nil) = %q", got)
 	}
 	many := make([]workv1alpha1.TargetCluster, 20)
 	for i := range many {
 		many[i] = tc(strings.Repeat("c", i+1), 1, "")
 	}
-	if got := describeTargets(many); !strings.HasSuffix(got, "and 4 more") {
+	if got := describeTargets(many, nil); !strings.HasSuffix(got, "and 4 more") {
 		t.Errorf("describeTargets(20 targets) = %q", got)
+	}
+	divided := []workv1alpha1.TargetCluster{
+		{Name: "a", Components: []workv1alpha1.TargetComponent{{Name: "head", Replicas: 1}, {Name: "workers", Replicas: 3}}},
+		{Name: "b", Components: []workv1alpha1.TargetComponent{{Name: "workers", Replicas: 2}}},
+	}
+	if got := describeTargets(divided, &workv1alpha1.DividedComponents{HeadCluster: "a"}); got != "a (head):head=1,workers=3, b:workers=2" {
+		t.Errorf("describeTargets(divided) = %q", got)
 	}
 }

@@ -116,6 +116,9 @@ type hashInput struct {
 	// request raised) is placed again; omitted when none, so that the
 	// hashes of every other workload still hold.
 	Components []workv1alpha1.Component `json:"components,omitempty"`
+	// Division: the head cluster of a workload whose components were
+	// divided, written with the targets (omitted when placed whole).
+	Division *workv1alpha1.DividedComponents `json:"division,omitempty"`
 }
 
 type hashTarget struct {
@@ -131,7 +134,7 @@ type hashTarget struct {
 // ones it removes). encoding/json writes struct fields in order and map
 // keys sorted, so equal inputs give equal hashes.
 func SchedulingHash(spec *workv1alpha1.BindingSpec) string {
-	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement, Groups: spec.WorkloadAffinityGroups, Components: spec.Components}
+	in := hashInput{Replicas: spec.Replicas, Placement: spec.Placement, Groups: spec.WorkloadAffinityGroups, Components: spec.Components, Division: spec.DividedComponents}
 	for _, t := range spec.Clusters {
 		if bindingutil.IsActive(t) {
 			in.Targets = append(in.Targets, hashTarget{Name: t.Name, Replicas: t.Replicas, Components: t.Components})
