@@ -1,12 +1,16 @@
 package interpreter
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
+	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 )
 
@@ -215,5 +219,46 @@ func TestJSONPointer(t *testing.T) {
 		if tc.ok && p.String() != tc.in {
 			t.Errorf("%q written back as %q", tc.in, p.String())
 		}
+	}
+}
+
+// The WorkerPool example of docs/interpreter.md compiles and reads its
+// workload: a coordinator, not divisible, and a divisible worker group,
+// each with the pointer of its replicas; the refused example is refused.
+func TestWorkerPoolExample(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "interpreter")
+	compile := func(file string) (*Compiled, error) {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ric := &configv1alpha1.ResourceInterpreterCustomization{}
+		if err := yaml.UnmarshalStrict(data, ric); err != nil {
+			t.Fatal(err)
+		}
+		c, errs := CompileCustomization(ric)
+		return c, errs.ToAggregate()
+	}
+	c, err := compile("workerpool-customization.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := New()
+	in.SetCustom(c.GVK, c.Custom)
+	data, err := os.ReadFile(filepath.Join(dir, "workerpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(data), "\n---\n")
+	cs, err := in.Components(parse(t, docs[len(docs)-1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareComponents(t, cs, []want{{name: "coordinator", replicas: 1, cpu: "2", memory: "2Gi"}, {name: "render", replicas: 10, cpu: "2", memory: "4Gi"}})
+	if cs[0].Divisible || cs[0].ReplicasPath != "/spec/coordinator/replicas" || !cs[1].Divisible || cs[1].ReplicasPath != "/spec/workerGroups/0/replicas" {
+		t.Errorf("components %+v", cs)
+	}
+	if _, err := compile("workerpool-customization-refused.yaml"); err == nil || !strings.Contains(err.Error(), `replicasPath "spec/coordinator/replicas" is not a JSON pointer`) {
+		t.Errorf("the refused example: %v", err)
 	}
 }

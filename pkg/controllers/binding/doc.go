@@ -7,7 +7,9 @@
 // missing), labelled with the cluster and the binding and holding the
 // template (read from the detector's informer) without its status and
 // hub-owned metadata; a Divided placement gets the cluster's share of the
-// replicas written in. Works are written only when they differ from what
+// replicas written in, and a workload whose components the scheduler
+// divided (spec.dividedComponents) the cluster's share of each component
+// at the component's replicasPath, 0 for those it does not run. Works are written only when they differ from what
 // is stored, and removed when their cluster is no longer an active target
 // and no graceful eviction task (failover) keeps its old copy.
 // The controller adds nothing else to Works: the execution controller puts

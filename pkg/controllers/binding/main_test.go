@@ -15,6 +15,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/binding"
 	"github.com/shepherd-io/shepherd/pkg/controllers/detector"
 	"github.com/shepherd-io/shepherd/pkg/controllers/scheduling"
+	"github.com/shepherd-io/shepherd/pkg/interpreter"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 	"github.com/shepherd-io/shepherd/test/testenv"
 )
@@ -63,18 +64,24 @@ var suite = testenv.Shared{
 // mgr runs the controllers; restartControllers replaces it.
 var mgr *testenv.Manager
 
+// kinds is the controllers' one interpreter, as the controller manager
+// gives its controllers one: what a test teaches it (a customization),
+// all of them know.
+var kinds = interpreter.New()
+
 // startControllers starts the three controllers, wired the way the
 // controller manager wires them.
 func startControllers() error {
 	var err error
 	mgr, err = hub.StartManager(func(mgr ctrl.Manager) error {
-		if err := detector.Setup(controllerdeps.Deps{Manager: mgr}, detector.Options{UnknownKindRetry: time.Second}); err != nil {
+		d := controllerdeps.Deps{Manager: mgr, Interpreter: kinds}.WithDefaults()
+		if err := detector.Setup(d, detector.Options{UnknownKindRetry: time.Second}); err != nil {
 			return err
 		}
-		if err := scheduling.Setup(controllerdeps.Deps{Manager: mgr}, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
+		if err := scheduling.Setup(d, scheduling.Options{RetryBaseDelay: 200 * time.Millisecond, RetryMaxDelay: 2 * time.Second}); err != nil {
 			return err
 		}
-		return binding.Setup(controllerdeps.Deps{Manager: mgr}, binding.Options{})
+		return binding.Setup(d, binding.Options{})
 	})
 	if err != nil {
 		return fmt.Errorf("starting the controllers: %w", err)

@@ -52,18 +52,31 @@ func memberManifest(in interpreter.Interpreter, tmpl *unstructured.Unstructured)
 
 // memberManifests returns the manifest of each active target: the template's
 // replicas for a Duplicated placement (and for kinds without replicas),
-// the target's share for a Divided one (in.ReviseReplicas), with the
-// labels a failover's state preservation carries (see preservedState).
+// the target's share for a Divided one (in.ReviseReplicas), and for a
+// workload whose components the scheduler divided (spec.dividedComponents)
+// the target's share of each component at its replicasPath, 0 for those it
+// does not run (interpreter.ReviseComponents), with the labels a
+// failover's state preservation carries (see preservedState).
 func memberManifests(in interpreter.Interpreter, tmpl *unstructured.Unstructured, spec *workv1alpha1.BindingSpec) (map[string]*unstructured.Unstructured, error) {
 	base := memberManifest(in, tmpl)
 	active := bindingutil.WorkTargets(spec)
 	var out map[string]*unstructured.Unstructured
-	if placement.IsDuplicated(spec.Placement) {
+	switch {
+	case spec.DividedComponents != nil:
+		// The scheduler writes the division with the targets: each
+		// target's components are its shares, whatever the placement
+		// says now (a change of it is scheduled again, and the division
+		// goes with the targets it was made for).
+		var err error
+		if out, err = interpreter.ReviseComponents(base, spec.Components, active); err != nil {
+			return nil, err
+		}
+	case placement.IsDuplicated(spec.Placement):
 		out = make(map[string]*unstructured.Unstructured, len(active))
 		for _, t := range active {
 			out[t.Name] = base
 		}
-	} else {
+	default:
 		var err error
 		if out, err = in.ReviseReplicas(base, active); err != nil {
 			return nil, err

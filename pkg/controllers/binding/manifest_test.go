@@ -154,6 +154,82 @@ func TestMemberManifests(t *testing.T) {
 	}
 }
 
+const hubWorkerPool = `
+apiVersion: example.io/v1
+kind: WorkerPool
+metadata: {name: pool, namespace: team, uid: 0c1d, resourceVersion: "7"}
+spec:
+  head: {replicas: 1, cpu: "8"}
+  workerGroups:
+  - {name: cpu, replicas: 9}
+  - {name: gpu, replicas: 2}
+`
+
+// The copy of each cluster of a workload whose components were divided
+// runs that cluster's share of each component, written at its
+// replicasPath, and 0 of the components it does not run; a cluster
+// leaving gets no copy; the same workload placed whole is sent as it is.
+func TestMemberManifestsOfDividedComponents(t *testing.T) {
+	components := []workv1alpha1.Component{
+		{Name: "head", Replicas: 1, ReplicasPath: "/spec/head/replicas"},
+		{Name: "cpu", Replicas: 9, Divisible: true, ReplicasPath: "/spec/workerGroups/0/replicas"},
+		{Name: "gpu", Replicas: 2, Divisible: true, ReplicasPath: "/spec/workerGroups/1/replicas"},
+	}
+	tc := func(name string, state workv1alpha1.TargetState, cs ...workv1alpha1.TargetComponent) workv1alpha1.TargetCluster {
+		return workv1alpha1.TargetCluster{Name: name, State: state, Components: cs}
+	}
+	targets := []workv1alpha1.TargetCluster{
+		tc("m1", workv1alpha1.TargetBound, workv1alpha1.TargetComponent{Name: "cpu", Replicas: 4}),
+		tc("m2", workv1alpha1.TargetScheduled, workv1alpha1.TargetComponent{Name: "head", Replicas: 1}, workv1alpha1.TargetComponent{Name: "gpu", Replicas: 2}),
+		tc("m3", "", workv1alpha1.TargetComponent{Name: "cpu", Replicas: 5}),
+		tc("old", workv1alpha1.TargetUnscheduled, workv1alpha1.TargetComponent{Name: "cpu", Replicas: 9}),
+	}
+	read := func(m *unstructured.Unstructured) [3]int64 {
+		head, _, _ := unstructured.NestedInt64(m.Object, "spec", "head", "replicas")
+		groups, _, _ := unstructured.NestedSlice(m.Object, "spec", "workerGroups")
+		return [3]int64{head, groups[0].(map[string]any)["replicas"].(int64), groups[1].(map[string]any)["replicas"].(int64)}
+	}
+	divide := &policyv1alpha1.Placement{Components: &policyv1alpha1.ComponentsPlacement{Division: policyv1alpha1.ComponentDivisionDivideIndependent}}
+	for _, tt := range []struct {
+		name     string
+		division *workv1alpha1.DividedComponents
+		want     map[string][3]int64
+	}{
+		{"divided", &workv1alpha1.DividedComponents{HeadCluster: "m2"}, map[string][3]int64{"m1": {0, 4, 0}, "m2": {1, 0, 2}, "m3": {0, 5, 0}}},
+		{"placed whole", nil, map[string][3]int64{"m1": {1, 9, 2}, "m2": {1, 9, 2}, "m3": {1, 9, 2}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tmpl := parse(t, hubWorkerPool)
+			spec := &workv1alpha1.BindingSpec{Placement: divide, Components: components, Clusters: targets, DividedComponents: tt.division}
+			ms, err := memberManifests(interpreter.New(), tmpl, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) != len(tt.want) {
+				t.Errorf("copies for %d clusters, want %d", len(ms), len(tt.want))
+			}
+			for cluster, want := range tt.want {
+				if got := read(ms[cluster]); got != want {
+					t.Errorf("%s: head, cpu, gpu = %v, want %v", cluster, got, want)
+				}
+				if ms[cluster].GetUID() != "" {
+					t.Errorf("%s: the copy keeps the hub's metadata", cluster)
+				}
+			}
+			if got := read(tmpl); got != [3]int64{1, 9, 2} {
+				t.Errorf("the template changed: %v", got)
+			}
+		})
+	}
+	// A template whose pointer no longer names its field (a group
+	// removed before the rule was read again) is an error naming it.
+	tmpl := parse(t, strings.Replace(hubWorkerPool, "  - {name: gpu, replicas: 2}\n", "", 1))
+	spec := &workv1alpha1.BindingSpec{Components: components, Clusters: targets, DividedComponents: &workv1alpha1.DividedComponents{HeadCluster: "m2"}}
+	if _, err := memberManifests(interpreter.New(), tmpl, spec); err == nil || !strings.Contains(err.Error(), `component "gpu": replicasPath "/spec/workerGroups/1/replicas" names nothing in the template`) {
+		t.Errorf("got %v, want an error naming the component and its pointer", err)
+	}
+}
+
 func TestDesiredWorkAndUpToDate(t *testing.T) {
 	ref := names.BindingRef{Kind: workv1alpha1.KindResourceBinding, Namespace: "team", Name: "web-deployment"}
 	manifest := memberManifest(interpreter.New(), parse(t, hubDeployment))
