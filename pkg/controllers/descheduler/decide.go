@@ -34,6 +34,9 @@ type move struct {
 	count, keep int32
 	since       time.Time
 	whole       bool
+	// components lower the shares of a divided gang's divisible
+	// components on the cluster (dividedMove); count is their sum.
+	components []componentMove
 	// pending names the components those replicas belong to, for the
 	// messages (pendingComponents); "" when the cluster reports none.
 	pending string
@@ -178,6 +181,14 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 			continue
 		}
 		if d.gang {
+			if m, ok := dividedMove(spec, s.target, s.item); ok {
+				// Divisible components' replicas of a divided gang:
+				// divided replicas, lowered there (gang.go).
+				if m.count > 0 {
+					d.moves = append(d.moves, m)
+				}
+				continue
+			}
 			// Never part of a gang: it leaves the cluster whole, whatever
 			// its targets record of its components.
 			d.moves = append(d.moves, move{cluster: s.target.Name, count: s.item.UnschedulableReplicas, since: s.item.UnschedulableSince.Time, whole: true,
@@ -194,7 +205,7 @@ func decide(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus, 
 		d.reason = ReasonMoved
 		d.why = fmt.Sprintf("unschedulable for longer than %s", thr)
 		d.threshold = thr
-		if d.gang {
+		if slices.ContainsFunc(d.moves, func(m move) bool { return m.whole }) {
 			d.reason, d.why = ReasonGangMoved, gangWhy(spec, thr)
 		}
 	}
@@ -207,11 +218,14 @@ func apply(spec *workv1alpha1.BindingSpec, annotations map[string]string, d deci
 	moves := d.moves
 	keep := map[string]int32{}
 	for _, m := range moves {
-		if m.whole {
+		switch {
+		case m.whole:
 			bindingutil.Evict(spec, eviction(spec, m, d.threshold), metav1.NewTime(now))
-			continue
+		case len(m.components) > 0:
+			lowerComponents(spec, m)
+		default:
+			keep[m.cluster] = m.keep
 		}
-		keep[m.cluster] = m.keep
 	}
 	for i := range spec.Clusters {
 		t := &spec.Clusters[i]
@@ -235,7 +249,9 @@ func condition(d decision, generation int64) (metav1.Condition, bool) {
 	var parts []string
 	moved := func(what string) (metav1.Condition, bool) {
 		reason, prefix := ReasonMoved, "Moved unschedulable replicas: "
-		if d.gang {
+		// A gang moved whole; a divided gang's divisible components only
+		// lowered are replicas moved (a recorded move says which it was).
+		if d.reason == ReasonGangMoved || (d.reason == "" && d.gang && strings.HasPrefix(what, wholePrefix)) {
 			reason, prefix = ReasonGangMoved, "Moved "
 		}
 		return metav1.Condition{Type: ConditionReplicasDescheduled, Status: metav1.ConditionTrue, Reason: reason, ObservedGeneration: generation,
@@ -264,12 +280,20 @@ func condition(d decision, generation int64) (metav1.Condition, bool) {
 // for longer than 5m0s", or for a gang "the gang whole from member2 (3 of
 // its replicas unschedulable there); unschedulable for longer than ...".
 func describe(d decision) string {
-	if d.gang {
-		return describeWhole(d.moves) + "; " + d.why
-	}
+	var whole []move
 	parts := make([]string, 0, len(d.moves))
 	for _, m := range d.moves {
-		parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))
+		switch {
+		case m.whole:
+			whole = append(whole, m)
+		case len(m.components) > 0:
+			parts = append(parts, describeComponents(m))
+		default:
+			parts = append(parts, fmt.Sprintf("%d from %s (keeps %d)", m.count, m.cluster, m.keep))
+		}
+	}
+	if len(whole) > 0 {
+		parts = append([]string{describeWhole(whole)}, parts...)
 	}
 	return strings.Join(parts, ", ") + "; " + d.why
 }

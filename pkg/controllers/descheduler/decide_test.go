@@ -1,6 +1,7 @@
 package descheduler
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -135,7 +136,7 @@ func TestDecide(t *testing.T) {
 				t.Fatalf("moves %+v reports %+v, want %+v %+v", d.moves, d.reports, tc.want.moves, tc.want.reports)
 			}
 			for i := range d.moves {
-				if d.moves[i] != tc.want.moves[i] {
+				if !reflect.DeepEqual(d.moves[i], tc.want.moves[i]) {
 					t.Errorf("move %d = %+v, want %+v", i, d.moves[i], tc.want.moves[i])
 				}
 			}

@@ -25,6 +25,15 @@
 //     eviction task keeps the old copy until the gang is Healthy on its
 //     new clusters or the grace period ends. The condition's reason is
 //     then GangMoved, the event GangDescheduled.
+//   - A gang whose components the scheduler divided
+//     (spec.dividedComponents) runs its divisible components' replicas in
+//     several clusters, apart from the others: they are divided replicas.
+//     When every unschedulable pod a cluster reports is of a divisible
+//     component, each one's share there is lowered by its Pending pods
+//     (the condition's reason Moved), and the scheduler's Steady cycle
+//     places them again by room; the head stays. A pending head, or pods
+//     the cluster does not tell apart by component, move that cluster's
+//     copy whole as any gang's (gang.go).
 //   - Nothing moves while a failover moves the workload (graceful
 //     eviction tasks) or a RescheduleTask's stamp is pending.
 //   - At most one move per binding per threshold

@@ -36,6 +36,90 @@ const (
 // its spec.components, whatever its targets record of them.
 func isGang(spec *workv1alpha1.BindingSpec) bool { return len(spec.Components) > 0 }
 
+// A gang whose components the scheduler divided (spec.dividedComponents)
+// runs the replicas of each divisible component in several clusters,
+// apart from the other components: those are divided replicas, and they
+// are taken back from a cluster as a Deployment's divided by dynamic
+// weights are. When every unschedulable pod a cluster reports is of a
+// divisible component (its status names each pod's component), each such
+// component's share there is lowered by its Pending pods, never below 0;
+// the binding keeps the component's replicas, so the scheduler's Steady
+// cycle places the difference again by room (the head stays where it is).
+// When any of them is of a component that is not divisible (the head), or
+// the cluster does not tell its pods apart, the cluster is left whole as
+// any gang's is: a pending head moves the head, and the shares on its
+// cluster with it.
+
+// componentMove lowers one divisible component's share on a cluster by
+// count, to keep.
+type componentMove struct {
+	name        string
+	count, keep int32
+}
+
+// dividedMove is the move of a divided gang's divisible components off
+// t's cluster, by the unschedulable pods it reports (it); ok is false
+// when the cluster must be left whole instead (see above). A move of no
+// components (the shares there already lowered) moves nothing.
+func dividedMove(spec *workv1alpha1.BindingSpec, t workv1alpha1.TargetCluster, it *workv1alpha1.AggregatedStatusItem) (move, bool) {
+	if spec.DividedComponents == nil || len(it.UnschedulableComponents) == 0 {
+		return move{}, false
+	}
+	m := move{cluster: t.Name, since: it.UnschedulableSince.Time, pending: pendingComponents(spec.Components, it.UnschedulableComponents)}
+	var named int32
+	for _, u := range it.UnschedulableComponents {
+		j := slices.IndexFunc(spec.Components, func(c workv1alpha1.Component) bool { return c.Name == u.Name })
+		if j < 0 || !spec.Components[j].Divisible {
+			return move{}, false
+		}
+		named += u.Replicas
+		var share int32
+		if k := slices.IndexFunc(t.Components, func(c workv1alpha1.TargetComponent) bool { return c.Name == u.Name }); k >= 0 {
+			share = t.Components[k].Replicas
+		}
+		keep := max(share-u.Replicas, 0)
+		if n := share - keep; n > 0 {
+			m.components = append(m.components, componentMove{name: u.Name, count: n, keep: keep})
+			m.count += n
+		}
+	}
+	if named < it.UnschedulableReplicas {
+		// Pods of no component Pending too: which part they are is not
+		// known, so the cluster is left whole.
+		return move{}, false
+	}
+	return m, true
+}
+
+// lowerComponents lowers the shares m moves on its cluster's active
+// target; a component left with none is no longer listed there.
+func lowerComponents(spec *workv1alpha1.BindingSpec, m move) {
+	for i := range spec.Clusters {
+		t := &spec.Clusters[i]
+		if t.Name != m.cluster || !bindingutil.IsActive(*t) {
+			continue
+		}
+		for _, cm := range m.components {
+			for k := range t.Components {
+				if t.Components[k].Name == cm.name {
+					t.Components[k].Replicas = cm.keep
+				}
+			}
+		}
+		t.Components = slices.DeleteFunc(t.Components, func(c workv1alpha1.TargetComponent) bool { return c.Replicas == 0 })
+	}
+}
+
+// describeComponents says what a move of components took: `2 of component
+// "workers" from member2 (keeps 3)`.
+func describeComponents(m move) string {
+	parts := make([]string, len(m.components))
+	for i, c := range m.components {
+		parts[i] = fmt.Sprintf("%d of component %q from %s (keeps %d)", c.count, c.name, m.cluster, c.keep)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // keptOut says how long a cluster a gang left stays out of its placement:
 // the block window the scheduler's ClusterEviction filter applies to the
 // eviction history.
@@ -80,8 +164,11 @@ func describeWhole(moves []move) string {
 	for _, m := range moves {
 		parts = append(parts, fmt.Sprintf("%s (%d of its replicas unschedulable there%s)", m.cluster, m.count, also(m.pending)))
 	}
-	return "the gang whole from " + strings.Join(parts, ", ")
+	return wholePrefix + strings.Join(parts, ", ")
 }
+
+// wholePrefix starts the description of a gang's move off clusters.
+const wholePrefix = "the gang whole from "
 
 // gangNote is the event of a gang's move off one cluster.
 func gangNote(spec *workv1alpha1.BindingSpec, m move, why string) string {

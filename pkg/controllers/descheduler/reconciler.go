@@ -80,11 +80,14 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 		}
 		r.report(ctx, b, d)
 		for _, m := range d.moves {
-			if m.whole {
+			switch {
+			case m.whole:
 				log.Info("moved gang whole", "cluster", m.cluster, "unschedulable", m.count, "since", m.since)
-				continue
+			case len(m.components) > 0:
+				log.Info("moved unschedulable replicas of divided components", "cluster", m.cluster, "moved", describeComponents(m), "since", m.since)
+			default:
+				log.Info("moved unschedulable replicas", "cluster", m.cluster, "replicas", m.count, "keeps", m.keep, "since", m.since)
 			}
-			log.Info("moved unschedulable replicas", "cluster", m.cluster, "replicas", m.count, "keeps", m.keep, "since", m.since)
 		}
 	}
 	if throttled == 0 {
@@ -116,10 +119,15 @@ func (r *Reconciler[T]) report(ctx context.Context, b T, d decision) {
 	}
 	for _, m := range d.moves {
 		reason, note := EventReplicasDescheduled, ""
-		if m.whole {
+		switch {
+		case m.whole:
 			gangsMoved.Inc()
 			reason, note = EventGangDescheduled, gangNote(b.GetBindingSpec(), m, d.why)
-		} else {
+		case len(m.components) > 0:
+			replicasMoved.Add(float64(m.count))
+			note = fmt.Sprintf("Moved %s: unschedulable there since %s (%s); the scheduler places them again by room, the head stays",
+				describeComponents(m), m.since.UTC().Format(time.RFC3339), d.why)
+		default:
 			replicasMoved.Add(float64(m.count))
 			note = fmt.Sprintf("Moved %d replicas from cluster %s: unschedulable there since %s (%s); it keeps %d, the scheduler places the others",
 				m.count, m.cluster, m.since.UTC().Format(time.RFC3339), d.why, m.keep)
