@@ -37,7 +37,9 @@ func newGetCommand() *cobra.Command {
   placements   one row per workload: cluster -> replicas (health) for each target,
                and [N unschedulable] for replicas Pending unschedulable there,
                [drifted] where the copy was edited in the member, [unclaimed]
-               on a workload whose policy was deleted
+               on a workload whose policy was deleted; a workload whose
+               components are divided shows cluster{component=replicas,...}
+               and [head] on the cluster running the parts not divided
   services     multi-cluster Services: each exported Service, its import type,
                the clusters serving it with their endpoint counts ([not ready]
                where the hub left a cluster's endpoints out), and the conflict
@@ -245,6 +247,15 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 	return fmt.Sprintf("%s (%s)", cond.Status, cond.Reason)
 }
 
+// componentShares is a target's components: "coordinator=1,workers=3".
+func componentShares(cs []workv1alpha1.TargetComponent) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s=%d", c.Name, c.Replicas)
+	}
+	return strings.Join(parts, ",")
+}
+
 // placementSummary renders "member1=3 (Healthy), member2=2 (Unknown)"
 // (with "[1 unschedulable]" for replicas Pending unschedulable there, and
 // which components they belong to for a gang whose pods are told apart,
@@ -252,7 +263,9 @@ func conditionStatus(status *workv1alpha1.BindingStatus, condType string) string
 // "[drifted]" where the copy was edited in the member, and "[unclaimed]"
 // when no policy governs the workload any longer), or the unschedulable
 // reason when there are no targets. Kinds without replicas show no count:
-// "member1 (Applied), member2 (Conflict)". The word in parentheses is the
+// "member1 (Applied), member2 (Conflict)". A workload whose components
+// were divided shows each cluster's components and marks the head's:
+// "member1{head=1,workers=3} (Applied) [head], member2{workers=5} (Applied)". The word in parentheses is the
 // copy's state (AggregatedStatusItem.State).
 func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.BindingStatus) string {
 	if len(spec.Clusters) == 0 {
@@ -273,7 +286,10 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 	parts := make([]string, 0, len(spec.Clusters))
 	for _, t := range spec.Clusters {
 		p := t.Name
-		if spec.Replicas > 0 || t.Replicas > 0 {
+		switch {
+		case spec.DividedComponents != nil:
+			p += "{" + componentShares(t.Components) + "}"
+		case spec.Replicas > 0 || t.Replicas > 0:
 			p = fmt.Sprintf("%s=%d", t.Name, t.Replicas)
 		}
 		if h := state[t.Name]; h != "" {
@@ -287,6 +303,9 @@ func placementSummary(spec *workv1alpha1.BindingSpec, status *workv1alpha1.Bindi
 		}
 		if spec.Suspension.Suspends(t.Name) {
 			p += " [suspended]"
+		}
+		if d := spec.DividedComponents; d != nil && d.HeadCluster == t.Name && t.State != workv1alpha1.TargetUnscheduled {
+			p += " [head]"
 		}
 		if t.State == workv1alpha1.TargetUnscheduled {
 			p += " [leaving]"

@@ -99,3 +99,27 @@ func TestPlacementSummaryForEveryKind(t *testing.T) {
 		}
 	}
 }
+
+// A workload whose components were divided shows each cluster's
+// components and the head cluster; a gang placed whole shows as before.
+func TestPlacementSummaryShowsDividedComponents(t *testing.T) {
+	spec := &workv1alpha1.BindingSpec{
+		DividedComponents: &workv1alpha1.DividedComponents{HeadCluster: "member1"},
+		Clusters: []workv1alpha1.TargetCluster{
+			{Name: "member1", Components: []workv1alpha1.TargetComponent{{Name: "head", Replicas: 1}, {Name: "workers", Replicas: 3}}},
+			{Name: "member2", Components: []workv1alpha1.TargetComponent{{Name: "workers", Replicas: 5}}},
+			{Name: "member3", State: workv1alpha1.TargetUnscheduled, Components: []workv1alpha1.TargetComponent{{Name: "workers", Replicas: 2}}},
+		},
+	}
+	status := &workv1alpha1.BindingStatus{AggregatedStatus: []workv1alpha1.AggregatedStatusItem{
+		{ClusterName: "member1", Applied: true}, {ClusterName: "member2", Applied: true},
+	}}
+	want := "member1{head=1,workers=3} (Applied) [head], member2{workers=5} (Applied), member3{workers=2} [leaving]"
+	if got := placementSummary(spec, status); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	spec.DividedComponents = nil
+	if got := placementSummary(spec, status); got != "member1 (Applied), member2 (Applied), member3 [leaving]" {
+		t.Errorf("placed whole: %q", got)
+	}
+}

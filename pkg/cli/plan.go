@@ -112,6 +112,11 @@ type workloadPlan struct {
 	Scheduled    bool         `json:"scheduled"`
 	AffinityName string       `json:"affinityName,omitempty"`
 	Targets      []planTarget `json:"targets"`
+	// HeadCluster is the cluster of the head of a workload whose
+	// components are divided; NotDivided why a workload whose placement
+	// asks for it is placed whole.
+	HeadCluster string `json:"headCluster,omitempty"`
+	NotDivided  string `json:"notDivided,omitempty"`
 	// Reason is empty when scheduled, the aggregated message otherwise.
 	Reason       string                  `json:"reason"`
 	Explanations []scheduler.Explanation `json:"explanations,omitempty"`
@@ -125,6 +130,9 @@ type workloadPlan struct {
 type planTarget struct {
 	Cluster  string `json:"cluster"`
 	Replicas int32  `json:"replicas"`
+	// Components are a gang's components on the cluster, with their
+	// replicas there.
+	Components []workv1alpha1.TargetComponent `json:"components,omitempty"`
 }
 
 func (o *planOptions) run(ctx context.Context, out, errOut io.Writer) error {
@@ -297,9 +305,12 @@ func planWorkload(ctx context.Context, sched *scheduler.Scheduler, snap *framewo
 	case err != nil:
 		return p, nil, err
 	default:
-		p.Scheduled, p.AffinityName = true, res.AffinityName
+		p.Scheduled, p.AffinityName, p.NotDivided = true, res.AffinityName, res.NotDivided
+		if res.Division != nil {
+			p.HeadCluster = res.Division.HeadCluster
+		}
 		for _, t := range res.Targets {
-			p.Targets = append(p.Targets, planTarget{Cluster: t.Name, Replicas: t.Replicas})
+			p.Targets = append(p.Targets, planTarget{Cluster: t.Name, Replicas: t.Replicas, Components: t.Components})
 		}
 	}
 	if explain {
@@ -326,10 +337,14 @@ func printPlanTable(out io.Writer, r planReport, explain bool) error {
 				targets = append(targets, fmt.Sprintf("(+%d more)", len(w.Targets)-i))
 				break
 			}
-			targets = append(targets, fmt.Sprintf("%s:%d", t.Cluster, t.Replicas))
+			targets = append(targets, targetCell(t, w.HeadCluster))
+		}
+		reason := w.Reason
+		if w.NotDivided != "" {
+			reason = "placed whole, not divided: " + w.NotDivided
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%t\t%s\t%s\n", w.Namespace, w.Name, w.Kind, w.Replicas, w.Scheduled,
-			dash(strings.Join(targets, ",")), dash(w.Reason))
+			dash(strings.Join(targets, ",")), dash(reason))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -359,6 +374,23 @@ func printPlanTable(out io.Writer, r planReport, explain bool) error {
 		printNodeModels(out, w.Explanations)
 	}
 	return nil
+}
+
+// targetCell is a target of the table: "member1:3", or for a gang its
+// components there, the head cluster marked: "member1(head):head=1+workers=2".
+func targetCell(t planTarget, head string) string {
+	if len(t.Components) == 0 {
+		return fmt.Sprintf("%s:%d", t.Cluster, t.Replicas)
+	}
+	name := t.Cluster
+	if head != "" && t.Cluster == head {
+		name += "(head)"
+	}
+	cs := make([]string, len(t.Components))
+	for i, c := range t.Components {
+		cs[i] = fmt.Sprintf("%s=%d", c.Name, c.Replicas)
+	}
+	return name + ":" + strings.Join(cs, "+")
 }
 
 // roomCell is how many replicas fit on a cluster and, when it is not the

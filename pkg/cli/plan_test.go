@@ -166,6 +166,40 @@ func TestPlanRescaleExample(t *testing.T) {
 	}
 }
 
+// The plan of examples/plan/divided-components.yaml: each cluster's
+// components, the head marked, why a workload that asked is placed whole,
+// and what does not fit where.
+func TestPlanDividedComponentsExample(t *testing.T) {
+	file := filepath.Join("..", "..", "examples", "plan", "divided-components.yaml")
+	out, err := execute(t, newPlanCommand(), "-f", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"member-a(head):coordinator=1,member-b:workers=4,member-c:workers=6",
+		"member-a:coordinator=1+workers=3,member-b:coordinator=1+workers=3,member-c:coordinator=1+workers=3  placed whole, not divided: component \"coordinator\" has no replicasPath",
+		`components: component "workers" (20 × cpu 2, memory 4Gi) does not fit: 13 of 20 fit in the room of the clusters (member-c 6, member-b 4, member-a 3), with the head on member-a`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan lacks %q:\n%s", want, out)
+		}
+	}
+	out, err = execute(t, newPlanCommand(), "-f", file, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var report planReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatal(err)
+	}
+	if w := report.Workloads[0]; w.HeadCluster != "member-a" || len(w.Targets) != 3 || len(w.Targets[1].Components) != 1 || w.Targets[1].Components[0].Replicas != 4 {
+		t.Errorf("json of the divided workload: %+v", w)
+	}
+	if w := report.Workloads[1]; w.HeadCluster != "" || w.NotDivided == "" {
+		t.Errorf("json of the workload placed whole: %+v", w)
+	}
+}
+
 // fillingFleet writes a scenario of three clusters of 4 nodes × 4 CPU and
 // 20 workloads of 4 replicas × 1 CPU (dynamic weights): 80 CPUs asked of
 // 48.

@@ -145,7 +145,10 @@ func (b *builder) placeTemplates() error {
 		if requirements != nil {
 			w.Request = framework.ResourcesFromList(requirements.ResourceRequest)
 		}
-		w.Components = framework.ComponentsFromSpec(interpreter.BindingComponents(components))
+		bindingComponents := interpreter.BindingComponents(components)
+		w.Components = framework.ComponentsFromSpec(bindingComponents)
+		// Divided as the binding the detector writes would be.
+		w.DivideComponents, w.NotDivided = placement.DividesComponents(w.Placement, bindingComponents)
 		// The groups the detector would write on the template's binding.
 		w.AffinityGroup, w.AntiAffinityGroup = framework.WorkloadAffinityGroups(&workv1alpha1.BindingSpec{
 			WorkloadAffinityGroups: placement.WorkloadAffinityGroups(w.Placement, t.GetLabels())})
