@@ -9,6 +9,12 @@ import (
 )
 
 const (
+	// LabelServiceNamespace and LabelServiceName on an import Work (one per
+	// member and exported Service) name the Service it imports: they find
+	// a Service's Works in every member, and tell them from the Works
+	// bindings own.
+	LabelServiceNamespace = "multicluster.shepherd.io/service-namespace"
+	LabelServiceName      = "multicluster.shepherd.io/service-name"
 	// AnnotationClusters on a rendered ServiceImport lists the exporting
 	// clusters, sorted and comma-separated. Status is not part of a
 	// manifest, so the member copies it into status.clusters itself.

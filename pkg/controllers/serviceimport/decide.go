@@ -17,14 +17,9 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/names"
 )
 
-// Labels on the Works this controller writes: they find a Service's Works
-// in every member, and tell these Works from the ones bindings own.
-const (
-	LabelServiceNamespace = "multicluster.shepherd.io/service-namespace"
-	LabelServiceName      = "multicluster.shepherd.io/service-name"
-	// LabelMemberAPI marks the Works that carry the MCS API to a member.
-	LabelMemberAPI = "multicluster.shepherd.io/member-api"
-)
+// LabelMemberAPI marks the Works that carry the MCS API to a member (an
+// import Work carries mcs.LabelServiceNamespace and mcs.LabelServiceName).
+const LabelMemberAPI = "multicluster.shepherd.io/member-api"
 
 // member is a Cluster of the ClusterSet, as the plan needs it.
 type member struct {

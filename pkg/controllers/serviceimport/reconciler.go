@@ -116,7 +116,7 @@ func (r *Reconciler) members(ctx context.Context) (out []member, recheck time.Du
 // and removes the Works of members that should have none.
 func (r *Reconciler) sendImports(ctx context.Context, ns, name string, members []member, manifests []workv1alpha1.Manifest) error {
 	existing := &workv1alpha1.WorkList{}
-	if err := r.client.List(ctx, existing, client.MatchingLabels{LabelServiceNamespace: ns, LabelServiceName: name}); err != nil {
+	if err := r.client.List(ctx, existing, client.MatchingFields{index.ImportWorksByService: index.ServiceKey(ns, name)}); err != nil {
 		return err
 	}
 	want := map[string]bool{}
@@ -131,7 +131,7 @@ func (r *Reconciler) sendImports(ctx context.Context, ns, name string, members [
 			workNS := names.ExecutionNamespace(m.Name)
 			want[workNS] = true
 			errs = append(errs, r.ensureWork(ctx, workNS, importWorkName(ns, name), map[string]string{
-				LabelServiceNamespace: ns, LabelServiceName: name,
+				mcs.LabelServiceNamespace: ns, mcs.LabelServiceName: name,
 			}, manifests, hash, false))
 		}
 	}

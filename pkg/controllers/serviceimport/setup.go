@@ -18,6 +18,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/controllerdeps"
 	"github.com/shepherd-io/shepherd/pkg/controllers/internal/index"
+	"github.com/shepherd-io/shepherd/pkg/mcs"
 )
 
 // Setup registers the two controllers: service-import, one reconcile per
@@ -28,6 +29,9 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 	mgr := d.Manager
 	o := opts.withDefaults()
 	if err := index.SetupExportsByService(d); err != nil {
+		return err
+	}
+	if err := index.SetupImportWorksByService(d); err != nil {
 		return err
 	}
 	r := &Reconciler{client: mgr.GetClient(), now: metaNow, selector: o.Members, grace: o.EndpointGracePeriod, maxEndpoints: o.MaxEndpointsPerCluster}
@@ -57,10 +61,10 @@ func Setup(d controllerdeps.Deps, opts Options) error {
 		})).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			l := obj.GetLabels()
-			if l[LabelServiceName] == "" {
+			if l[mcs.LabelServiceName] == "" {
 				return nil
 			}
-			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: l[LabelServiceNamespace], Name: l[LabelServiceName]}}}
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: l[mcs.LabelServiceNamespace], Name: l[mcs.LabelServiceName]}}}
 		}), builder.WithPredicates(predicate.Funcs{
 			// A Work removed by hand (or with its member) is sent again;
 			// its status changes are not this controller's business.
