@@ -3,7 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
@@ -13,9 +18,12 @@ import (
 
 func newBenchServicesCommand() *cobra.Command {
 	var (
-		o       fleetbench.ServicesOptions
-		output  string
-		verbose int
+		o          fleetbench.ServicesOptions
+		output     string
+		verbose    int
+		cpuProfile string
+		memProfile string
+		pprofAddr  string
 	)
 	cmd := &cobra.Command{
 		Use:   "services",
@@ -39,13 +47,41 @@ report gives p50, p90, p99 and the maximum, and the same to the first
 member. Writes per change are counted from the API servers' request
 metrics, the hub's (Shepherd's API groups) apart from the members', in all
 and net of the idle rate: the rate of a 10 s window just before the changes,
-once the rate has stopped falling (at most 3 minutes of waiting).`,
+once the rate has stopped falling (at most 3 minutes of waiting).
+
+--cpuprofile profiles the import (its samples carry a "component" label:
+hub, member, controllers); --memprofile takes a heap profile once every
+member imports every export. Read both with "go tool pprof". A full-size
+run takes long: --pprof-address serves Go's /debug/pprof/ endpoints while it
+runs, to look at any moment of it.`,
 		Example: `  shepherd bench services
-  shepherd bench services --members 5 --services 100 --changes 50 -o json`,
+  shepherd bench services --members 5 --services 100 --changes 50 -o json
+  shepherd bench services --services 100 --cpuprofile import.out && go tool pprof -tags import.out`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runBench(cmd, output, verbose, o.Validate, func(log logr.Logger) error {
 				o.Logger = log
+				for _, p := range []struct {
+					flag, path string
+					to         *io.Writer
+				}{{"--cpuprofile", cpuProfile, &o.CPUProfile}, {"--memprofile", memProfile, &o.HeapProfile}} {
+					if p.path == "" {
+						continue
+					}
+					f, err := os.Create(p.path)
+					if err != nil {
+						return fmt.Errorf("%s: %w", p.flag, err)
+					}
+					defer f.Close()
+					*p.to = f
+				}
+				if pprofAddr != "" {
+					stop, err := servePprof(pprofAddr, log)
+					if err != nil {
+						return err
+					}
+					defer stop()
+				}
 				rep, err := fleetbench.RunServices(cmd.Context(), o)
 				if err != nil {
 					return err
@@ -67,6 +103,9 @@ once the rate has stopped falling (at most 3 minutes of waiting).`,
 	f.Float64Var(&o.ChangesPerSecond, "changes-per-second", fleetbench.DefaultServicesChangesPerSecond, "rate of the endpoint changes")
 	f.DurationVar(&o.Timeout, "timeout", fleetbench.DefaultServicesTimeout, "how long the imports, and then the changes, may take")
 	f.StringVar(&o.DataDir, "data-dir", "", "the fleet's data directory (default: a temporary one, removed afterwards)")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file")
+	f.StringVar(&memProfile, "memprofile", "", "write a heap profile, taken once every member imports every export, to this file")
+	f.StringVar(&pprofAddr, "pprof-address", "", "serve /debug/pprof/ on this address (e.g. localhost:6060) while the benchmark runs")
 	f.StringVarP(&output, "output", "o", "text", "output format: text or json")
 	f.IntVarP(&verbose, "verbose", "v", 0, "log verbosity")
 	return cmd
@@ -108,9 +147,22 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 		fmt.Fprintf(out, "  net of the idle rate (%.0f s, after %.0f s to settle): hub %.1f, members %.1f\n",
 			rep.IdleWindowSeconds, rep.SettleSeconds, rep.HubWritesPerChange, rep.MemberWritesPerChange)
 	}
-	w = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "VERB\tRESOURCE\tPER CHANGE")
-	for _, r := range rep.WritesPerChange {
+	if err := printRates(out, "PER CHANGE", rep.WritesPerChange); err != nil {
+		return err
+	}
+	if len(rep.IdleWrites) == 0 {
+		return nil
+	}
+	fmt.Fprintf(out, "writes at rest (the %.0f s idle window):\n", rep.IdleWindowSeconds)
+	return printRates(out, "PER SECOND", rep.IdleWrites)
+}
+
+// printRates writes write requests by verb and resource as a table whose
+// last column is headed unit.
+func printRates(out io.Writer, unit string, rates []fleetbench.RequestRate) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "VERB\tRESOURCE\t"+unit)
+	for _, r := range rates {
 		res := r.Resource
 		if r.Subresource != "" {
 			res += "/" + r.Subresource
@@ -118,4 +170,22 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 		fmt.Fprintf(w, "%s\t%s\t%.2f\n", r.Verb, res, r.PerWorkload)
 	}
 	return w.Flush()
+}
+
+// servePprof serves Go's profiling endpoints on addr until stop is called.
+func servePprof(addr string, log logr.Logger) (stop func(), err error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--pprof-address: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(l) }()
+	log.Info("serving profiles", "url", "http://"+l.Addr().String()+"/debug/pprof/")
+	return func() { _ = srv.Close() }, nil
 }

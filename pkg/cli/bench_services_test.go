@@ -24,6 +24,9 @@ func TestPrintServicesBenchWrites(t *testing.T) {
 		{"busier at rest", fleetbench.ServicesReport{HubWritesPerChangeGross: 3, MemberWritesPerChangeGross: 21, HubWritesPerChange: -2, MemberWritesPerChange: 20,
 			IdleSettled: true, IdleWindowSeconds: 10},
 			"not measurable (the fleet wrote more at rest than during the changes)"},
+		{"what the fleet writes at rest", fleetbench.ServicesReport{IdleSettled: true, IdleWindowSeconds: 10,
+			IdleWrites: []fleetbench.RequestRate{{Verb: "PATCH", Resource: "works", Subresource: "status", PerWorkload: 1.5}}},
+			"writes at rest (the 10 s idle window):\nVERB   RESOURCE      PER SECOND\nPATCH  works/status  1.50"},
 	} {
 		var out bytes.Buffer
 		if err := printServicesBench(&out, &tc.rep); err != nil {

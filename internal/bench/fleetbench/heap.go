@@ -16,6 +16,8 @@ import (
 // controllers, their clients and caches).
 type heapSplit struct {
 	live, servers, controllers float64
+	// profile is the heap profile the split was read from.
+	profile []byte
 }
 
 func (h heapSplit) minus(o heapSplit) heapSplit {
@@ -65,7 +67,7 @@ func heapByComponent() (heapSplit, error) {
 	if err != nil {
 		return heapSplit{}, err
 	}
-	return heapSplit{live: float64(ms.HeapAlloc), servers: servers, controllers: controllers}, nil
+	return heapSplit{live: float64(ms.HeapAlloc), servers: servers, controllers: controllers, profile: buf.Bytes()}, nil
 }
 
 // splitHeapProfile sums a heap profile's in-use bytes by whether the

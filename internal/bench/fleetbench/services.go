@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -12,9 +13,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
 
+	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/internal/bench/hubbench"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
@@ -69,6 +74,12 @@ type ServicesOptions struct {
 	// afterwards.
 	DataDir string
 	Logger  logr.Logger
+	// CPUProfile, when set, receives a CPU profile of the import (from the
+	// first export until every member imports every export).
+	CPUProfile io.Writer
+	// HeapProfile, when set, receives a heap profile taken once every
+	// member imports every export.
+	HeapProfile io.Writer
 }
 
 // Validate refuses a size that cannot be run, naming the flag of `shepherd
@@ -147,6 +158,9 @@ type ServicesReport struct {
 	// WritesPerChange are the write requests per change by verb and
 	// resource, most first, idle rate not subtracted.
 	WritesPerChange []RequestRate `json:"writesPerChange"`
+	// IdleWrites are the write requests per second of the idle window, by
+	// verb and resource, most first: what a ClusterSet at rest writes.
+	IdleWrites []RequestRate `json:"idleWrites"`
 	// Reconciles counts each controller's reconciles during the changes.
 	Reconciles []ReconcileCount `json:"reconciles"`
 	// Memory is the live heap the exports added, per exported Service.
@@ -224,7 +238,7 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	if err := load.createNamespaces(ctx); err != nil {
 		return nil, err
 	}
-	heapBefore, err := liveHeap()
+	heapBefore, err := steadyHeap(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -258,6 +272,11 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	if err != nil {
 		return nil, fmt.Errorf("exporting and importing the Services: %w", err)
 	}
+	if o.CPUProfile != nil {
+		if _, err := o.CPUProfile.Write(prof.Bytes()); err != nil {
+			return nil, fmt.Errorf("writing the CPU profile: %w", err)
+		}
+	}
 	rep.ImportedSeconds = time.Since(begin).Seconds()
 	o.Logger.Info("every member imports every export", "after", time.Since(begin).Round(time.Second))
 	rep.ImportCPUSeconds = (hubbench.ProcessCPU() - cpuBegin).Seconds()
@@ -267,14 +286,19 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	// The tracker's caches are the benchmark's, not Shepherd's: gone
 	// before the heap is measured.
 	tr.stop()
-	heapAfter, err := liveHeap()
-	if err != nil {
-		return nil, err
-	}
-	rep.Memory = heapAfter.minus(heapBefore).per(o.Services)
 
 	// The idle rate of writes, once the fleet has settled, then the
-	// changes.
+	// changes. Settled starts with every Work applied as it stands: the
+	// tracker sees the endpoints arrive before the members' last applies
+	// and status reports are done. The heap is read once settled too:
+	// what the import's burst of writes left behind for a while (the API
+	// servers keep every object's recent versions for their watchers) is
+	// not what an exported Service costs.
+	caughtUp := time.Now()
+	if err := load.caughtUp(waitCtx, hub); err != nil {
+		return nil, fmt.Errorf("waiting for every Work to be applied at its generation and every import completed: %w", err)
+	}
+	o.Logger.Info("every Work applied at its generation, every import completed", "after", time.Since(caughtUp).Round(time.Second))
 	idle, err := settleWrites(ctx, cfg, o.Logger)
 	if err != nil {
 		return nil, err
@@ -282,6 +306,17 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	rep.IdleWindowSeconds = idle.window.Seconds()
 	rep.SettleSeconds = idle.waited.Seconds()
 	rep.IdleSettled = idle.settled
+	rep.IdleWrites = writesPer(requestDelta(idle.before, idle.after), int(idle.window.Seconds()))
+	heapAfter, err := steadyHeap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if o.HeapProfile != nil {
+		if _, err := o.HeapProfile.Write(heapAfter.profile); err != nil {
+			return nil, fmt.Errorf("writing the heap profile: %w", err)
+		}
+	}
+	rep.Memory = heapAfter.minus(heapBefore).per(o.Services)
 
 	changeCtx, cancelChanges := context.WithTimeout(ctx, o.Timeout)
 	defer cancelChanges()
@@ -376,11 +411,86 @@ func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleR
 	}
 }
 
+// caughtUp waits until every Work on the hub is Applied at its current
+// generation and every member's ServiceImports are completed (they list
+// the exporting clusters in their status). It lists every Work and every
+// import, so it looks every ten seconds, not as often as poll.
+func (l *servicesLoad) caughtUp(ctx context.Context, hub client.Reader) error {
+	for {
+		done, err := l.allCaughtUp(ctx, hub)
+		if err != nil || done {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(caughtUpEvery):
+		}
+	}
+}
+
+const caughtUpEvery = 10 * time.Second
+
+func (l *servicesLoad) allCaughtUp(ctx context.Context, hub client.Reader) (bool, error) {
+	var works workv1alpha1.WorkList
+	if err := hub.List(ctx, &works); err != nil {
+		return false, err
+	}
+	if slices.ContainsFunc(works.Items, func(w workv1alpha1.Work) bool {
+		c := meta.FindStatusCondition(w.Status.Conditions, workv1alpha1.WorkConditionApplied)
+		return c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != w.Generation
+	}) {
+		return false, nil
+	}
+	for _, m := range l.members {
+		sis, err := m.mcs.MulticlusterV1beta1().ServiceImports("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		if slices.ContainsFunc(sis.Items, func(si mcsv1beta1.ServiceImport) bool { return len(si.Status.Clusters) == 0 }) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
 // settled: the last window's write rate fell by no more than a fifth
 // from the one before (or rose), so the rate has reached its floor.
 func settled(rates []float64) bool {
 	n := len(rates)
 	return n >= 2 && rates[n-1] >= 0.8*rates[n-2]
+}
+
+// Readings of the live heap: the lowest of heapReadings, heapReadingGap
+// apart. An API server's periodic work holds memory while it runs (its
+// watch cache's consistency check lists every object of a resource from
+// etcd, every few minutes), and one reading may fall in the middle of it.
+const (
+	heapReadings   = 3
+	heapReadingGap = 5 * time.Second
+)
+
+// steadyHeap reads the live heap, split by component, heapReadings times
+// and returns the lowest reading.
+func steadyHeap(ctx context.Context) (heapSplit, error) {
+	var low heapSplit
+	for i := range heapReadings {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return heapSplit{}, ctx.Err()
+			case <-time.After(heapReadingGap):
+			}
+		}
+		h, err := liveHeap()
+		if err != nil {
+			return heapSplit{}, err
+		}
+		if i == 0 || h.live < low.live {
+			low = h
+		}
+	}
+	return low, nil
 }
 
 // liveHeap collects the garbage twice (the second frees what the first
