@@ -76,12 +76,35 @@ func run(m *testing.M) int {
 	}
 	defer env.Stop()
 	hub, memberCl, kubeconfig = env.Hub, env.Members, env.Fleet.Hub.KubeconfigPath()
-	if err := startControllers(filepath.Join(dir, "controllers-1.log")); err != nil {
+	first := filepath.Join(dir, "controllers-1.log")
+	if err := startControllers(first); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer killControllers()
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		printDecisions(first)
+	}
+	return code
+}
+
+// printDecisions prints the scheduler's decisions from a controller
+// manager's log, for a failed run: where each workload went, and why the
+// others went nowhere.
+func printDecisions(logPath string) {
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	fmt.Println("the scheduler's decisions (" + filepath.Base(logPath) + "):")
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `"binding scheduled"`) || strings.Contains(line, `"binding is unschedulable"`) ||
+			strings.Contains(line, "descheduler") || strings.Contains(line, "failover") {
+			fmt.Println(line)
+		}
+	}
 }
 
 // startControllers runs `shepherd controller-manager` against the hub,
@@ -264,7 +287,13 @@ func TestBurstSurvivesAControllerManagerKill(t *testing.T) {
 		docs = append(docs, deployment(ns, fmt.Sprintf("w%02d", i), 4))
 	}
 	fleetenv.ApplyYAML(t, hub, "capacity", strings.Join(docs, "---\n"))
-	if err := startControllers(filepath.Join(t.TempDir(), "controllers.log")); err != nil {
+	second := filepath.Join(t.TempDir(), "controllers.log")
+	t.Cleanup(func() {
+		if t.Failed() {
+			printDecisions(second)
+		}
+	})
+	if err := startControllers(second); err != nil {
 		t.Fatal(err)
 	}
 	fleetenv.Eventually(t, "12 placed, 8 Unschedulable", func() error {
