@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -200,7 +201,8 @@ func (r *Reconciler[T]) schedule(ctx context.Context, b T, snap *framework.Snaps
 
 // placed writes a successful placement. The placement is assumed in the
 // fleet's ledger first, so the cycles after this one see its room taken
-// (unlock lets them run); a failed write puts back what the API holds.
+// (unlock lets them run); a failed write puts back what the API holds
+// (settleFailedWrite).
 func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, targets []workv1alpha1.TargetCluster, trigger Trigger, now time.Time, unlock func()) (string, error) {
 	key := ledgerKey(r.kind.Name, b)
 	before := b.DeepCopyObject().(T)
@@ -211,7 +213,7 @@ func (r *Reconciler[T]) placed(ctx context.Context, b T, res *scheduler.Result, 
 		served = b.GetBindingSpec().RescheduleTriggeredAt.UTC().Format(time.RFC3339)
 	}
 	if err := r.writeSpec(ctx, b, targets, res.Division, served); err != nil {
-		r.fleet.ledger.release(key, before)
+		r.settleFailedWrite(ctx, key, before, targets, err)
 		return resultError, err
 	}
 	r.fleet.ledger.written(key, b.GetResourceVersion())
@@ -276,6 +278,44 @@ func (r *Reconciler[T]) writeSpec(ctx context.Context, b T, targets []workv1alph
 	}
 	b.SetAnnotations(ann)
 	return r.client.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(workv1alpha1.FieldManager))
+}
+
+// settleFailedWrite puts the ledger in step with what the API server
+// holds after the write of a placement failed. An answer that refused the
+// write (a 4xx: a conflict, the binding gone, invalid) stored nothing: the
+// assumption goes. Any other failure (a timeout, a connection lost, a 5xx)
+// may have stored it: the binding is read from the API server, and the
+// assumption goes only if what it holds does not carry the placement.
+// When that read fails too, the assumption stays until the binding's next
+// event: the room stays taken a while longer, never counted free twice.
+func (r *Reconciler[T]) settleFailedWrite(ctx context.Context, key string, before T, targets []workv1alpha1.TargetCluster, err error) {
+	if storedNothing(err) {
+		r.fleet.ledger.release(key, before)
+		return
+	}
+	live := r.kind.New()
+	if gerr := r.apiReader.Get(ctx, client.ObjectKeyFromObject(before), live); gerr != nil {
+		if apierrors.IsNotFound(gerr) {
+			r.fleet.ledger.release(key, before)
+		}
+		return
+	}
+	if equality.Semantic.DeepEqual(live.GetBindingSpec().Clusters, targets) {
+		r.fleet.ledger.written(key, live.GetResourceVersion())
+		return
+	}
+	r.fleet.ledger.release(key, live)
+}
+
+// storedNothing reports whether err is the API server's refusal of a
+// write, which leaves the object as it was.
+func storedNothing(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	code := status.Status().Code
+	return code >= 400 && code < 500 && code != http.StatusRequestTimeout
 }
 
 // writeStatus applies mutate to b's status and patches what changed, with
