@@ -54,6 +54,59 @@ func freeRoom(allocatable corev1.ResourceList, pods []corev1.ResourceList) nodeR
 	return free
 }
 
+// takeUnbound takes from rooms what the pods not bound to a node yet will
+// take once the member's scheduler binds them: the summed room leaves them
+// out already (allocating), and the node model must too, or a burst's
+// replicas the member has created but not bound would leave their room
+// free node by node. Each pod, largest request first, goes to the node
+// with the most room that holds it, as kube-scheduler's default scoring
+// spreads pods; a pod no node holds stays Pending and takes nothing. The
+// result depends on the requests, not on the order of pods.
+func takeUnbound(rooms []nodeRoom, pending []corev1.ResourceList) {
+	sorted := slices.Clone(pending)
+	slices.SortStableFunc(sorted, func(a, b corev1.ResourceList) int { return compareRooms(b, a) })
+	one := resource.NewQuantity(1, resource.DecimalSI)
+	for _, req := range sorted {
+		best := -1
+		for i, r := range rooms {
+			if holds(r, req) && (best < 0 || compareRooms(r, rooms[best]) > 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		r := rooms[best]
+		for name, q := range req {
+			if f, ok := r[name]; ok {
+				f.Sub(q)
+				r[name] = resource.MustParse(f.String())
+			}
+		}
+		if f, ok := r[corev1.ResourcePods]; ok {
+			f.Sub(*one)
+			r[corev1.ResourcePods] = resource.MustParse(f.String())
+		}
+	}
+}
+
+// holds reports whether a node with room r takes a pod requesting req:
+// every resource it asks for is there, and one more pod.
+func holds(r nodeRoom, req corev1.ResourceList) bool {
+	for name, q := range req {
+		if q.Sign() <= 0 {
+			continue
+		}
+		if f, ok := r[name]; !ok || f.Cmp(q) < 0 {
+			return false
+		}
+	}
+	if f, ok := r[corev1.ResourcePods]; ok && f.Sign() <= 0 {
+		return false
+	}
+	return true
+}
+
 // nodeGroups groups rooms into at most max groups (see above). The result
 // is deterministic: it depends on the rooms, not on their order.
 func nodeGroups(rooms []nodeRoom, max int) []clusterv1alpha1.NodeGroup {

@@ -151,3 +151,47 @@ func FuzzNodeGroups(f *testing.F) {
 		}
 	})
 }
+
+// TestTakeUnbound: pods the member has created and not bound yet take
+// room in the node model, each on the node with the most room that holds
+// it, largest first; one no node holds takes nothing; the order the pods
+// come in does not change the model.
+func TestTakeUnbound(t *testing.T) {
+	cases := []struct {
+		name    string
+		rooms   []corev1.ResourceList
+		pending []corev1.ResourceList
+		want    []corev1.ResourceList
+	}{
+		{"nothing pending", []corev1.ResourceList{rl("cpu", "4", "pods", "10")}, nil, []corev1.ResourceList{rl("cpu", "4", "pods", "10")}},
+		{"spread over the roomiest nodes", []corev1.ResourceList{rl("cpu", "4", "pods", "10"), rl("cpu", "2", "pods", "10")},
+			[]corev1.ResourceList{rl("cpu", "1"), rl("cpu", "1"), rl("cpu", "1")},
+			// the third ties on cpu and goes where more pods fit
+			[]corev1.ResourceList{rl("cpu", "2", "pods", "8"), rl("cpu", "1", "pods", "9")}},
+		{"the largest first: it still finds a node that holds it", []corev1.ResourceList{rl("cpu", "3", "pods", "10"), rl("cpu", "2", "pods", "10")},
+			[]corev1.ResourceList{rl("cpu", "1"), rl("cpu", "1"), rl("cpu", "3")},
+			[]corev1.ResourceList{rl("cpu", "0", "pods", "9"), rl("cpu", "0", "pods", "8")}},
+		{"a pod no node holds takes nothing", []corev1.ResourceList{rl("cpu", "2", "pods", "10")},
+			[]corev1.ResourceList{rl("cpu", "3"), rl("cpu", "1", "nvidia.com/gpu", "1")},
+			[]corev1.ResourceList{rl("cpu", "2", "pods", "10")}},
+		{"a node with no pods left holds none", []corev1.ResourceList{rl("cpu", "8", "pods", "0"), rl("cpu", "1", "pods", "5")},
+			[]corev1.ResourceList{rl("cpu", "1")},
+			[]corev1.ResourceList{rl("cpu", "8", "pods", "0"), rl("cpu", "0", "pods", "4")}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			for seed := range uint64(5) {
+				rooms := make([]corev1.ResourceList, len(tt.rooms))
+				for i, r := range tt.rooms {
+					rooms[i] = r.DeepCopy()
+				}
+				pending := slices.Clone(tt.pending)
+				rand.New(rand.NewPCG(seed, 1)).Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+				takeUnbound(rooms, pending)
+				if got, want := nodeGroups(rooms, 8), nodeGroups(tt.want, 8); !sameGroups(got, want) {
+					t.Errorf("order %d: rooms %v, want %v", seed, rooms, tt.want)
+				}
+			}
+		})
+	}
+}

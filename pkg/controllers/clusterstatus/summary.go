@@ -128,6 +128,7 @@ func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeS
 	}
 	one := corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(1, resource.DecimalSI)}
 	onNode := map[string][]corev1.ResourceList{}
+	var unbound []corev1.ResourceList
 	for _, p := range pods {
 		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
@@ -137,6 +138,8 @@ func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeS
 		if p.Spec.NodeName != "" {
 			target = rs.Allocated
 			onNode[p.Spec.NodeName] = append(onNode[p.Spec.NodeName], req)
+		} else {
+			unbound = append(unbound, req)
 		}
 		add(target, req)
 		add(target, one)
@@ -149,6 +152,7 @@ func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeS
 			rooms = append(rooms, freeRoom(n.Status.Allocatable, onNode[n.Name]))
 		}
 	}
+	takeUnbound(rooms, unbound)
 	rs.Nodes = nodeGroups(rooms, clusterv1alpha1.MaxNodeGroups)
 	for _, l := range []corev1.ResourceList{rs.Allocatable, rs.Allocated, rs.Allocating} {
 		for name, q := range l {
