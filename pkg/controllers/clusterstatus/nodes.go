@@ -59,17 +59,36 @@ func freeRoom(allocatable corev1.ResourceList, pods []corev1.ResourceList) nodeR
 // out already (allocating), and the node model must too, or a burst's
 // replicas the member has created but not bound would leave their room
 // free node by node. Each pod, largest request first, goes to the node
-// with the most room that holds it, as kube-scheduler's default scoring
+// with the most room that holds it (cpu, then memory, then pods; equal
+// rooms in compareRooms order), as kube-scheduler's default scoring
 // spreads pods; a pod no node holds stays Pending and takes nothing. The
-// result depends on the requests, not on the order of pods.
+// result depends on the requests, not on the order of the pods or the
+// rooms. It sorts rooms.
 func takeUnbound(rooms []nodeRoom, pending []corev1.ResourceList) {
+	if len(pending) == 0 || len(rooms) == 0 {
+		return
+	}
+	slices.SortStableFunc(rooms, compareRooms)
 	sorted := slices.Clone(pending)
 	slices.SortStableFunc(sorted, func(a, b corev1.ResourceList) int { return compareRooms(b, a) })
+	// The ranking key of each room, kept up to date as pods land.
+	type key struct{ cpu, memory, pods int64 }
+	keyOf := func(r nodeRoom) key {
+		return key{r.Cpu().MilliValue(), r.Memory().Value(), r.Pods().Value()}
+	}
+	keys := make([]key, len(rooms))
+	for i, r := range rooms {
+		keys[i] = keyOf(r)
+	}
+	roomier := func(a, b key) bool {
+		return cmp.Or(cmp.Compare(a.cpu, b.cpu), cmp.Compare(a.memory, b.memory), cmp.Compare(a.pods, b.pods)) > 0
+	}
+	touched := make([]bool, len(rooms))
 	one := resource.NewQuantity(1, resource.DecimalSI)
 	for _, req := range sorted {
 		best := -1
 		for i, r := range rooms {
-			if holds(r, req) && (best < 0 || compareRooms(r, rooms[best]) > 0) {
+			if (best < 0 || roomier(keys[i], keys[best])) && holds(r, req) {
 				best = i
 			}
 		}
@@ -80,12 +99,22 @@ func takeUnbound(rooms []nodeRoom, pending []corev1.ResourceList) {
 		for name, q := range req {
 			if f, ok := r[name]; ok {
 				f.Sub(q)
-				r[name] = resource.MustParse(f.String())
+				r[name] = f
 			}
 		}
 		if f, ok := r[corev1.ResourcePods]; ok {
 			f.Sub(*one)
-			r[corev1.ResourcePods] = resource.MustParse(f.String())
+			r[corev1.ResourcePods] = f
+		}
+		keys[best], touched[best] = keyOf(r), true
+	}
+	for i, r := range rooms {
+		if !touched[i] {
+			continue
+		}
+		for name, q := range r {
+			// Canonical form, as freeRoom's, so that equal rooms group.
+			r[name] = resource.MustParse(q.String())
 		}
 	}
 }

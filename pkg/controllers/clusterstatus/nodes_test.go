@@ -155,7 +155,7 @@ func FuzzNodeGroups(f *testing.F) {
 // TestTakeUnbound: pods the member has created and not bound yet take
 // room in the node model, each on the node with the most room that holds
 // it, largest first; one no node holds takes nothing; the order the pods
-// come in does not change the model.
+// and the nodes come in does not change the model.
 func TestTakeUnbound(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -186,7 +186,9 @@ func TestTakeUnbound(t *testing.T) {
 					rooms[i] = r.DeepCopy()
 				}
 				pending := slices.Clone(tt.pending)
-				rand.New(rand.NewPCG(seed, 1)).Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+				rnd := rand.New(rand.NewPCG(seed, 1))
+				rnd.Shuffle(len(pending), func(i, j int) { pending[i], pending[j] = pending[j], pending[i] })
+				rnd.Shuffle(len(rooms), func(i, j int) { rooms[i], rooms[j] = rooms[j], rooms[i] })
 				takeUnbound(rooms, pending)
 				if got, want := nodeGroups(rooms, 8), nodeGroups(tt.want, 8); !sameGroups(got, want) {
 					t.Errorf("order %d: rooms %v, want %v", seed, rooms, tt.want)
