@@ -323,10 +323,12 @@ func Run(ctx context.Context, hubCfg, memberCfg *rest.Config, opts Options, log 
 		mgr, err := New(hubCfg, memberCfg, opts)
 		if err == nil {
 			log.Info("starting the agent", "version", version.Version, "cluster", opts.Cluster, "hub", hubCfg.Host)
-			err = mgr.Start(ctx)
+			err = managerconfig.Run(ctx, mgr, 0)
 		}
 		if ctx.Err() != nil {
-			return nil
+			// Told to stop: a manager that would not (managerconfig.Run)
+			// says so.
+			return err
 		}
 		log.Error(err, "the agent stopped; starting again", "cluster", opts.Cluster, "after", opts.RestartDelay)
 		select {

@@ -26,6 +26,7 @@ import (
 	"github.com/shepherd-io/shepherd/pkg/controllers/serviceimport"
 	"github.com/shepherd-io/shepherd/pkg/kubeconfig"
 	"github.com/shepherd-io/shepherd/pkg/logging"
+	"github.com/shepherd-io/shepherd/pkg/managerconfig"
 	"github.com/shepherd-io/shepherd/pkg/scheduler"
 	"github.com/shepherd-io/shepherd/pkg/scheduler/profile"
 	"github.com/shepherd-io/shepherd/pkg/version"
@@ -144,7 +145,7 @@ hub that reaches this process directly.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			log.Info("starting the controller manager", "version", version.Version, "hub", cfg.Host, "leaderElection", opts.LeaderElection)
-			if err := mgr.Start(logr.NewContext(ctx, log)); err != nil {
+			if err := managerconfig.Run(logr.NewContext(ctx, log), mgr, 0); err != nil {
 				return fmt.Errorf("controller manager: %w", err)
 			}
 			return nil
