@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcsv1beta1 "sigs.k8s.io/mcs-api/pkg/apis/v1beta1"
@@ -317,26 +318,62 @@ func (r *Reconciler) importOne(ctx context.Context, w *memberWatch, mc mcsclient
 	ips, families, clusters := importFill(si, derived, imported)
 	var errs []error
 	if !slices.Equal(ips, si.Spec.IPs) || !slices.Equal(families, si.Spec.IPFamilies) {
-		errs = append(errs, r.applyIPs(ctx, mc, si, ips, families))
+		applied, err := r.applyIPs(ctx, mc, si, ips, families)
+		errs = append(errs, err)
+		if applied != nil {
+			// The status is written on top of the version the apply
+			// made, not the cache's older one, which would conflict.
+			si = applied
+		}
 	}
-	if !equality.Semantic.DeepEqual(clusters, si.Status.Clusters) && !(len(clusters) == 0 && len(si.Status.Clusters) == 0) {
+	errs = append(errs, r.writeClusters(ctx, mc, si, clusters))
+	return errors.Join(errs...)
+}
+
+// writeClusters sets a ServiceImport's status.clusters when it differs. A
+// conflict (the import changed since si was read: the Work applied it
+// again) is retried on the import as the member holds it, whose
+// annotation then says which clusters it lists: left to the next event,
+// the status would wait for a write that may not come until the next full
+// pass.
+func (r *Reconciler) writeClusters(ctx context.Context, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport, clusters []mcsv1beta1.ClusterStatus) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if equality.Semantic.DeepEqual(clusters, si.Status.Clusters) || (len(clusters) == 0 && len(si.Status.Clusters) == 0) {
+			return nil
+		}
 		next := si.DeepCopy()
 		next.Status.Clusters = clusters
 		if err := r.fenced(); err != nil {
-			return errors.Join(append(errs, err)...)
+			return err
 		}
-		if _, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager}); err != nil &&
-			!apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
+		_, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).UpdateStatus(ctx, next, metav1.UpdateOptions{FieldManager: FieldManager})
+		if apierrors.IsNotFound(err) {
+			return nil
 		}
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		live, gerr := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).Get(ctx, si.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(gerr) {
+			return nil
+		}
+		if gerr != nil {
+			return gerr
+		}
+		si = live
+		_, _, clusters = importFill(live, nil, nil)
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return nil // still changing: its next event brings it back here
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // applyIPs sets a ServiceImport's IPs and families with server-side apply
 // under FieldManager: the execution controller applies the rest of the
 // object under its own manager, so neither undoes the other.
-func (r *Reconciler) applyIPs(ctx context.Context, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport, ips []string, families []corev1.IPFamily) error {
+func (r *Reconciler) applyIPs(ctx context.Context, mc mcsclient.Interface, si *mcsv1beta1.ServiceImport, ips []string, families []corev1.IPFamily) (*mcsv1beta1.ServiceImport, error) {
 	// A field left out of the apply is released (and removed, as no other
 	// manager sets it); null would be refused by the schema.
 	spec := map[string]any{}
@@ -353,18 +390,21 @@ func (r *Reconciler) applyIPs(ctx context.Context, mc mcsclient.Interface, si *m
 	}
 	data, err := json.Marshal(patch)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := r.fenced(); err != nil {
-		return err
+		return nil, err
 	}
 	force := true
-	_, err = mc.MulticlusterV1beta1().ServiceImports(si.Namespace).Patch(ctx, si.Name, types.ApplyPatchType, data,
+	applied, err := mc.MulticlusterV1beta1().ServiceImports(si.Namespace).Patch(ctx, si.Name, types.ApplyPatchType, data,
 		metav1.PatchOptions{FieldManager: FieldManager, Force: &force})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return applied, nil
 }
 
 func (r *Reconciler) fenced() error {
