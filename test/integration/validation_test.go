@@ -241,6 +241,14 @@ spec:
   clusterAffinities:
   - {affinityName: primary, clusterNames: [member2]}`),
 			[]string{"spec.placement", "clusterAffinity and spec.placement.clusterAffinities are mutually exclusive"}},
+		{"divided components with spread constraints", policy("bad-division-spread", selectNginx+`placement:
+  components: {division: DivideIndependent}
+  spreadConstraints:
+  - {spreadByField: region, minGroups: 2, maxGroups: 2}`),
+			[]string{"spec.placement", "components.division: DivideIndependent puts a workload's head on one cluster"}},
+		{"unknown component division", policy("bad-division", selectNginx+`placement:
+  components: {division: Split}`),
+			[]string{"spec.placement.components.division", `Unsupported value: "Split"`}},
 		{"duplicate fallback affinity name", policy("bad-affinity-name", selectNginx+`placement:
   clusterAffinities:
   - {affinityName: primary, clusterNames: [member1]}
