@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -51,5 +52,32 @@ func TestOverrideOperationsBound(t *testing.T) {
 	want := fmt.Sprintf("variables.operations <= %d", policyv1alpha1.MaxOverrideOperations)
 	if !strings.Contains(string(data), want) {
 		t.Errorf("admission/overrides.yaml does not bound the operations with %q", want)
+	}
+}
+
+// TestChartBindingGuardMatches: the Helm chart's copy of the bindings
+// admission policy holds the same fields as config/admission/bindings.yaml
+// (the chart adds only its labels).
+func TestChartBindingGuardMatches(t *testing.T) {
+	want, err := Manifests.ReadFile("admission/bindings.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../charts/shepherd/templates/binding-guard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := func(data []byte) string {
+		_, after, _ := strings.Cut(string(data), "validations:")
+		var lines []string
+		for _, l := range strings.Split(after, "\n") {
+			if !strings.Contains(l, "{{") {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	if rules(got) != rules(want) {
+		t.Errorf("charts/shepherd/templates/binding-guard.yaml's validations differ from config/admission/bindings.yaml's: copy them over")
 	}
 }
