@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -30,30 +31,40 @@ type BindingKey struct {
 // overwritten. The failover controller then drops the task and the copy is
 // deleted. Confirming an already confirmed task changes nothing.
 func ConfirmEviction(ctx context.Context, c client.Client, key BindingKey, cluster, fieldOwner string) error {
-	var b workv1alpha1.BindingObject = &workv1alpha1.ResourceBinding{}
-	objKey := client.ObjectKey{Namespace: key.Namespace, Name: key.Name}
-	if key.Cluster {
-		b, objKey = &workv1alpha1.ClusterResourceBinding{}, client.ObjectKey{Name: key.Name}
-	}
-	if err := c.Get(ctx, objKey, b); err != nil {
-		return err
-	}
-	orig := b.DeepCopyObject().(client.Object)
-	tasks := b.GetBindingSpec().GracefulEvictionTasks
-	for i := range tasks {
-		if tasks[i].FromCluster != cluster {
-			continue
+	return onFreshBinding(ctx, c, key, func(b workv1alpha1.BindingObject) error {
+		orig := b.DeepCopyObject().(client.Object)
+		tasks := b.GetBindingSpec().GracefulEvictionTasks
+		for i := range tasks {
+			if tasks[i].FromCluster != cluster {
+				continue
+			}
+			if tasks[i].PurgeMode != policyv1alpha1.PurgeNever {
+				return &StateError{fmt.Sprintf("the eviction from %s has purge mode %s: it needs no confirmation", cluster, tasks[i].PurgeMode)}
+			}
+			if tasks[i].Confirmed {
+				return nil
+			}
+			tasks[i].Confirmed = true
+			return c.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(fieldOwner))
 		}
-		if tasks[i].PurgeMode != policyv1alpha1.PurgeNever {
-			return &StateError{fmt.Sprintf("the eviction from %s has purge mode %s: it needs no confirmation", cluster, tasks[i].PurgeMode)}
+		return &StateError{fmt.Sprintf("%s has no pending eviction from cluster %s", key.Name, cluster)}
+	})
+}
+
+// onFreshBinding reads the binding key names and runs act on it, again on
+// a fresh read when act's write conflicts: the controllers write a
+// binding all the time (its status, the targets), and a person's action,
+// decided again on what the binding holds now, must not fail for that.
+// act's checks run on every read, so an action the binding no longer
+// calls for is refused rather than written over a newer state.
+func onFreshBinding(ctx context.Context, c client.Client, key BindingKey, act func(workv1alpha1.BindingObject) error) error {
+	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		b, err := GetBinding(ctx, c, key)
+		if err != nil {
+			return err
 		}
-		if tasks[i].Confirmed {
-			return nil
-		}
-		tasks[i].Confirmed = true
-		return c.Patch(ctx, b, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}), client.FieldOwner(fieldOwner))
-	}
-	return &StateError{fmt.Sprintf("%s has no pending eviction from cluster %s", key.Name, cluster)}
+		return act(b)
+	})
 }
 
 // StateError is an action the object's state does not call for (a

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	taskv1alpha1 "github.com/shepherd-io/shepherd/api/task/v1alpha1"
@@ -84,5 +85,55 @@ func TestReschedule(t *testing.T) {
 	var list taskv1alpha1.RescheduleTaskList
 	if err := c.List(context.Background(), &list); err != nil || len(list.Items) != 1 || list.Items[0].Spec.TargetRefPolicy[0].Name != "web" {
 		t.Fatalf("tasks %+v (%v)", list.Items, err)
+	}
+}
+
+// TestConfirmEvictionAfterAConflict: a controller writes the binding
+// between the action's read and its write (its status, say); the action
+// is decided again on the binding as it is now, not failed for it, and
+// refused when that binding no longer calls for it.
+func TestConfirmEvictionAfterAConflict(t *testing.T) {
+	never := workv1alpha1.GracefulEvictionTask{FromCluster: "m1", PurgeMode: policyv1alpha1.PurgeNever}
+	for _, tc := range []struct {
+		name string
+		// meanwhile changes the stored binding after the first read.
+		meanwhile func(b *workv1alpha1.ResourceBinding)
+		wantErr   string
+	}{
+		{"its status written meanwhile", func(b *workv1alpha1.ResourceBinding) { b.Labels = map[string]string{"touched": "yes"} }, ""},
+		{"the task dropped meanwhile", func(b *workv1alpha1.ResourceBinding) { b.Spec.GracefulEvictionTasks = nil }, "no pending eviction from cluster m1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(binding(never)).Build()
+			reads := 0
+			c := interceptor.NewClient(base, interceptor.Funcs{Get: func(ctx context.Context, cl client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				if err := cl.Get(ctx, key, obj, opts...); err != nil {
+					return err
+				}
+				if reads++; reads == 1 {
+					stored := obj.DeepCopyObject().(*workv1alpha1.ResourceBinding)
+					tc.meanwhile(stored)
+					return cl.Update(ctx, stored)
+				}
+				return nil
+			}})
+			err := actions.ConfirmEviction(context.Background(), c, actions.BindingKey{Namespace: "shop", Name: "web-deployment"}, "m1", "test")
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the action failed on a binding changed meanwhile: %v", err)
+			}
+			got := &workv1alpha1.ResourceBinding{}
+			if err := base.Get(context.Background(), client.ObjectKey{Namespace: "shop", Name: "web-deployment"}, got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Spec.GracefulEvictionTasks) != 1 || !got.Spec.GracefulEvictionTasks[0].Confirmed || got.Labels["touched"] != "yes" {
+				t.Errorf("binding %+v: want the task confirmed and the change made meanwhile kept", got)
+			}
+		})
 	}
 }

@@ -75,15 +75,13 @@ func patchControl(ctx context.Context, c client.Client, b workv1alpha1.BindingOb
 
 // PauseRollout holds (paused) or resumes a binding's rollout.
 func PauseRollout(ctx context.Context, c client.Client, key BindingKey, paused bool, fieldOwner string) error {
-	b, err := GetBinding(ctx, c, key)
-	if err != nil {
-		return err
-	}
-	if !b.GetBindingSpec().Rollout.Gated() {
-		_, err := rolloutOf(b)
-		return err
-	}
-	return patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) { ctl.Paused = paused })
+	return onFreshBinding(ctx, c, key, func(b workv1alpha1.BindingObject) error {
+		if !b.GetBindingSpec().Rollout.Gated() {
+			_, err := rolloutOf(b)
+			return err
+		}
+		return patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) { ctl.Paused = paused })
+	})
 }
 
 // ApproveRollout approves the stage of the revision going out that waits
@@ -98,25 +96,27 @@ func ApproveRollout(ctx context.Context, c client.Client, key BindingKey, stage,
 	if err != nil {
 		return "", "", err
 	}
-	b, err := GetBinding(ctx, c, key)
-	if err != nil {
-		return "", "", err
-	}
-	st, err := rolloutOf(b)
-	if err != nil {
-		return "", "", err
-	}
-	name, when, err := waitingApproval(b.GetBindingSpec(), st, stage)
-	if err != nil {
-		return "", "", err
-	}
-	err = patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) {
-		ctl.Approvals = slices.DeleteFunc(ctl.Approvals, func(a workv1alpha1.RolloutApproval) bool { return a.Revision != st.Revision })
-		if !ctl.Approved(st.Revision, name, when) && len(ctl.Approvals) < workv1alpha1.MaxRolloutApprovals {
-			ctl.Approvals = append(ctl.Approvals, workv1alpha1.RolloutApproval{Revision: st.Revision, Stage: name, When: when, ApprovedBy: approvedBy})
+	var name string
+	var when policyv1alpha1.ApprovalMode
+	err = onFreshBinding(ctx, c, key, func(b workv1alpha1.BindingObject) error {
+		st, err := rolloutOf(b)
+		if err != nil {
+			return err
 		}
+		if name, when, err = waitingApproval(b.GetBindingSpec(), st, stage); err != nil {
+			return err
+		}
+		return patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) {
+			ctl.Approvals = slices.DeleteFunc(ctl.Approvals, func(a workv1alpha1.RolloutApproval) bool { return a.Revision != st.Revision })
+			if !ctl.Approved(st.Revision, name, when) && len(ctl.Approvals) < workv1alpha1.MaxRolloutApprovals {
+				ctl.Approvals = append(ctl.Approvals, workv1alpha1.RolloutApproval{Revision: st.Revision, Stage: name, When: when, ApprovedBy: approvedBy})
+			}
+		})
 	})
-	return name, when, err
+	if err != nil {
+		return "", "", err
+	}
+	return name, when, nil
 }
 
 // waitingApproval finds the approval to give: for the named stage, or the
@@ -167,21 +167,25 @@ func approvalOf(s policyv1alpha1.RolloutStage) policyv1alpha1.ApprovalMode {
 // UndoRollout abandons the revision going out: the clusters it reached get
 // the last good revision back. It returns the revision undone.
 func UndoRollout(ctx context.Context, c client.Client, key BindingKey, fieldOwner string) (string, error) {
-	b, err := GetBinding(ctx, c, key)
+	var undone string
+	err := onFreshBinding(ctx, c, key, func(b workv1alpha1.BindingObject) error {
+		st, err := rolloutOf(b)
+		if err != nil {
+			return err
+		}
+		if st.Revision == st.LastGoodRevision {
+			return &StateError{fmt.Sprintf("revision %s is the last good revision: there is nothing to undo", st.Revision)}
+		}
+		if st.LastGoodRevision == "" {
+			return &StateError{fmt.Sprintf("revision %s has no previous good revision to go back to", st.Revision)}
+		}
+		undone = st.Revision
+		return patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) { ctl.UndoRevision = st.Revision })
+	})
 	if err != nil {
 		return "", err
 	}
-	st, err := rolloutOf(b)
-	if err != nil {
-		return "", err
-	}
-	if st.Revision == st.LastGoodRevision {
-		return "", &StateError{fmt.Sprintf("revision %s is the last good revision: there is nothing to undo", st.Revision)}
-	}
-	if st.LastGoodRevision == "" {
-		return "", &StateError{fmt.Sprintf("revision %s has no previous good revision to go back to", st.Revision)}
-	}
-	return st.Revision, patchControl(ctx, c, b, fieldOwner, func(ctl *workv1alpha1.RolloutControl) { ctl.UndoRevision = st.Revision })
+	return undone, nil
 }
 
 // SelfUser is the user name the hub knows c by (a SelfSubjectReview).
