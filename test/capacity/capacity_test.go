@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,6 +28,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/internal/dev/simmember"
@@ -82,11 +84,66 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer killControllers()
+	if err := awaitSchedulableNodes(spec); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	code := m.Run()
 	if code != 0 {
 		printDecisions(first)
 	}
 	return code
+}
+
+// awaitSchedulableNodes waits until every member runs the nodes its fleet
+// file gives it, each Ready, schedulable and untainted, and the hub's
+// Cluster counts them all Ready: the tests count on every node's room,
+// and a node just registered is tainted not-ready by the member's node
+// lifecycle controller for a while after it reports Ready. A burst placed
+// then would find the member's scheduler refusing that node.
+func awaitSchedulableNodes(spec simmember.FleetSpec) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, m := range spec.Members {
+		for {
+			err := schedulableNodes(ctx, m.Name, m.Nodes)
+			if err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for the members' nodes: %w", err)
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+func schedulableNodes(ctx context.Context, member string, want int) error {
+	var nodes corev1.NodeList
+	if err := memberCl[member].List(ctx, &nodes); err != nil {
+		return err
+	}
+	ready := 0
+	for _, n := range nodes.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue && len(n.Spec.Taints) == 0 && !n.Spec.Unschedulable {
+				ready++
+			}
+		}
+	}
+	if ready != want {
+		return fmt.Errorf("%s: %d of %d nodes Ready, schedulable and untainted", member, ready, want)
+	}
+	var c clusterv1alpha1.Cluster
+	if err := hub.Get(ctx, client.ObjectKey{Name: member}, &c); err != nil {
+		return err
+	}
+	if ns := c.Status.NodeSummary; ns == nil || int(ns.ReadyNum) != want {
+		return fmt.Errorf("%s: the hub does not count its %d nodes Ready yet", member, want)
+	}
+	return nil
 }
 
 // printDecisions prints the scheduler's decisions from a controller
