@@ -144,11 +144,10 @@ func summarize(nodes []*corev1.Node, pods []*corev1.Pod) (*clusterv1alpha1.NodeS
 		add(target, req)
 		add(target, one)
 	}
-	// The node model: the room of every node new replicas may land on
-	// (Ready and not cordoned; a drained node's room is gone).
+	// The node model: the room of every node new replicas may land on.
 	rooms := make([]nodeRoom, 0, len(nodes))
 	for _, n := range nodes {
-		if nodeReady(n) && !n.Spec.Unschedulable {
+		if takesNewPods(n) {
 			rooms = append(rooms, freeRoom(n.Status.Allocatable, onNode[n.Name]))
 		}
 	}
@@ -169,6 +168,46 @@ func add(dst, src corev1.ResourceList) {
 		sum.Add(q)
 		dst[name] = sum
 	}
+}
+
+// conditionTaints are the taints Kubernetes puts on a node for its
+// conditions (the node lifecycle controller and kubelet). Ordinary pods do
+// not tolerate them, except that every pod is admitted with a toleration of
+// not-ready and unreachable with effect NoExecute (for 300 s), so those two
+// keep new pods off only with effect NoSchedule, which the lifecycle
+// controller puts beside them. A node carrying one that keeps new pods off
+// takes no new replica, whatever its Ready condition says: the lifecycle
+// controller taints a node a moment before or after it flips the
+// condition, and kubelet's pressure taints come with a Ready node. Taints a
+// person puts on a node are not here: some workloads tolerate them, and
+// which ones the model cannot tell.
+var conditionTaints = map[string]struct{ noExecuteTolerated bool }{
+	corev1.TaintNodeNotReady:           {noExecuteTolerated: true},
+	corev1.TaintNodeUnreachable:        {noExecuteTolerated: true},
+	corev1.TaintNodeUnschedulable:      {},
+	corev1.TaintNodeMemoryPressure:     {},
+	corev1.TaintNodeDiskPressure:       {},
+	corev1.TaintNodePIDPressure:        {},
+	corev1.TaintNodeNetworkUnavailable: {},
+}
+
+// takesNewPods says whether new replicas may land on a node: Ready, not
+// cordoned (a drained node's room is gone), and without a condition taint
+// that keeps new pods off.
+func takesNewPods(n *corev1.Node) bool {
+	if !nodeReady(n) || n.Spec.Unschedulable {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		c, ok := conditionTaints[t.Key]
+		if !ok {
+			continue
+		}
+		if t.Effect == corev1.TaintEffectNoSchedule || (t.Effect == corev1.TaintEffectNoExecute && !c.noExecuteTolerated) {
+			return false
+		}
+	}
+	return true
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -202,6 +241,11 @@ func strip(obj any) (any, error) {
 			ObjectMeta: metav1.ObjectMeta{Name: o.Name, UID: o.UID, ResourceVersion: o.ResourceVersion},
 			Spec:       corev1.NodeSpec{Unschedulable: o.Spec.Unschedulable},
 			Status:     corev1.NodeStatus{Allocatable: o.Status.Allocatable},
+		}
+		for _, t := range o.Spec.Taints {
+			if _, ok := conditionTaints[t.Key]; ok {
+				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: t.Key, Effect: t.Effect})
+			}
 		}
 		for _, c := range o.Status.Conditions {
 			if c.Type == corev1.NodeReady {

@@ -115,3 +115,51 @@ func TestStripKeepsWhatSummarizeReads(t *testing.T) {
 		t.Errorf("node strip: %+v", sn)
 	}
 }
+
+// TestConditionTaintsKeepNodesOutOfTheModel: a Ready node that a condition
+// taint closes to new pods has no room in the model (its allocatable still
+// counts in the sums); taints a person sets, and the NoExecute taints every
+// pod tolerates, leave it in.
+func TestConditionTaintsKeepNodesOutOfTheModel(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		taints  []corev1.Taint
+		inModel bool
+	}{
+		{"no taint", nil, true},
+		{"not-ready NoSchedule", []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"not-ready NoExecute alone (tolerated by every pod)", []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute}}, true},
+		{"unreachable NoSchedule and NoExecute", []corev1.Taint{{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute}, {Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"unschedulable", []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"memory pressure", []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"disk pressure", []corev1.Taint{{Key: corev1.TaintNodeDiskPressure, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"pid pressure", []corev1.Taint{{Key: corev1.TaintNodePIDPressure, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"network unavailable", []corev1.Taint{{Key: corev1.TaintNodeNetworkUnavailable, Effect: corev1.TaintEffectNoSchedule}}, false},
+		{"pressure PreferNoSchedule only", []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectPreferNoSchedule}}, true},
+		{"a person's taint", []corev1.Taint{{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := node("a", corev1.ConditionTrue, rl("cpu", "4", "pods", "10"))
+			n.Spec.Taints = tc.taints
+			n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "other", Effect: corev1.TaintEffectNoSchedule})
+			for _, in := range []*corev1.Node{n, stripped(t, n)} {
+				ns, rs := summarize([]*corev1.Node{in}, nil)
+				if got := len(rs.Nodes) == 1; got != tc.inModel {
+					t.Errorf("in the model = %v, want %v (groups %v)", got, tc.inModel, rs.Nodes)
+				}
+				if q := rs.Allocatable[corev1.ResourceCPU]; ns.ReadyNum != 1 || q.String() != "4" {
+					t.Errorf("the sums changed: ready %d, allocatable cpu %s", ns.ReadyNum, q.String())
+				}
+			}
+		})
+	}
+}
+
+func stripped(t *testing.T, n *corev1.Node) *corev1.Node {
+	t.Helper()
+	s, err := strip(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.(*corev1.Node)
+}
