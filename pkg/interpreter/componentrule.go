@@ -17,6 +17,7 @@ import (
 
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/celrule"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // A customization's components rule is a CEL expression over the template
@@ -125,7 +126,7 @@ func decodeComponent(e any, i int) (Component, error) {
 	switch p := m["replicasPath"].(type) {
 	case nil:
 	case string:
-		if _, err := parseJSONPointer(p); err != nil {
+		if _, err := jsonpointer.ParseField(p); err != nil {
 			return Component{}, fmt.Errorf("%s: replicasPath %w; %s", at, err, replicasPathHelp)
 		}
 		c.ReplicasPath = p
@@ -365,7 +366,7 @@ func literalFlags(v celast.Expr, key, at string) error {
 		if !ok {
 			return fmt.Errorf("%s has the replicasPath %v, not a string; %s", at, v.AsLiteral(), replicasPathHelp)
 		}
-		if _, err := parseJSONPointer(p); err != nil {
+		if _, err := jsonpointer.ParseField(p); err != nil {
 			return fmt.Errorf("%s: replicasPath %w; %s", at, err, replicasPathHelp)
 		}
 	}

@@ -1,8 +1,6 @@
 package interpreter
 
 import (
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -36,21 +34,4 @@ type Custom struct {
 	// keeps the built-in answer, so no customization makes a Secret's
 	// values readable in a diff, even one the API server's rule missed.
 	Sensitive bool
-}
-
-// FieldPath turns a JSON pointer ("/spec/replicas") into a field path,
-// undoing the pointer's escapes (~1 is /, ~0 is ~). ok is false for a
-// string that is not a pointer to a field.
-func FieldPath(pointer string) ([]string, bool) {
-	if !strings.HasPrefix(pointer, "/") || pointer == "/" {
-		return nil, false
-	}
-	parts := strings.Split(pointer[1:], "/")
-	for i, p := range parts {
-		if p == "" {
-			return nil, false
-		}
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
-	}
-	return parts, true
 }

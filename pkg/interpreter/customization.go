@@ -10,6 +10,7 @@ import (
 
 	configv1alpha1 "github.com/shepherd-io/shepherd/api/config/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/celrule"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // ResourceInterpreterCustomizations are run-time knowledge of a kind: CEL
@@ -107,9 +108,9 @@ func CompileCustomization(c *configv1alpha1.ResourceInterpreterCustomization) (*
 
 // pointer parses a JSON pointer into *dst.
 func pointer(p *field.Path, value string, dst *[]string) field.ErrorList {
-	fp, ok := FieldPath(value)
-	if !ok {
-		return field.ErrorList{field.Invalid(p, value, "must be a JSON pointer to a field, e.g. /spec/replicas")}
+	fp, err := jsonpointer.ParseField(value)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, value, err.Error()+"; give a JSON pointer to a field, e.g. /spec/replicas")}
 	}
 	*dst = fp
 	return nil

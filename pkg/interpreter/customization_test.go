@@ -36,7 +36,7 @@ func TestCompileCustomizationRefuses(t *testing.T) {
 			[]string{"spec.customizations.replicas.expression", "returns string; it must return int"}},
 		{"a replicas path that is no pointer", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
 			Expression: "object.spec.replicas", ReplicasPath: "spec.replicas"}},
-			[]string{"spec.customizations.replicas.replicasPath", "must be a JSON pointer"}},
+			[]string{"spec.customizations.replicas.replicasPath", `"spec.replicas" is not a JSON pointer: it must start with /; give a JSON pointer to a field`}},
 		{"components that do not parse", configv1alpha1.Customizations{Components: &configv1alpha1.ComponentCustomization{
 			Expression: "object.spec.parts.map(p,"}},
 			[]string{"spec.customizations.components.expression", "does not compile"}},

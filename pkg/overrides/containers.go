@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // Kinds says where a kind keeps the pod spec its replicas run (nil for a
@@ -44,12 +45,12 @@ func eachContainer(obj *unstructured.Unstructured, specPath []string, fn func(c 
 		}
 		items, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("%s holds %s, not a list", strings.Join(path, "."), typeName(v))
+			return fmt.Errorf("%s holds %s, not a list", strings.Join(path, "."), jsonpointer.Kind(v))
 		}
 		for i, item := range items {
 			c, ok := item.(map[string]any)
 			if !ok {
-				return fmt.Errorf("%s[%d] holds %s, not a container", strings.Join(path, "."), i, typeName(item))
+				return fmt.Errorf("%s[%d] holds %s, not a container", strings.Join(path, "."), i, jsonpointer.Kind(item))
 			}
 			if err := fn(c, fmt.Sprintf("%s[%d]", strings.Join(path, "."), i)); err != nil {
 				return err
@@ -123,13 +124,13 @@ func stringList(v any) ([]string, error) {
 	}
 	items, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("holds %s, not a list of strings", typeName(v))
+		return nil, fmt.Errorf("holds %s, not a list of strings", jsonpointer.Kind(v))
 	}
 	out := make([]string, len(items))
 	for i, item := range items {
 		s, ok := item.(string)
 		if !ok {
-			return nil, fmt.Errorf("item %d holds %s, not a string", i, typeName(item))
+			return nil, fmt.Errorf("item %d holds %s, not a string", i, jsonpointer.Kind(item))
 		}
 		out[i] = s
 	}

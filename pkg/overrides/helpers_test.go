@@ -13,6 +13,7 @@ import (
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -118,11 +119,11 @@ const absent = "<absent>"
 func checkPaths(t *testing.T, obj *unstructured.Unstructured, want map[string]string) {
 	t.Helper()
 	for path, w := range want {
-		ptr, err := parsePointer(path)
+		ptr, err := jsonpointer.Parse(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ptr.get(obj.Object)
+		got, err := ptr.Get(obj.Object)
 		if w == absent {
 			if err == nil {
 				t.Errorf("%s = %v, want it absent", path, got)

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // applyImage applies one imageOverrider: to the image at predicate.path, or
@@ -13,23 +14,23 @@ import (
 // kind with a pod spec (see Kinds).
 func applyImage(kinds Kinds, obj *unstructured.Unstructured, o *policyv1alpha1.ImageOverrider) error {
 	if o.Predicate != nil {
-		ptr, err := parsePointer(o.Predicate.Path)
+		ptr, err := jsonpointer.Parse(o.Predicate.Path)
 		if err != nil {
 			return fmt.Errorf("predicate: %w", err)
 		}
-		v, err := ptr.get(obj.Object)
+		v, err := ptr.Get(obj.Object)
 		if err != nil {
 			return fmt.Errorf("predicate.path %s: %w", o.Predicate.Path, err)
 		}
 		ref, ok := v.(string)
 		if !ok {
-			return fmt.Errorf("predicate.path %s holds %s, not an image", o.Predicate.Path, typeName(v))
+			return fmt.Errorf("predicate.path %s holds %s, not an image", o.Predicate.Path, jsonpointer.Kind(v))
 		}
 		changed, err := overrideImage(ref, o)
 		if err != nil {
 			return err
 		}
-		return ptr.set(obj.Object, changed)
+		return ptr.Set(obj.Object, changed)
 	}
 	specPath, ok := podSpecPath(kinds, obj)
 	if !ok {
@@ -42,7 +43,7 @@ func applyImage(kinds Kinds, obj *unstructured.Unstructured, o *policyv1alpha1.I
 		}
 		ref, ok := v.(string)
 		if !ok {
-			return fmt.Errorf("%s.image holds %s, not an image", where, typeName(v))
+			return fmt.Errorf("%s.image holds %s, not an image", where, jsonpointer.Kind(v))
 		}
 		changed, err := overrideImage(ref, o)
 		if err != nil {

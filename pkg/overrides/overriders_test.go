@@ -94,7 +94,7 @@ func TestImageOverrider(t *testing.T) {
 		{name: "a predicate on any kind", obj: configMapYAML, o: imageAt("/data/image", reg, replace, "mirror.example"),
 			want: map[string]string{"/data/image": "mirror.example/nginx:1.25"}},
 		{name: "predicate path not found", obj: deploymentYAML, o: imageAt("/spec/template/spec/containers/5/image", tag, remove, ""),
-			err: "imageOverrider[0]: predicate.path /spec/template/spec/containers/5/image: path not found"},
+			err: "imageOverrider[0]: predicate.path /spec/template/spec/containers/5/image: /spec/template/spec/containers holds no \"5\""},
 		{name: "predicate path not a string", obj: deploymentYAML, o: imageAt("/spec/replicas", tag, remove, ""),
 			err: "predicate.path /spec/replicas holds a number, not an image"},
 		{name: "invalid image in the object", obj: `{apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: a, image: "Bad Image"}]}}`,

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // applyPlaintext applies one JSON patch operation to the whole object.
@@ -40,17 +41,17 @@ func applyPlaintext(obj *unstructured.Unstructured, p *policyv1alpha1.PlaintextO
 
 // applyField patches the JSON or YAML document held in a string field.
 func applyField(obj *unstructured.Unstructured, f *policyv1alpha1.FieldOverrider) error {
-	ptr, err := parsePointer(f.FieldPath)
+	ptr, err := jsonpointer.Parse(f.FieldPath)
 	if err != nil {
 		return err
 	}
-	v, err := ptr.get(obj.Object)
+	v, err := ptr.Get(obj.Object)
 	if err != nil {
 		return fmt.Errorf("fieldPath %s: %w", f.FieldPath, err)
 	}
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("fieldPath %s holds %s, not a string: fieldOverrider patches a JSON or YAML document held in a string; use plaintext for other fields", f.FieldPath, typeName(v))
+		return fmt.Errorf("fieldPath %s holds %s, not a string: fieldOverrider patches a JSON or YAML document held in a string; use plaintext for other fields", f.FieldPath, jsonpointer.Kind(v))
 	}
 	var out string
 	switch {
@@ -86,13 +87,13 @@ func applyField(obj *unstructured.Unstructured, f *policyv1alpha1.FieldOverrider
 		}
 		out = string(y)
 	}
-	return ptr.set(obj.Object, out)
+	return ptr.Set(obj.Object, out)
 }
 
 // patchOne applies one operation to a JSON document. Errors read
 // "<op> <path>: <reason>".
 func patchOne(doc []byte, op policyv1alpha1.OverriderOperator, path string, value apiextensionsv1.JSON) ([]byte, error) {
-	if _, err := parsePointer(path); err != nil {
+	if _, err := jsonpointer.Parse(path); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", op, path, err)
 	}
 	hasValue := len(value.Raw) > 0
@@ -121,7 +122,7 @@ func patchOne(doc []byte, op policyv1alpha1.OverriderOperator, path string, valu
 		reason := err
 		switch {
 		case errors.Is(err, jsonpatch.ErrMissing):
-			reason = errNotFound
+			reason = jsonpointer.ErrNotFound
 		case errors.Is(err, jsonpatch.ErrInvalidIndex):
 			reason = errors.New("array index out of range")
 		}
@@ -134,23 +135,6 @@ func rawString(s string) *json.RawMessage {
 	b, _ := json.Marshal(s)
 	raw := json.RawMessage(b)
 	return &raw
-}
-
-// typeName names the JSON type of an unstructured value, for messages.
-func typeName(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "a list"
-	case bool:
-		return "a boolean"
-	case int64, float64, int, int32:
-		return "a number"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("a %T", v)
 }
 
 // checkValue bounds an operation's value: at most

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +22,7 @@ import (
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/clusterclient"
 	"github.com/shepherd-io/shepherd/pkg/interpreter"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // serverFields are metadata fields that belong to the hub's copy of an
@@ -630,11 +630,11 @@ func removeObject(ctx context.Context, c *clusterclient.Clients, workKey string,
 func releaseObject(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, workKey string) error {
 	ops := []map[string]any{
 		{"op": "test", "path": "/metadata/uid", "value": string(obj.GetUID())},
-		{"op": "test", "path": "/metadata/annotations/" + jsonPointerEscape(workv1alpha1.AnnotationWork), "value": workKey},
-		{"op": "remove", "path": "/metadata/annotations/" + jsonPointerEscape(workv1alpha1.AnnotationWork)},
+		{"op": "test", "path": "/metadata/annotations/" + jsonpointer.Escape(workv1alpha1.AnnotationWork), "value": workKey},
+		{"op": "remove", "path": "/metadata/annotations/" + jsonpointer.Escape(workv1alpha1.AnnotationWork)},
 	}
 	if obj.GetLabels()[workv1alpha1.LabelManagedBy] == workv1alpha1.ManagedByShepherd {
-		path := "/metadata/labels/" + jsonPointerEscape(workv1alpha1.LabelManagedBy)
+		path := "/metadata/labels/" + jsonpointer.Escape(workv1alpha1.LabelManagedBy)
 		ops = append(ops,
 			map[string]any{"op": "test", "path": path, "value": workv1alpha1.ManagedByShepherd},
 			map[string]any{"op": "remove", "path": path})
@@ -648,11 +648,6 @@ func releaseObject(ctx context.Context, ri dynamic.ResourceInterface, obj *unstr
 		return nil // gone, or no longer the Work's (a failed test)
 	}
 	return err
-}
-
-// jsonPointerEscape escapes a map key for a JSON pointer (RFC 6901).
-func jsonPointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // sameObject compares identifiers by what names the member object; the

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/annotations"
 	"github.com/shepherd-io/shepherd/pkg/podrescheduler/workload"
 )
@@ -106,14 +106,9 @@ func annotationPatch(existing, set map[string]string) []jsonpatch.JsonPatchOpera
 	ops := make([]jsonpatch.JsonPatchOperation, 0, len(set))
 	for _, k := range slices.Sorted(maps.Keys(set)) {
 		// "add" replaces an existing member (RFC 6902 4.1).
-		ops = append(ops, jsonpatch.JsonPatchOperation{Operation: "add", Path: "/metadata/annotations/" + escapeJSONPointer(k), Value: set[k]})
+		ops = append(ops, jsonpatch.JsonPatchOperation{Operation: "add", Path: "/metadata/annotations/" + jsonpointer.Escape(k), Value: set[k]})
 	}
 	return ops
-}
-
-// escapeJSONPointer escapes a JSON pointer reference token (RFC 6901).
-func escapeJSONPointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // podName is the pod's name, or its generateName prefix before the
