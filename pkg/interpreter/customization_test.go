@@ -37,6 +37,12 @@ func TestCompileCustomizationRefuses(t *testing.T) {
 		{"a replicas path that is no pointer", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
 			Expression: "object.spec.replicas", ReplicasPath: "spec.replicas"}},
 			[]string{"spec.customizations.replicas.replicasPath", `"spec.replicas" is not a JSON pointer: it must start with /; give a JSON pointer to a field`}},
+		{"a replicas path with a bad escape", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "object.spec.replicas", ReplicasPath: "/spec/a~2b"}},
+			[]string{"spec.customizations.replicas.replicasPath", `"a~2b" escapes badly (~0 is ~, ~1 is /)`}},
+		{"a replicas path with an empty key", configv1alpha1.Customizations{Replicas: &configv1alpha1.ReplicaCustomization{
+			Expression: "object.spec.replicas", ReplicasPath: "/spec//replicas"}},
+			[]string{"spec.customizations.replicas.replicasPath", "is not a JSON pointer to a field: token 2 is empty"}},
 		{"components that do not parse", configv1alpha1.Customizations{Components: &configv1alpha1.ComponentCustomization{
 			Expression: "object.spec.parts.map(p,"}},
 			[]string{"spec.customizations.components.expression", "does not compile"}},
