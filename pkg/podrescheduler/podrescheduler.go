@@ -141,7 +141,10 @@ func Start(ctx context.Context, cfg *rest.Config, opts Options) (*Rescheduler, e
 	}
 	r := &Rescheduler{Webhook: hook, cancel: cancel, done: make(chan struct{})}
 	go func() {
-		err := mgr.Start(ctx)
+		// Bounded, like the controller manager's and the agent's: told to
+		// stop while its member is unreachable, the manager would wait for
+		// its caches for as long as the member stays away.
+		err := managerconfig.Run(ctx, mgr, 0)
 		cancel()
 		r.err = errors.Join(err, hook.Stop())
 		close(r.done)
