@@ -91,8 +91,16 @@ type Fleet struct {
 	// ResourceInterpreterCustomizations, credentials Secrets).
 	webhook *webhookserver.Server
 	// controllersCfg is the controller manager's: its ServiceAccount's
-	// token.
-	controllersCfg *rest.Config
+	// token. The manager runs with ctrlOpts under ctrlCtx, logging to
+	// ctrlLog; controllers is the one running (nil while stopped, see
+	// controllers.go), and controllersLost receives why one stopped that
+	// StopControllers did not stop.
+	controllersCfg  *rest.Config
+	ctrlOpts        controllermanager.Options
+	ctrlCtx         context.Context
+	ctrlLog         logr.Logger
+	controllers     *runningControllers
+	controllersLost chan error
 
 	// agents run the Pull members' agents, by member name.
 	agents   map[string]*runningAgent
@@ -157,7 +165,8 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 	// up, and the clusters after them.
 	clusterCtx, stopClusters := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
-	f := &Fleet{cancel: cancel, stopClusters: stopClusters, done: make(chan struct{}), hubLost: make(chan struct{}), hubCtx: clusterCtx}
+	f := &Fleet{cancel: cancel, stopClusters: stopClusters, done: make(chan struct{}), hubLost: make(chan struct{}), hubCtx: clusterCtx,
+		controllersLost: make(chan error, 1)}
 	fail := func(err error) (*Fleet, error) {
 		cancel()
 		stopClusters()
@@ -209,20 +218,17 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		return fail(err)
 	}
 	labelled(ctx, "agent", func(ctx context.Context) { f.startAgents(ctx, opts, pulls, log) })
-	var mgrErr <-chan error
 	if !opts.NoControllers {
 		f.controllersCfg, err = install.ServiceAccountConfig(ctx, hubCfg, controllersTokenTTL)
 		if err != nil {
 			return fail(err)
 		}
-		labelled(ctx, "controllers", func(ctx context.Context) {
-			mgrErr, err = startControllers(ctx, f.controllersCfg, opts.Controllers, log)
-		})
-		if err != nil {
+		f.ctrlOpts, f.ctrlCtx, f.ctrlLog = opts.Controllers, ctx, log
+		if err := f.startControllers(); err != nil {
 			return fail(err)
 		}
 	}
-	go f.supervise(ctx, mgrErr)
+	go f.supervise(ctx)
 	return f, nil
 }
 
@@ -324,35 +330,6 @@ func applyIdentity(ctx context.Context, hubCfg *rest.Config) error {
 	return nil
 }
 
-// ControllersConfig is a copy of the configuration the controller manager
-// talks to the hub with (its ServiceAccount's token); nil without
-// controllers.
-func (f *Fleet) ControllersConfig() *rest.Config {
-	if f.controllersCfg == nil {
-		return nil
-	}
-	return rest.CopyConfig(f.controllersCfg)
-}
-
-// controllersShutdownTimeout bounds how long the controllers may take to
-// stop, so the whole fleet stops within `shepherd up`'s five seconds.
-const controllersShutdownTimeout = 2 * time.Second
-
-func startControllers(ctx context.Context, hubCfg *rest.Config, opts controllermanager.Options, log logr.Logger) (<-chan error, error) {
-	if opts.GracefulShutdownTimeout == 0 {
-		opts.GracefulShutdownTimeout = controllersShutdownTimeout
-	}
-	// Tests and benchmarks start fleets one after another in one process.
-	opts.SkipNameValidation = true
-	mgr, err := controllermanager.New(hubCfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- mgr.Start(logr.NewContext(ctx, log.WithName("controllers"))) }()
-	return errc, nil
-}
-
 // startWebhook serves the hub's validating webhooks (HealthInterpreters,
 // ResourceInterpreterCustomizations, members' credentials Secrets) on
 // loopback, points the hub's configuration at them and returns once the
@@ -445,23 +422,20 @@ func awaitPodWebhook(ctx context.Context, cfg *rest.Config, s *webhookserver.Ser
 
 // supervise stops the whole fleet when any part fails or the caller's
 // context ends, and records why: the controllers first, then the clusters.
-func (f *Fleet) supervise(ctx context.Context, mgrErr <-chan error) {
+func (f *Fleet) supervise(ctx context.Context) {
 	defer close(f.done)
 	select {
 	case <-ctx.Done():
 	case <-f.hubLost:
 		f.setErr(errors.New("the hub stopped unexpectedly"))
-	case err := <-mgrErr:
+	case err := <-f.controllersLost:
 		if err != nil {
 			f.setErr(fmt.Errorf("the controller manager stopped: %w", err))
 		}
-		mgrErr = nil
 	}
 	f.cancel()
-	if mgrErr != nil {
-		if err := <-mgrErr; err != nil && !errors.Is(err, context.Canceled) {
-			f.setErr(fmt.Errorf("the controller manager: %w", err))
-		}
+	if err := f.waitControllers(); err != nil && !errors.Is(err, context.Canceled) {
+		f.setErr(fmt.Errorf("the controller manager: %w", err))
 	}
 	for _, r := range f.podReschedulers {
 		_ = r.Wait()
