@@ -28,6 +28,8 @@ type ControlPlane struct {
 	// apiserver does not stop in time, so that the port is free for a
 	// restart in place once Stop returns.
 	listener *releasableListener
+	// etcd is read for its storage size (StorageBytes).
+	etcd *etcdServer
 
 	cancel context.CancelCauseFunc
 	done   chan struct{}
@@ -115,6 +117,7 @@ func start(ctx context.Context, opts Options, lock *dirLock) (*ControlPlane, err
 		shutdownTimeout: opts.ShutdownTimeout,
 		lock:            lock,
 		listener:        ln,
+		etcd:            etcd,
 		cancel:          cancel,
 		done:            make(chan struct{}),
 	}
@@ -235,6 +238,17 @@ func (c *ControlPlane) KubeconfigPath() string { return c.kubeconfigPath }
 
 // URL is the apiserver's https URL.
 func (c *ControlPlane) URL() string { return c.restConfig.Host }
+
+// StorageBytes is the size of etcd's database: the file as allocated
+// (what etcd_mvcc_db_total_size_in_bytes reports) and the part of it in
+// use. Both hold every revision etcd keeps until the API server compacts
+// it (every five minutes), not only the objects' latest versions. Read
+// from the server in this process: the API servers of a local fleet share
+// one metrics registry, whose storage size is the last one's to start.
+func (c *ControlPlane) StorageBytes() (allocated, inUse int64) {
+	b := c.etcd.Server.Backend()
+	return b.Size(), b.SizeInUse()
+}
 
 // Done is closed once the apiserver and etcd have both shut down.
 func (c *ControlPlane) Done() <-chan struct{} { return c.done }
