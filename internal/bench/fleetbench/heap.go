@@ -39,6 +39,19 @@ type ServicesMemory struct {
 	ControllersBytesPerService float64 `json:"controllersBytesPerService"`
 }
 
+// LiveHeap is the process's live heap after two collections, and how a
+// heap profile splits it: the hub (its API server and etcd) and the rest
+// (the controllers, the simulated agents and the benchmark's own watches).
+type LiveHeap struct {
+	LiveBytes  float64 `json:"liveBytes"`
+	HubBytes   float64 `json:"hubBytes"`
+	OtherBytes float64 `json:"otherBytes"`
+}
+
+func (h heapSplit) report() LiveHeap {
+	return LiveHeap{LiveBytes: h.live, HubBytes: h.servers, OtherBytes: h.controllers}
+}
+
 func (h heapSplit) per(services int) ServicesMemory {
 	n := float64(max(services, 1))
 	return ServicesMemory{LiveBytesPerService: h.live / n, APIServersBytesPerService: h.servers / n, ControllersBytesPerService: h.controllers / n}

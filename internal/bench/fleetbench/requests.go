@@ -111,6 +111,22 @@ func hubAndMemberWrites(before, after map[requestKey]float64) (hub, member float
 	return hub, member
 }
 
+// writesButLeases keeps the write requests of reqs, in their order, but
+// the Leases', which it counts apart: the simulated agents' heartbeats
+// and the controllers' leader election go on whatever the run does.
+func writesButLeases(reqs []RequestCount) (writes []RequestCount, leases int) {
+	for _, q := range reqs {
+		switch {
+		case !writeVerbs[q.Verb]:
+		case q.Resource == "leases":
+			leases += q.Count
+		default:
+			writes = append(writes, q)
+		}
+	}
+	return writes, leases
+}
+
 // RequestRate is the write requests of one verb on one resource per
 // workload.
 type RequestRate struct {

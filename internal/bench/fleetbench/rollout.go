@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
-	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
 	"github.com/shepherd-io/shepherd/pkg/names"
 	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
@@ -138,18 +136,7 @@ func RunRollout(ctx context.Context, o RolloutOptions) (*RolloutReport, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "shepherd-bench-rollout-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	log := o.Logger
-	f, err := localfleet.Start(ctx, localfleet.Options{DataDir: dir, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Stop() }()
-	return rollout(ctx, o, on{fleet: f, ns: "rollout", simPrefix: simPrefix})
+	return onOwnFleet(ctx, o.Logger, "rollout", func(ctx context.Context, where on) (*RolloutReport, error) { return rollout(ctx, o, where) })
 }
 
 // rollout registers the simulated clusters on the fleet of where, rolls out
@@ -229,17 +216,10 @@ func rollout(ctx context.Context, o RolloutOptions, where on) (*RolloutReport, e
 
 // countWrites sums the writes of reqs but the Leases' into the report.
 func (r *RolloutReport) countWrites(reqs []RequestCount) {
-	var writes []RequestCount
-	for _, q := range reqs {
-		if !writeVerbs[q.Verb] {
-			continue
-		}
-		if q.Resource == "leases" {
-			r.LeaseWrites += q.Count
-			continue
-		}
+	writes, leases := writesButLeases(reqs)
+	r.LeaseWrites = leases
+	for _, q := range writes {
 		r.HubWrites += q.Count
-		writes = append(writes, q)
 	}
 	r.HubWritesPerCluster = float64(r.HubWrites) / float64(max(r.Clusters, 1))
 	r.Writes = writesPer(writes, r.Clusters)
@@ -266,7 +246,7 @@ func rolloutPolicy(ns string, o RolloutOptions) *policyv1alpha1.PropagationPolic
 
 // waitComplete polls the binding until its rollout of a revision other
 // than previous is Complete on n clusters.
-func waitComplete(ctx context.Context, hub client.Client, key client.ObjectKey, previous string, n int, timeout time.Duration) (*workv1alpha1.ResourceBinding, error) {
+func waitComplete(ctx context.Context, hub client.Reader, key client.ObjectKey, previous string, n int, timeout time.Duration) (*workv1alpha1.ResourceBinding, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last string

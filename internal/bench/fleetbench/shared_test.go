@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/shepherd-io/shepherd/api/cluster/v1alpha1"
@@ -68,26 +69,9 @@ func onShared(t *testing.T, name string) (context.Context, on) {
 func removeRun(t *testing.T, hub client.Client, where on) {
 	t.Helper()
 	ctx := context.Background()
-	for _, obj := range []client.Object{&appsv1.Deployment{}, &policyv1alpha1.PropagationPolicy{}} {
-		if err := hub.DeleteAllOf(ctx, obj, client.InNamespace(where.ns)); err != nil {
-			t.Errorf("deleting the %T of %s: %v", obj, where.ns, err)
-			return
-		}
+	if !removeTemplates(t, hub, where.ns) {
+		return
 	}
-	fleetenv.Eventually(t, "the bindings and Works of "+where.ns+" gone", func() error {
-		var rbs workv1alpha1.ResourceBindingList
-		if err := hub.List(ctx, &rbs, client.InNamespace(where.ns)); err != nil {
-			return err
-		}
-		var works workv1alpha1.WorkList
-		if err := hub.List(ctx, &works, client.MatchingLabels{workv1alpha1.LabelBindingNamespace: where.ns}); err != nil {
-			return err
-		}
-		if len(rbs.Items)+len(works.Items) > 0 {
-			return fmt.Errorf("%d bindings and %d Works left", len(rbs.Items), len(works.Items))
-		}
-		return nil
-	})
 	fleetenv.Eventually(t, "the simulated clusters of "+where.ns+" gone", func() error {
 		var clusters clusterv1alpha1.ClusterList
 		if err := hub.List(ctx, &clusters); err != nil {
@@ -111,4 +95,49 @@ func removeRun(t *testing.T, hub client.Client, where on) {
 		}
 		return nil
 	})
+}
+
+// removeTemplates deletes the templates (Deployments, ConfigMaps) and the
+// policies of namespaces nss, and waits until their bindings and Works are
+// gone; false when the deletion failed. All at once: a run that places
+// from a namespace per placement has many.
+func removeTemplates(t *testing.T, hub client.Client, nss ...string) bool {
+	t.Helper()
+	ctx := context.Background()
+	in := map[string]bool{}
+	for _, ns := range nss {
+		in[ns] = true
+		for _, obj := range []client.Object{&appsv1.Deployment{}, &corev1.ConfigMap{}, &policyv1alpha1.PropagationPolicy{}} {
+			if err := hub.DeleteAllOf(ctx, obj, client.InNamespace(ns)); err != nil {
+				t.Errorf("deleting the %T of %s: %v", obj, ns, err)
+				return false
+			}
+		}
+	}
+	fleetenv.Eventually(t, fmt.Sprintf("the bindings and Works of %s gone", strings.Join(nss, ", ")), func() error {
+		var rbs workv1alpha1.ResourceBindingList
+		if err := hub.List(ctx, &rbs); err != nil {
+			return err
+		}
+		var works workv1alpha1.WorkList
+		if err := hub.List(ctx, &works, client.HasLabels{workv1alpha1.LabelBindingNamespace}); err != nil {
+			return err
+		}
+		left := 0
+		for i := range rbs.Items {
+			if in[rbs.Items[i].Namespace] {
+				left++
+			}
+		}
+		for i := range works.Items {
+			if in[works.Items[i].Labels[workv1alpha1.LabelBindingNamespace]] {
+				left++
+			}
+		}
+		if left > 0 {
+			return fmt.Errorf("%d bindings and Works left", left)
+		}
+		return nil
+	})
+	return true
 }
