@@ -61,7 +61,7 @@ are those of "shepherd plan".`,
 	cmd.Flags().StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the scheduling to this file")
 	cmd.Flags().BoolVar(&o.inOrder, "in-order", false, "schedule each workload on the room the earlier ones left (default: each on the fleet as given)")
 	_ = cmd.MarkFlagRequired("scenario")
-	cmd.AddCommand(newBenchE2ECommand(), newBenchHubCommand(), newBenchStormCommand(), newBenchRolloutCommand(), newBenchSoakCommand(), newBenchServicesCommand())
+	cmd.AddCommand(newBenchE2ECommand(), newBenchHubCommand(), newBenchStormCommand(), newBenchRolloutCommand(), newBenchSoakCommand(), newBenchServicesCommand(), newBenchPeersCommand())
 	return cmd
 }
 
