@@ -78,11 +78,16 @@ func printRollout(out io.Writer, rep *fleetbench.RolloutReport) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "VERB\tRESOURCE\tPER CLUSTER")
 	for _, r := range rep.Writes {
-		res := r.Resource
-		if r.Subresource != "" {
-			res += "/" + r.Subresource
-		}
-		fmt.Fprintf(w, "%s\t%s\t%.2f\n", r.Verb, res, r.PerWorkload)
+		fmt.Fprintf(w, "%s\t%s\t%.2f\n", r.Verb, resourcePath(r.Resource, r.Subresource), r.PerWorkload)
 	}
 	return w.Flush()
+}
+
+// resourcePath is a resource as a request's path names it:
+// "works/status".
+func resourcePath(resource, subresource string) string {
+	if subresource == "" {
+		return resource
+	}
+	return resource + "/" + subresource
 }

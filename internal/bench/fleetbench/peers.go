@@ -9,8 +9,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/shepherd-io/shepherd/internal/dev/localfleet"
+	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
 // Two peers published how their hubs fare at scale; `shepherd bench
@@ -132,7 +135,82 @@ func onOwnFleet[R any](ctx context.Context, log logr.Logger, ns string, fn func(
 		return zero, err
 	}
 	defer func() { _ = f.Stop() }()
-	return fn(ctx, on{fleet: f, ns: ns, simPrefix: simPrefix})
+	// The run's simulator and watches stop before the fleet does: a
+	// simulated agent renewing its Lease on a stopped hub only logs
+	// errors.
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	return fn(runCtx, on{fleet: f, ns: ns, simPrefix: simPrefix})
+}
+
+// registerSimulated registers n simulated Pull clusters with sim on the
+// fleet of where (named by its prefix), and returns the hub's admin
+// configuration, at the rate a benchmark's creators need, and a client.
+func registerSimulated(ctx context.Context, where on, n int, sim simOptions, log logr.Logger) (*rest.Config, client.Client, error) {
+	admin := where.fleet.Hub.RestConfig()
+	admin.QPS, admin.Burst = 1000, 2000
+	log.Info("registering the simulated clusters", "clusters", n)
+	sim.prefix = where.simPrefix
+	if _, err := startSimulatedWith(ctx, admin, n, sim, log.WithName("simulated-agents")); err != nil {
+		return nil, nil, err
+	}
+	hub, err := client.New(admin, client.Options{Scheme: scheme.Scheme})
+	return admin, hub, err
+}
+
+// peerRun is what a peer scenario runs with: the hub's admin
+// configuration, a client of it, and the watch of its placements.
+type peerRun struct {
+	admin *rest.Config
+	hub   client.Client
+	pl    *placements
+}
+
+// startPeer registers n simulated clusters labelled by labels and starts
+// watching the placements; it returns how long registering took. The
+// agents' Leases are the rollout benchmark's, long: heartbeats are not
+// what the scenarios measure, and a cluster that misses one while the hub
+// is busy would leave its placements.
+func startPeer(ctx context.Context, where on, n int, labels func(int) map[string]string, log logr.Logger) (peerRun, float64, error) {
+	registering := time.Now()
+	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod}
+	admin, hub, err := registerSimulated(ctx, where, n, sim, log)
+	if err != nil {
+		return peerRun{}, 0, err
+	}
+	took := time.Since(registering).Seconds()
+	pl, err := watchPlacements(ctx, admin)
+	return peerRun{admin: admin, hub: hub, pl: pl}, took, err
+}
+
+// Footprint is what the process and the hub's etcd hold once a scenario
+// is placed: etcd's size (controlplane.StorageBytes), the process's
+// memory and its live heap.
+type Footprint struct {
+	EtcdAllocatedBytes int64       `json:"etcdAllocatedBytes"`
+	EtcdInUseBytes     int64       `json:"etcdInUseBytes"`
+	Memory             MemoryStats `json:"memory"`
+	Heap               LiveHeap    `json:"heap"`
+}
+
+func footprint(where on) (Footprint, error) {
+	st := storageOf(where)
+	fp := Footprint{EtcdAllocatedBytes: st.allocated, EtcdInUseBytes: st.inUse, Memory: memoryNow()}
+	heap, err := liveHeap()
+	fp.Heap = heap.report()
+	return fp, err
+}
+
+// Restart is how both scenarios end: the controller manager's restart
+// and catch-up, and the process's peak memory after it.
+type Restart struct {
+	CatchUp      *CatchUpReport `json:"catchUp"`
+	PeakRSSBytes uint64         `json:"peakRSSBytes"`
+}
+
+func restart(ctx context.Context, where on, admin *rest.Config, pl *placements, quiet, timeout time.Duration, log logr.Logger) (Restart, error) {
+	c, err := restartControllers(ctx, where.fleet, admin, pl, quiet, timeout, log)
+	return Restart{CatchUp: c, PeakRSSBytes: memoryNow().PeakRSSBytes}, err
 }
 
 // storage reads the hub's etcd size (controlplane.StorageBytes).

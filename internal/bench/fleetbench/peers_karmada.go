@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
 // The karmada-startup scenario: Workloads Deployments, each mounting a
@@ -37,15 +36,10 @@ type KarmadaStartupReport struct {
 	// Works are the run's: the Deployments' and the ConfigMaps', per
 	// cluster.
 	Works int `json:"works"`
-	// Etcd*Bytes, Memory and Heap are read once every Work was applied.
-	EtcdAllocatedBytes int64       `json:"etcdAllocatedBytes"`
-	EtcdInUseBytes     int64       `json:"etcdInUseBytes"`
-	Memory             MemoryStats `json:"memory"`
-	Heap               LiveHeap    `json:"heap"`
-	// CatchUp is the controller manager's restart.
-	CatchUp *CatchUpReport `json:"catchUp"`
-	// PeakRSSBytes is the process's at the end.
-	PeakRSSBytes uint64 `json:"peakRSSBytes"`
+	// Footprint is read once every Work was applied.
+	Footprint
+	// Restart ends the run.
+	Restart
 }
 
 // RunKarmadaStartup starts the hub and the controllers, and runs the
@@ -63,26 +57,12 @@ func RunKarmadaStartup(ctx context.Context, o KarmadaStartupOptions) (*KarmadaSt
 func karmadaStartup(ctx context.Context, o KarmadaStartupOptions, where on) (*KarmadaStartupReport, error) {
 	log := o.Logger
 	rep := &KarmadaStartupReport{Workloads: o.Workloads, Clusters: o.Clusters}
-	admin := where.fleet.Hub.RestConfig()
-	admin.QPS, admin.Burst = 1000, 2000
-	log.Info("registering the simulated clusters", "clusters", o.Clusters)
-	registering := time.Now()
-	// Long Leases, as the rollout benchmark's: creating tens of thousands
-	// of workloads keeps the hub busier than a heartbeat may wait for.
-	sim := simOptions{labels: func(int) map[string]string { return map[string]string{runLabel: where.ns} },
-		leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod, prefix: where.simPrefix}
-	if _, err := startSimulatedWith(ctx, admin, o.Clusters, sim, log.WithName("simulated-agents")); err != nil {
-		return nil, err
-	}
-	rep.RegisterSeconds = time.Since(registering).Seconds()
-	hub, err := client.New(admin, client.Options{Scheme: scheme.Scheme})
+	run, took, err := startPeer(ctx, where, o.Clusters, func(int) map[string]string { return map[string]string{runLabel: where.ns} }, log)
 	if err != nil {
 		return nil, err
 	}
-	pl, err := watchPlacements(ctx, admin)
-	if err != nil {
-		return nil, err
-	}
+	rep.RegisterSeconds = took
+	admin, hub, pl := run.admin, run.hub, run.pl
 	ns := where.ns
 	// The ConfigMaps' bindings are attached: never scheduled.
 	pl.expect(ns, o.Workloads, 2*o.Workloads*o.Clusters)
@@ -108,18 +88,12 @@ func karmadaStartup(ctx context.Context, o KarmadaStartupOptions, where on) (*Ka
 	}
 	rep.PlacedSeconds = time.Since(begin).Seconds()
 	rep.Works = pl.worksIn([]string{ns})
-	st := storageOf(where)
-	rep.EtcdAllocatedBytes, rep.EtcdInUseBytes = st.allocated, st.inUse
-	rep.Memory = memoryNow()
-	heap, err := liveHeap()
-	if err != nil {
+	if rep.Footprint, err = footprint(where); err != nil {
 		return nil, err
 	}
-	rep.Heap = heap.report()
-	if rep.CatchUp, err = restartControllers(ctx, where.fleet, admin, pl, o.Quiet, o.Timeout, log); err != nil {
+	if rep.Restart, err = restart(ctx, where, admin, pl, o.Quiet, o.Timeout, log); err != nil {
 		return nil, err
 	}
-	rep.PeakRSSBytes = memoryNow().PeakRSSBytes
 	return rep, nil
 }
 

@@ -17,7 +17,6 @@ import (
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
 // The kubefleet scenario. A KubeFleet placement selects a namespace and
@@ -111,16 +110,12 @@ type KubeFleetReport struct {
 	PlacementMaxSeconds float64 `json:"placementMaxSeconds"`
 	// WorksPerPair are the run's Works per placement–cluster pair.
 	WorksPerPair float64 `json:"worksPerPair"`
-	// Etcd*Bytes are the hub's etcd once every placement was done
-	// (controlplane.StorageBytes); the PerPair ones its growth since
-	// before the first placement, per placement–cluster pair.
-	EtcdAllocatedBytes        int64   `json:"etcdAllocatedBytes"`
-	EtcdInUseBytes            int64   `json:"etcdInUseBytes"`
+	// Footprint is read once every placement was done; the PerPair bytes
+	// are etcd's growth since before the first placement, per
+	// placement–cluster pair.
+	Footprint
 	EtcdAllocatedBytesPerPair float64 `json:"etcdAllocatedBytesPerPair"`
 	EtcdInUseBytesPerPair     float64 `json:"etcdInUseBytesPerPair"`
-	// Memory and Heap are the process's once every placement was done.
-	Memory MemoryStats `json:"memory"`
-	Heap   LiveHeap    `json:"heap"`
 	// RolloutAloneSeconds is one placement's change of image, alone: from
 	// the edit of its Deployment until its binding's rollout is Complete.
 	RolloutAloneSeconds float64 `json:"rolloutAloneSeconds"`
@@ -131,10 +126,8 @@ type KubeFleetReport struct {
 	ConcurrentP90Seconds float64 `json:"concurrentP90Seconds"`
 	ConcurrentMaxSeconds float64 `json:"concurrentMaxSeconds"`
 	ConcurrentAllSeconds float64 `json:"concurrentAllSeconds"`
-	// CatchUp is the controller manager's restart after the rollouts.
-	CatchUp *CatchUpReport `json:"catchUp"`
-	// PeakRSSBytes is the process's at the end.
-	PeakRSSBytes uint64 `json:"peakRSSBytes"`
+	// Restart follows the rollouts.
+	Restart
 }
 
 // RunKubeFleet starts the hub and the controllers, and runs the kubefleet
@@ -150,26 +143,12 @@ func RunKubeFleet(ctx context.Context, o KubeFleetOptions) (*KubeFleetReport, er
 func kubeFleet(ctx context.Context, o KubeFleetOptions, where on) (*KubeFleetReport, error) {
 	log := o.Logger
 	rep := &KubeFleetReport{Clusters: o.Clusters, Placements: o.Placements, ClustersPerPlacement: o.ClustersPerPlacement, Rollouts: o.Rollouts}
-	admin := where.fleet.Hub.RestConfig()
-	admin.QPS, admin.Burst = 1000, 2000
-	log.Info("registering the simulated clusters", "clusters", o.Clusters)
-	registering := time.Now()
-	// Long Leases, as the rollout benchmark's: heartbeats are not what
-	// this measures, and a cluster that misses one on a busy machine
-	// would leave its placements.
-	sim := simOptions{labels: kubeFleetLabels(where.ns, o), leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod, prefix: where.simPrefix}
-	if _, err := startSimulatedWith(ctx, admin, o.Clusters, sim, log.WithName("simulated-agents")); err != nil {
-		return nil, err
-	}
-	rep.RegisterSeconds = time.Since(registering).Seconds()
-	hub, err := client.New(admin, client.Options{Scheme: scheme.Scheme})
+	run, took, err := startPeer(ctx, where, o.Clusters, kubeFleetLabels(where.ns, o), log)
 	if err != nil {
 		return nil, err
 	}
-	pl, err := watchPlacements(ctx, admin)
-	if err != nil {
-		return nil, err
-	}
+	rep.RegisterSeconds = took
+	admin, hub, pl := run.admin, run.hub, run.pl
 	nss := make([]string, o.Placements)
 	for p := range nss {
 		nss[p] = placementNamespace(where.ns, p)
@@ -202,15 +181,10 @@ func kubeFleet(ctx context.Context, o KubeFleetOptions, where on) (*KubeFleetRep
 	rep.PlacementP50Seconds, rep.PlacementP90Seconds, rep.PlacementMaxSeconds = durationStats(latencies)
 	pairs := o.Placements * o.ClustersPerPlacement
 	rep.WorksPerPair = float64(pl.worksIn(nss)) / float64(pairs)
-	after := storageOf(where)
-	rep.EtcdAllocatedBytes, rep.EtcdInUseBytes = after.allocated, after.inUse
-	rep.EtcdAllocatedBytesPerPair, rep.EtcdInUseBytesPerPair = after.per(before, pairs)
-	rep.Memory = memoryNow()
-	heap, err := liveHeap()
-	if err != nil {
+	rep.EtcdAllocatedBytesPerPair, rep.EtcdInUseBytesPerPair = storageOf(where).per(before, pairs)
+	if rep.Footprint, err = footprint(where); err != nil {
 		return nil, err
 	}
-	rep.Heap = heap.report()
 
 	log.Info("rolling out a new image to one placement")
 	alone, _, err := rollOut(ctx, hub, pl, nss[:1], peerImage(2), o)
@@ -225,10 +199,9 @@ func kubeFleet(ctx context.Context, o KubeFleetOptions, where on) (*KubeFleetRep
 	}
 	rep.ConcurrentP50Seconds, rep.ConcurrentP90Seconds, rep.ConcurrentMaxSeconds = durationStats(each)
 	rep.ConcurrentAllSeconds = all.Seconds()
-	if rep.CatchUp, err = restartControllers(ctx, where.fleet, admin, pl, o.Quiet, o.Timeout, log); err != nil {
+	if rep.Restart, err = restart(ctx, where, admin, pl, o.Quiet, o.Timeout, log); err != nil {
 		return nil, err
 	}
-	rep.PeakRSSBytes = memoryNow().PeakRSSBytes
 	return rep, nil
 }
 

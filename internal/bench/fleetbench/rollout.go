@@ -16,7 +16,6 @@ import (
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
 	workv1alpha1 "github.com/shepherd-io/shepherd/api/work/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/names"
-	"github.com/shepherd-io/shepherd/pkg/scheme"
 )
 
 // The rollout benchmark: one image change of one Deployment that runs on
@@ -143,20 +142,14 @@ func RunRollout(ctx context.Context, o RolloutOptions) (*RolloutReport, error) {
 // the first revision everywhere, then measures the change; o is valid.
 func rollout(ctx context.Context, o RolloutOptions, where on) (*RolloutReport, error) {
 	log := o.Logger
-	admin := where.fleet.Hub.RestConfig()
-	admin.QPS, admin.Burst = 1000, 2000
-	log.Info("registering the simulated clusters", "clusters", o.Clusters)
 	labels := func(i int) map[string]string {
 		return map[string]string{rolloutStageLabel: stageName(stageOf(i, o.Clusters, o.Stages))}
 	}
 	// Heartbeats are not what this measures: on a busy small machine a
 	// thousand agents renewing 40 s Leases every 10 s fall behind, and a
 	// cluster tainted unreachable leaves the placement mid-rollout.
-	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod, prefix: where.simPrefix}
-	if _, err := startSimulatedWith(ctx, admin, o.Clusters, sim, log.WithName("simulated-agents")); err != nil {
-		return nil, err
-	}
-	hub, err := client.New(admin, client.Options{Scheme: scheme.Scheme})
+	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod}
+	admin, hub, err := registerSimulated(ctx, where, o.Clusters, sim, log)
 	if err != nil {
 		return nil, err
 	}
