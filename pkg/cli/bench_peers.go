@@ -84,17 +84,20 @@ a Work or a template, all of it for --quiet; the time runs from the new
 manager's start to the last moment (read every half second) one of them did
 not hold. The report lists the reconciles and the writes of the catch-up.
 
-Everything runs in one process. At the default sizes neither scenario fits a
-small machine: from small runs, the process needs roughly 600 MB plus 40 KB
-per Work (kubefleet: 2 x placements x clusters-per-placement Works, about
-8 GB at 1,000 x 100), and karmada-startup roughly 600 MB plus 100 KB per
-workload and cluster (about 6 GB at 30,000 x 2). Both are from small runs on
-a 2-core machine; treat them as the order of magnitude.`,
+Everything runs in one process (the hub's API server and etcd, the
+controllers and the simulator each hold the objects), and at the peers' sizes
+neither scenario fits a small machine. Small runs on a 2-core machine peaked
+at about 0.7 GB plus 0.7 MB per placement-cluster pair for kubefleet (some
+70 GB at 1,000 x 100; 24 GB holds about a third of that, e.g.
+--placements 300), and 0.8 GB plus 1.1 MB per workload for karmada-startup on
+2 clusters (some 35 GB at 30,000; 24 GB holds about --workloads 20000).
+They placed 30 to 45 Works a second: hours at the peers' sizes. Treat these
+as orders of magnitude.`,
 		Example: `  # a small run of each
   shepherd bench peers --scenario kubefleet --clusters 20 --placements 20 --clusters-per-placement 5 --rollouts 5
   shepherd bench peers --scenario karmada-startup --workloads 200
 
-  # KubeFleet's and Karmada's sizes (tens of GB of memory, hours on small machines)
+  # KubeFleet's and Karmada's sizes (tens of GB of memory, hours)
   shepherd bench peers --scenario kubefleet -o json
   shepherd bench peers --scenario karmada-startup -o json`,
 		Args: cobra.NoArgs,
@@ -186,7 +189,7 @@ func printKubeFleet(out io.Writer, r *fleetbench.KubeFleetReport) error {
 		r.PlacedSeconds, r.CreateSeconds, r.PlacementP50Seconds, r.PlacementP90Seconds, r.PlacementMaxSeconds)
 	fmt.Fprintf(out, "per placement-cluster pair: %.2f Works, %s of etcd (%s in use)\n",
 		r.WorksPerPair, bytesText(r.EtcdAllocatedBytesPerPair), bytesText(r.EtcdInUseBytesPerPair))
-	printMemory(out, r.EtcdAllocatedBytes, r.Heap, r.Memory, r.PeakRSSBytes)
+	printMemory(out, r.Footprint, r.PeakRSSBytes)
 	fmt.Fprintf(out, "rollout alone: %.1f s; %d at once: all after %.1f s, each p50 %.1f s, p90 %.1f s, max %.1f s\n",
 		r.RolloutAloneSeconds, r.Rollouts, r.ConcurrentAllSeconds, r.ConcurrentP50Seconds, r.ConcurrentP90Seconds, r.ConcurrentMaxSeconds)
 	return printCatchUp(out, r.CatchUp)
@@ -196,13 +199,14 @@ func printKubeFleet(out io.Writer, r *fleetbench.KubeFleetReport) error {
 func printKarmadaStartup(out io.Writer, r *fleetbench.KarmadaStartupReport) error {
 	fmt.Fprintf(out, "karmada-startup: %d Deployments, each with a ConfigMap dependency, on %d simulated Pull clusters\n", r.Workloads, r.Clusters)
 	fmt.Fprintf(out, "placed: %d Works applied after %.1f s (created in %.1f s)\n", r.Works, r.PlacedSeconds, r.CreateSeconds)
-	printMemory(out, r.EtcdAllocatedBytes, r.Heap, r.Memory, r.PeakRSSBytes)
+	printMemory(out, r.Footprint, r.PeakRSSBytes)
 	return printCatchUp(out, r.CatchUp)
 }
 
-func printMemory(out io.Writer, etcd int64, h fleetbench.LiveHeap, m fleetbench.MemoryStats, peak uint64) {
+func printMemory(out io.Writer, fp fleetbench.Footprint, peak uint64) {
 	fmt.Fprintf(out, "memory once placed: live heap %s (hub %s, controllers and simulator %s), RSS %s (peak at the end %s); etcd %s\n",
-		bytesText(h.LiveBytes), bytesText(h.HubBytes), bytesText(h.OtherBytes), bytesText(float64(m.RSSBytes)), bytesText(float64(peak)), bytesText(float64(etcd)))
+		bytesText(fp.Heap.LiveBytes), bytesText(fp.Heap.HubBytes), bytesText(fp.Heap.OtherBytes), bytesText(float64(fp.Memory.RSSBytes)), bytesText(float64(peak)),
+		bytesText(float64(fp.EtcdAllocatedBytes)))
 }
 
 // printCatchUp writes the restart's catch-up: its time, then the writes
@@ -216,11 +220,7 @@ func printCatchUp(out io.Writer, c *fleetbench.CatchUpReport) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "CATCH-UP WRITES\tCOUNT")
 	for _, q := range c.Writes {
-		res := q.Resource
-		if q.Subresource != "" {
-			res += "/" + q.Subresource
-		}
-		fmt.Fprintf(w, "%s %s\t%d\n", q.Verb, res, q.Count)
+		fmt.Fprintf(w, "%s %s\t%d\n", q.Verb, resourcePath(q.Resource, q.Subresource), q.Count)
 	}
 	fmt.Fprintln(w, "CATCH-UP RECONCILES\tCOUNT")
 	for _, rc := range c.Reconciles {

@@ -76,14 +76,16 @@ func TestPeersReports(t *testing.T) {
 		Writes:     []fleetbench.RequestCount{{Verb: "PATCH", Resource: "resourcebindings", Subresource: "status", Count: 30}}}
 	kf := &fleetbench.KubeFleetReport{Clusters: 1000, Placements: 1000, ClustersPerPlacement: 100, Rollouts: 100,
 		CreateSeconds: 20, PlacedSeconds: 300, PlacementP50Seconds: 12.5, PlacementP90Seconds: 20, PlacementMaxSeconds: 31,
-		WorksPerPair: 2, EtcdAllocatedBytes: 2 << 30, EtcdAllocatedBytesPerPair: 9 << 10, EtcdInUseBytesPerPair: 8 << 10,
-		Heap: fleetbench.LiveHeap{LiveBytes: 6 << 30, HubBytes: 4 << 30, OtherBytes: 2 << 30}, Memory: fleetbench.MemoryStats{RSSBytes: 9 << 30}, PeakRSSBytes: 10 << 30,
-		RolloutAloneSeconds: 15, ConcurrentAllSeconds: 60, ConcurrentP50Seconds: 40, ConcurrentP90Seconds: 55, ConcurrentMaxSeconds: 59, CatchUp: catchUp}
+		WorksPerPair: 2, EtcdAllocatedBytesPerPair: 9 << 10, EtcdInUseBytesPerPair: 8 << 10,
+		Footprint: fleetbench.Footprint{EtcdAllocatedBytes: 2 << 30, Heap: fleetbench.LiveHeap{LiveBytes: 6 << 30, HubBytes: 4 << 30, OtherBytes: 2 << 30},
+			Memory: fleetbench.MemoryStats{RSSBytes: 9 << 30}},
+		RolloutAloneSeconds: 15, ConcurrentAllSeconds: 60, ConcurrentP50Seconds: 40, ConcurrentP90Seconds: 55, ConcurrentMaxSeconds: 59,
+		Restart: fleetbench.Restart{CatchUp: catchUp, PeakRSSBytes: 10 << 30}}
 	var text strings.Builder
 	if err := printKubeFleet(&text, kf); err != nil {
 		t.Fatal(err)
 	}
-	ks := &fleetbench.KarmadaStartupReport{Workloads: 30000, Clusters: 2, Works: 120000, PlacedSeconds: 900, CreateSeconds: 100, CatchUp: catchUp}
+	ks := &fleetbench.KarmadaStartupReport{Workloads: 30000, Clusters: 2, Works: 120000, PlacedSeconds: 900, CreateSeconds: 100, Restart: fleetbench.Restart{CatchUp: catchUp}}
 	if err := printKarmadaStartup(&text, ks); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,8 @@ func TestPeersReports(t *testing.T) {
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"placementP50Seconds", "placementP90Seconds", "worksPerPair", "etcdAllocatedBytesPerPair", "rolloutAloneSeconds", "concurrentAllSeconds", "catchUp", "heap"} {
+	for _, key := range []string{"placementP50Seconds", "placementP90Seconds", "worksPerPair", "etcdAllocatedBytes", "etcdAllocatedBytesPerPair", "rolloutAloneSeconds",
+		"concurrentAllSeconds", "catchUp", "heap", "peakRSSBytes"} {
 		if _, ok := got[key]; !ok {
 			t.Errorf("JSON lacks %q: %s", key, data)
 		}
