@@ -74,6 +74,13 @@ const (
 	// binding holds the template's current generation and every member has
 	// observed it, the template's status.observedGeneration says so.
 	AnnotationTemplateGeneration = "work.shepherd.io/template-generation"
+	// AnnotationTemplateMetadata on a binding holds a digest of its
+	// template's labels and annotations as the binding was last written,
+	// for a template with a generation. With AnnotationTemplateGeneration
+	// it says whether the template changed in a way its Works must follow:
+	// the template's resourceVersion also moves when only its status is
+	// written, which changes nothing sent to a member.
+	AnnotationTemplateMetadata = "work.shepherd.io/template-metadata"
 	// AnnotationAppliedOverrides on a Work lists the override policy rules
 	// applied to its manifest, in the order applied, as
 	// "<Kind> <namespace>/<name> rule <n>" entries joined by "; " (a

@@ -1,6 +1,10 @@
 package detector
 
 import (
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,8 +76,11 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	b.SetLabels(names.PolicyLabels(policyKind(p), p.GetNamespace(), p.GetName()))
 	annotations := map[string]string{}
 	if gen := tmpl.GetGeneration(); gen != 0 {
-		// What a Lazy policy compares to know whether the template changed.
+		// What a Lazy policy compares to know whether the template changed,
+		// and, with the metadata's digest, what tells a change to follow
+		// from a write of the template's status (see ownedFieldsEqual).
 		annotations[workv1alpha1.AnnotationTemplateGeneration] = strconv.FormatInt(gen, 10)
+		annotations[workv1alpha1.AnnotationTemplateMetadata] = metadataDigest(tmpl)
 	}
 	if len(tied) > 0 {
 		refs := []string{names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName())}
@@ -155,13 +162,23 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
 		return false
 	}
-	for _, k := range []string{workv1alpha1.AnnotationTemplateGeneration, workv1alpha1.AnnotationTiedPolicies} {
+	for _, k := range []string{workv1alpha1.AnnotationTemplateGeneration, workv1alpha1.AnnotationTemplateMetadata, workv1alpha1.AnnotationTiedPolicies} {
 		if existing.GetAnnotations()[k] != desired.GetAnnotations()[k] {
 			return false
 		}
 	}
 	e, d := existing.GetBindingSpec(), desired.GetBindingSpec()
-	return e.Resource == d.Resource &&
+	er, dr := e.Resource, d.Resource
+	if desired.GetAnnotations()[workv1alpha1.AnnotationTemplateMetadata] != "" {
+		// A template with a generation changes what its Works carry only
+		// with a new generation or new labels or annotations, compared
+		// above; its resourceVersion alone also moves with every write of
+		// its status (the members' status, aggregated), which the detector
+		// is not woken for, so that a restart would otherwise rewrite every
+		// such binding once.
+		er.ResourceVersion, dr.ResourceVersion = "", ""
+	}
+	return er == dr &&
 		equality.Semantic.DeepEqual(e.PolicyRef, d.PolicyRef) &&
 		e.Replicas == d.Replicas &&
 		equality.Semantic.DeepEqual(e.ReplicaRequirements, d.ReplicaRequirements) &&
@@ -202,4 +219,18 @@ func applyObject(b workv1alpha1.BindingObject) (*unstructured.Unstructured, erro
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	u.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind(bindingutil.KindOf(b)))
 	return u, nil
+}
+
+// metadataDigest is a digest of a template's labels and annotations, keys
+// sorted: equal metadata gives an equal digest whatever the maps' order.
+func metadataDigest(tmpl *unstructured.Unstructured) string {
+	h := fnv.New64a()
+	for _, m := range []map[string]string{tmpl.GetLabels(), tmpl.GetAnnotations()} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			// Lengths first, so that no key or value can pass for another.
+			fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(m[k]), m[k])
+		}
+		h.Write([]byte{0})
+	}
+	return strconv.FormatUint(h.Sum64(), 36)
 }

@@ -128,6 +128,76 @@ func TestOwnedFieldsEqual(t *testing.T) {
 	}
 }
 
+// TestTemplateStatusWritesAreNotFollowed: for a template with a
+// generation, a binding written before a write of the template's status
+// (a new resourceVersion alone) needs no write; a new generation, label or
+// annotation does. For a template without a generation, any new
+// resourceVersion is a change.
+func TestTemplateStatusWritesAreNotFollowed(t *testing.T) {
+	withGeneration := func(mutate func(*unstructured.Unstructured)) *unstructured.Unstructured {
+		u := deploymentTemplate(6)
+		u.SetGeneration(3)
+		u.SetLabels(map[string]string{"app": "web", "tier": "front"})
+		u.SetAnnotations(map[string]string{"note": "x"})
+		mutate(u)
+		return u
+	}
+	written, err := desiredBinding(interpreter.New(), withGeneration(func(*unstructured.Unstructured) {}), true, dividedPolicy(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		now    *unstructured.Unstructured
+		follow bool
+	}{
+		{"unchanged", withGeneration(func(*unstructured.Unstructured) {}), false},
+		{"status written: a new resourceVersion alone", withGeneration(func(u *unstructured.Unstructured) { u.SetResourceVersion("9") }), false},
+		{"labels in another order", withGeneration(func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{"tier": "front", "app": "web"})
+			u.SetResourceVersion("9")
+		}), false},
+		{"a new generation", withGeneration(func(u *unstructured.Unstructured) { u.SetGeneration(4); u.SetResourceVersion("9") }), true},
+		{"a label changed", withGeneration(func(u *unstructured.Unstructured) { u.SetLabels(map[string]string{"app": "web", "tier": "back"}); u.SetResourceVersion("9") }), true},
+		{"an annotation added", withGeneration(func(u *unstructured.Unstructured) {
+			u.SetAnnotations(map[string]string{"note": "x", "more": ""})
+			u.SetResourceVersion("9")
+		}), true},
+		{"a label moved to the annotations", withGeneration(func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{"app": "web"})
+			u.SetAnnotations(map[string]string{"note": "x", "tier": "front"})
+			u.SetResourceVersion("9")
+		}), true},
+		{"another template of the name", withGeneration(func(u *unstructured.Unstructured) { u.SetUID("u2") }), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired, err := desiredBinding(interpreter.New(), tc.now, true, dividedPolicy(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := !ownedFieldsEqual(written, desired); got != tc.follow {
+				t.Errorf("binding written again = %v, want %v", got, tc.follow)
+			}
+		})
+	}
+	// Without a generation (a ConfigMap), the resourceVersion is all there is.
+	cm := func(rv string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"namespace": "ns", "name": "c", "uid": "u3", "resourceVersion": rv}}}
+	}
+	old, err := desiredBinding(interpreter.New(), cm("7"), true, dividedPolicy(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := desiredBinding(interpreter.New(), cm("8"), true, dividedPolicy(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ownedFieldsEqual(old, now) {
+		t.Error("a ConfigMap's new resourceVersion was not followed")
+	}
+}
+
 func TestApplyObject(t *testing.T) {
 	desired, err := desiredBinding(interpreter.New(), deploymentTemplate(6), true, dividedPolicy(), nil)
 	if err != nil {
