@@ -87,12 +87,12 @@ not hold. The report lists the reconciles and the writes of the catch-up.
 Everything runs in one process (the hub's API server and etcd, the
 controllers and the simulator each hold the objects), and at the peers' sizes
 neither scenario fits a small machine. Small runs on a 2-core machine peaked
-at about 0.7 GB plus 0.7 MB per placement-cluster pair for kubefleet (some
-70 GB at 1,000 x 100; 24 GB holds about a third of that, e.g.
---placements 300), and 0.8 GB plus 1.1 MB per workload for karmada-startup on
-2 clusters (some 35 GB at 30,000; 24 GB holds about --workloads 20000).
-They placed 30 to 45 Works a second: hours at the peers' sizes. Treat these
-as orders of magnitude.`,
+at about 0.7 GB plus 0.75 MB per placement-cluster pair for kubefleet (some
+75 GB at 1,000 x 100; 24 GB holds about a third of that, e.g.
+--placements 300), and 0.8 GB plus 1 to 1.1 MB per workload for
+karmada-startup on 2 clusters (some 35 GB at 30,000; 24 GB holds about
+--workloads 20000). They placed 20 to 45 Works a second: hours at the peers'
+sizes. Treat these as orders of magnitude.`,
 		Example: `  # a small run of each
   shepherd bench peers --scenario kubefleet --clusters 20 --placements 20 --clusters-per-placement 5 --rollouts 5
   shepherd bench peers --scenario karmada-startup --workloads 200

@@ -115,6 +115,7 @@ func hubAndMemberWrites(before, after map[requestKey]float64) (hub, member float
 // the Leases', which it counts apart: the simulated agents' heartbeats
 // and the controllers' leader election go on whatever the run does.
 func writesButLeases(reqs []RequestCount) (writes []RequestCount, leases int) {
+	writes = []RequestCount{} // none is a list in the JSON reports
 	for _, q := range reqs {
 		switch {
 		case !writeVerbs[q.Verb]:
