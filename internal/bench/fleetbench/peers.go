@@ -42,8 +42,10 @@ const (
 	// DefaultPeersQuiet is the quiet window of catching up: longer than
 	// the controllers' coalescing windows (a second), so that a write they
 	// hold back still falls inside it.
-	DefaultPeersQuiet   = 5 * time.Second
-	DefaultPeersTimeout = 30 * time.Minute
+	DefaultPeersQuiet = 5 * time.Second
+	// DefaultPeersTimeout bounds each wait: at the peers' sizes placing
+	// alone takes hours on a small machine (20 to 45 Works a second).
+	DefaultPeersTimeout = 4 * time.Hour
 )
 
 // KubeFleetOptions size the kubefleet scenario.
