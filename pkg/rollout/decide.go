@@ -321,7 +321,17 @@ func (d *decider) decide() {
 	}
 	if d.allDone() {
 		st.LastGoodRevision = target
-		d.stagesDone()
+		if d.same && d.prior.Phase == workv1alpha1.RolloutPhaseComplete {
+			// Recorded already: the stages as they ran, or none for a
+			// first revision, which went everywhere at once. Walked again,
+			// stages that never ran would be stamped now, one a second (a
+			// stage starts in the second after the one before it is
+			// done), and every binding rewritten as often when a
+			// restarted controller manager decides them all again.
+			st.Stages = d.prior.Stages
+		} else {
+			d.stagesDone()
+		}
 		d.set(workv1alpha1.RolloutPhaseComplete, ReasonComplete, "Revision %s runs on all %d clusters.", target, len(d.clusters))
 		return
 	}

@@ -349,6 +349,54 @@ func TestDecideRestartCarriesOn(t *testing.T) {
 	}
 }
 
+// TestCompleteIsAFixedPoint: a Complete rollout decided again later, with
+// nothing changed (a restarted controller manager decides every binding
+// again), is decided the same: nothing sent, the status unchanged, so
+// nothing is written. A first revision went everywhere at once and keeps
+// no stages; a staged change keeps the stages as they ran.
+func TestCompleteIsAFixedPoint(t *testing.T) {
+	stages := staged(stage("canary", policyv1alpha1.ApprovalNone, 0), stage("rest", policyv1alpha1.ApprovalNone, 0))
+	for _, tc := range []struct {
+		name     string
+		strategy *policyv1alpha1.RolloutStrategy
+		prior    *workv1alpha1.RolloutStatus
+		clusters []Cluster
+	}{
+		{"a first revision, staged", stages, nil, []Cluster{on("m1", "a", true, 0), on("m2", "a", true, 1), on("m3", "a", true)}},
+		{"a first revision, progressive", progressive(intstr.FromInt32(1), 0), nil, []Cluster{on("m1", "a", true), on("m2", "a", true)}},
+		{"a staged change", stages, prior("a", "a", was("m1", "a", 0, 0, false), was("m2", "a", 0, 0, false)),
+			[]Cluster{on("m1", "b", true, 0), on("m2", "b", true, 1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := "a"
+			if tc.prior != nil {
+				target = "b"
+			}
+			in := Input{Strategy: tc.strategy, Target: target, Prior: tc.prior, Clusters: tc.clusters, Now: t0.Add(500 * time.Second)}
+			d := Decide(in)
+			for i := 0; d.Status.Phase != workv1alpha1.RolloutPhaseComplete && i < 10; i++ {
+				// A staged change completes one stage a second.
+				in.Prior, in.Now = &d.Status, in.Now.Add(time.Second)
+				d = Decide(in)
+			}
+			if d.Status.Phase != workv1alpha1.RolloutPhaseComplete || len(d.Send) != 0 {
+				t.Fatalf("not complete: phase %s, send %v", d.Status.Phase, d.Send)
+			}
+			in.Prior, in.Now = &d.Status, in.Now.Add(time.Hour)
+			again := Decide(in)
+			if len(again.Send) != 0 || !reflect.DeepEqual(again.Status, d.Status) || !reflect.DeepEqual(again.Conditions, d.Conditions) {
+				t.Errorf("decided again an hour later:\n%+v\nwas\n%+v", again.Status, d.Status)
+			}
+			if tc.prior == nil && len(again.Status.Stages) != 0 {
+				t.Errorf("a first revision gained stages: %+v", again.Status.Stages)
+			}
+			if tc.prior != nil && (len(again.Status.Stages) != 2 || again.Status.Stages[1].CompletedAt == nil) {
+				t.Errorf("the staged change's stages: %+v", again.Status.Stages)
+			}
+		})
+	}
+}
+
 // FuzzDecide checks invariants over random fleets: only the target or the
 // last good revision is sent; nothing new goes out while paused; past
 // the first revision (which goes everywhere at once), Progressive never
