@@ -158,7 +158,10 @@ func TestTemplateStatusWritesAreNotFollowed(t *testing.T) {
 			u.SetResourceVersion("9")
 		}), false},
 		{"a new generation", withGeneration(func(u *unstructured.Unstructured) { u.SetGeneration(4); u.SetResourceVersion("9") }), true},
-		{"a label changed", withGeneration(func(u *unstructured.Unstructured) { u.SetLabels(map[string]string{"app": "web", "tier": "back"}); u.SetResourceVersion("9") }), true},
+		{"a label changed", withGeneration(func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{"app": "web", "tier": "back"})
+			u.SetResourceVersion("9")
+		}), true},
 		{"an annotation added", withGeneration(func(u *unstructured.Unstructured) {
 			u.SetAnnotations(map[string]string{"note": "x", "more": ""})
 			u.SetResourceVersion("9")
