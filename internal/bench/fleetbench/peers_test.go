@@ -14,7 +14,7 @@ import (
 // binding. Times are reported, not asserted.
 func TestKubeFleetSmall(t *testing.T) {
 	ctx, where := onShared(t, "kubefleet")
-	o := KubeFleetOptions{Clusters: 20, Placements: 20, ClustersPerPlacement: 5, Rollouts: 5, Quiet: 2 * time.Second, Timeout: 3 * time.Minute}
+	o := KubeFleetOptions{Clusters: 10, Placements: 6, ClustersPerPlacement: 5, Rollouts: 2, Quiet: 2 * time.Second, Timeout: 3 * time.Minute}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +49,11 @@ func TestKubeFleetSmall(t *testing.T) {
 }
 
 // TestKarmadaStartupSmall runs the karmada-startup scenario end to end at
-// a small size on the shared fleet (a hundred workloads: placing them and
+// a small size on the shared fleet (thirty workloads: placing them and
 // removing them afterwards take most of its time).
 func TestKarmadaStartupSmall(t *testing.T) {
 	ctx, where := onShared(t, "karmada")
-	o := KarmadaStartupOptions{Workloads: 100, Clusters: 2, Quiet: 2 * time.Second, Timeout: 3 * time.Minute}
+	o := KarmadaStartupOptions{Workloads: 30, Clusters: 2, Quiet: 2 * time.Second, Timeout: 3 * time.Minute}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
