@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -135,23 +134,23 @@ func (r *Reconciler) policyExists(ctx context.Context, ref *workv1alpha1.PolicyR
 	return err == nil && p.GetDeletionTimestamp() == nil, client.IgnoreNotFound(err)
 }
 
-// followTemplate records the template's resourceVersion (and generation)
-// in an unclaimed binding, as bind does for a claimed one, so that the
+// followTemplate records the version of the template an unclaimed binding
+// follows (templateVersion), as bind does for a claimed one, so that the
 // binding controller renders template edits to the clusters the binding
-// is on. Nothing else of the binding changes. A merge patch of those two
+// is on. Nothing else of the binding changes. A merge patch of those
 // fields only: applying the detector's fields without a policy would drop
 // the placement.
 func (r *Reconciler) followTemplate(ctx context.Context, b workv1alpha1.BindingObject, tmpl *unstructured.Unstructured) error {
-	gen := ""
-	if g := tmpl.GetGeneration(); g != 0 {
-		gen = strconv.FormatInt(g, 10)
-	}
-	if b.GetBindingSpec().Resource.ResourceVersion == tmpl.GetResourceVersion() && b.GetAnnotations()[workv1alpha1.AnnotationTemplateGeneration] == gen {
+	v := versionOf(tmpl)
+	if recordedVersion(b).same(v) {
 		return nil
 	}
 	patch := map[string]any{
-		"metadata": map[string]any{"annotations": map[string]any{workv1alpha1.AnnotationTemplateGeneration: nilIfEmpty(gen)}},
-		"spec":     map[string]any{"resource": map[string]any{"resourceVersion": tmpl.GetResourceVersion()}},
+		"metadata": map[string]any{"annotations": map[string]any{
+			workv1alpha1.AnnotationTemplateGeneration: nilIfEmpty(v.generation),
+			workv1alpha1.AnnotationTemplateMetadata:   nilIfEmpty(v.metadata),
+		}},
+		"spec": map[string]any{"resource": map[string]any{"resourceVersion": v.resourceVersion}},
 	}
 	data, err := json.Marshal(patch)
 	if err != nil {

@@ -75,12 +75,13 @@ func desiredBinding(in interpreter.Interpreter, tmpl *unstructured.Unstructured,
 	b.SetNamespace(tmpl.GetNamespace())
 	b.SetLabels(names.PolicyLabels(policyKind(p), p.GetNamespace(), p.GetName()))
 	annotations := map[string]string{}
-	if gen := tmpl.GetGeneration(); gen != 0 {
+	v := versionOf(tmpl)
+	if v.generation != "" {
 		// What a Lazy policy compares to know whether the template changed,
 		// and, with the metadata's digest, what tells a change to follow
-		// from a write of the template's status (see ownedFieldsEqual).
-		annotations[workv1alpha1.AnnotationTemplateGeneration] = strconv.FormatInt(gen, 10)
-		annotations[workv1alpha1.AnnotationTemplateMetadata] = metadataDigest(tmpl)
+		// from a write of the template's status (see templateVersion).
+		annotations[workv1alpha1.AnnotationTemplateGeneration] = v.generation
+		annotations[workv1alpha1.AnnotationTemplateMetadata] = v.metadata
 	}
 	if len(tied) > 0 {
 		refs := []string{names.PolicyRef(policyKind(p), p.GetNamespace(), p.GetName())}
@@ -162,22 +163,15 @@ func ownedFieldsEqual(existing, desired workv1alpha1.BindingObject) bool {
 	if !hasOwner(existing.GetOwnerReferences(), desired.GetOwnerReferences()[0]) {
 		return false
 	}
-	for _, k := range []string{workv1alpha1.AnnotationTemplateGeneration, workv1alpha1.AnnotationTemplateMetadata, workv1alpha1.AnnotationTiedPolicies} {
-		if existing.GetAnnotations()[k] != desired.GetAnnotations()[k] {
-			return false
-		}
+	if existing.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies] != desired.GetAnnotations()[workv1alpha1.AnnotationTiedPolicies] {
+		return false
+	}
+	if !recordedVersion(existing).same(recordedVersion(desired)) {
+		return false
 	}
 	e, d := existing.GetBindingSpec(), desired.GetBindingSpec()
 	er, dr := e.Resource, d.Resource
-	if desired.GetAnnotations()[workv1alpha1.AnnotationTemplateMetadata] != "" {
-		// A template with a generation changes what its Works carry only
-		// with a new generation or new labels or annotations, compared
-		// above; its resourceVersion alone also moves with every write of
-		// its status (the members' status, aggregated), which the detector
-		// is not woken for, so that a restart would otherwise rewrite every
-		// such binding once.
-		er.ResourceVersion, dr.ResourceVersion = "", ""
-	}
+	er.ResourceVersion, dr.ResourceVersion = "", "" // compared above, by templateVersion's rule
 	return er == dr &&
 		equality.Semantic.DeepEqual(e.PolicyRef, d.PolicyRef) &&
 		e.Replicas == d.Replicas &&
@@ -219,6 +213,52 @@ func applyObject(b workv1alpha1.BindingObject) (*unstructured.Unstructured, erro
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	u.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind(bindingutil.KindOf(b)))
 	return u, nil
+}
+
+// templateVersion is what a binding records of the version of its
+// template it follows: the template's resourceVersion (in
+// spec.resource), and for a template with a generation, the generation
+// and a digest of its labels and annotations (in AnnotationTemplateGeneration
+// and AnnotationTemplateMetadata). Both the detector's apply of a claimed
+// binding and its follow of an unclaimed one decide by same whether a
+// binding needs the template's new version written.
+type templateVersion struct {
+	resourceVersion, generation, metadata string
+}
+
+// versionOf is the version of tmpl a binding that follows it records.
+func versionOf(tmpl *unstructured.Unstructured) templateVersion {
+	v := templateVersion{resourceVersion: tmpl.GetResourceVersion()}
+	if gen := tmpl.GetGeneration(); gen != 0 {
+		v.generation = strconv.FormatInt(gen, 10)
+		v.metadata = metadataDigest(tmpl)
+	}
+	return v
+}
+
+// recordedVersion is the version of its template b records.
+func recordedVersion(b workv1alpha1.BindingObject) templateVersion {
+	return templateVersion{
+		resourceVersion: b.GetBindingSpec().Resource.ResourceVersion,
+		generation:      b.GetAnnotations()[workv1alpha1.AnnotationTemplateGeneration],
+		metadata:        b.GetAnnotations()[workv1alpha1.AnnotationTemplateMetadata],
+	}
+}
+
+// same reports whether v and w are the same version of a template, as far
+// as what its Works carry goes. A template with a generation changes what
+// its Works carry only with a new generation or new labels or annotations;
+// its resourceVersion alone also moves with every write of its status (the
+// members' status, aggregated), which the detector is not woken for, so
+// that a restart would otherwise rewrite every such binding once. A kind
+// without a generation (a ConfigMap) has only its resourceVersion. A
+// binding written before the metadata digest existed has none, and is
+// written once more.
+func (v templateVersion) same(w templateVersion) bool {
+	if v.generation != w.generation || v.metadata != w.metadata {
+		return false
+	}
+	return v.metadata != "" || v.resourceVersion == w.resourceVersion
 }
 
 // metadataDigest is a digest of a template's labels and annotations, keys
