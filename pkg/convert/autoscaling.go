@@ -3,7 +3,6 @@ package convert
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	autoscalingv1alpha1 "github.com/shepherd-io/shepherd/api/autoscaling/v1alpha1"
 	"github.com/shepherd-io/shepherd/pkg/cronschedule"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // This file converts FederatedHPA and CronFederatedHPA: the rows of
@@ -101,7 +101,7 @@ func metricTargetRules(o *object, t map[string]any, path string) {
 			str(t, "type"), set, want)
 		t["type"] = want
 	}
-	if u, ok := intValue(t["averageUtilization"]); ok && u > 100 {
+	if u, ok := jsonpointer.Integer(t["averageUtilization"]); ok && u > 100 {
 		o.note(path+".averageUtilization", "fhpa-utilization-above-100",
 			"%d%%: Karmada accepts a utilization above 100%% of the pods' requests, Shepherd refuses it: lower it to 100 at most, or raise the pods' requests, or target an averageValue", u)
 	}
@@ -150,14 +150,4 @@ func cronFederatedHPARules(o *object) {
 			}
 		}
 	}
-}
-
-// intValue reads an integer as the reader decodes it (json.Number from a
-// file, int64 from a control plane).
-func intValue(v any) (int64, bool) {
-	if v == nil {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
-	return n, err == nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
+	"github.com/shepherd-io/shepherd/pkg/jsonpointer"
 )
 
 // This file converts PropagationPolicy and ClusterPropagationPolicy, which
@@ -294,7 +295,7 @@ func failoverRules(o *object, fo map[string]any) {
 			o.note("spec.failover.application.statePreservation", "state-preservation",
 				"a rule that reads nothing does not hold the eviction back (Karmada waits for every rule to read a value): Shepherd evicts and reports the event StateNotPreserved")
 		}
-		if g, ok := intValue(a["gracePeriodSeconds"]); ok && g > maxGracePeriodSeconds {
+		if g, ok := jsonpointer.Integer(a["gracePeriodSeconds"]); ok && g > maxGracePeriodSeconds {
 			a["gracePeriodSeconds"] = int64(maxGracePeriodSeconds)
 			o.note("spec.failover.application.gracePeriodSeconds", "grace-period-max",
 				"%d: Karmada has no upper bound; Shepherd's is %d (a day), after which the old copy goes even though the new ones are not healthy: written as %d", g, maxGracePeriodSeconds, maxGracePeriodSeconds)

@@ -7,6 +7,7 @@
 package jsonpointer
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -171,10 +172,21 @@ func index(l []any, token string) (int, bool) {
 	return i, err == nil && i < len(l)
 }
 
-// Integer reads v as an integer: an int64 (or int, int32), or a whole
-// float64 (what a number decoded from JSON without a schema may be).
+// Integer reads v as an integer: an int64 (or int, int32), a whole
+// float64 (what a number decoded from JSON without a schema may be), or a
+// json.Number of a whole number (a decoder's UseNumber). A string is not
+// a number, whatever it holds.
 func Integer(v any) (int64, bool) {
 	switch n := v.(type) {
+	case json.Number:
+		if i, err := n.Int64(); err == nil {
+			return i, true
+		}
+		f, err := n.Float64()
+		if err != nil {
+			return 0, false
+		}
+		return Integer(f)
 	case int64:
 		return n, true
 	case int:

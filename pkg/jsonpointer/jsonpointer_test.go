@@ -1,6 +1,7 @@
 package jsonpointer
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -134,6 +135,12 @@ func TestInteger(t *testing.T) {
 		{math.NaN(), 0, false},
 		{float64(math.MaxInt64), 0, false}, // 2^63: beyond int64
 		{float64(-9223372036854775808), math.MinInt64, true},
+		{json.Number("12"), 12, true},
+		{json.Number("12.0"), 12, true},
+		{json.Number("1e3"), 1000, true},
+		{json.Number("12.5"), 0, false},
+		{json.Number("99999999999999999999"), 0, false}, // beyond int64
+		{json.Number("x"), 0, false},
 		{"3", 0, false},
 		{nil, 0, false},
 		{true, 0, false},
