@@ -47,7 +47,9 @@ report gives p50, p90, p99 and the maximum, and the same to the first
 member. Writes per change are counted from the API servers' request
 metrics, the hub's (Shepherd's API groups) apart from the members', in all
 and net of the idle rate: the rate of a 10 s window just before the changes,
-once the rate has stopped falling (at most 3 minutes of waiting).
+once the rate has stopped falling (at most 3 minutes of waiting). The
+report lists that window's writes by resource and the controllers'
+reconciles by controller: what a fleet at rest is still busy with.
 
 --cpuprofile profiles the import (its samples carry a "component" label:
 hub, member, controllers); --memprofile takes a heap profile once every
@@ -150,11 +152,22 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 	if err := printRates(out, "PER CHANGE", rep.WritesPerChange); err != nil {
 		return err
 	}
-	if len(rep.IdleWrites) == 0 {
+	if len(rep.IdleWrites) > 0 {
+		fmt.Fprintf(out, "writes at rest (the %.0f s idle window):\n", rep.IdleWindowSeconds)
+		if err := printRates(out, "PER SECOND", rep.IdleWrites); err != nil {
+			return err
+		}
+	}
+	if len(rep.IdleReconciles) == 0 {
 		return nil
 	}
-	fmt.Fprintf(out, "writes at rest (the %.0f s idle window):\n", rep.IdleWindowSeconds)
-	return printRates(out, "PER SECOND", rep.IdleWrites)
+	fmt.Fprintf(out, "reconciles at rest, by controller (the same window):\n")
+	rw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(rw, "CONTROLLER\tPER SECOND")
+	for _, r := range rep.IdleReconciles {
+		fmt.Fprintf(rw, "%s\t%.2f\n", r.Controller, r.PerSecond)
+	}
+	return rw.Flush()
 }
 
 // printRates writes write requests by verb and resource as a table whose

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -161,6 +163,9 @@ type ServicesReport struct {
 	// IdleWrites are the write requests per second of the idle window, by
 	// verb and resource, most first: what a ClusterSet at rest writes.
 	IdleWrites []RequestRate `json:"idleWrites"`
+	// IdleReconciles are the reconciles per second of the idle window, by
+	// controller, most first: which controllers those writes come from.
+	IdleReconciles []ReconcileRate `json:"idleReconciles"`
 	// Reconciles counts each controller's reconciles during the changes.
 	Reconciles []ReconcileCount `json:"reconciles"`
 	// Memory is the live heap the exports added, per exported Service.
@@ -307,6 +312,7 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	rep.SettleSeconds = idle.waited.Seconds()
 	rep.IdleSettled = idle.settled
 	rep.IdleWrites = writesPer(requestDelta(idle.before, idle.after), int(idle.window.Seconds()))
+	rep.IdleReconciles = reconcileRates(idle.reconcilesBefore, idle.reconcilesAfter, idle.window)
 	heapAfter, err := steadyHeap(ctx)
 	if err != nil {
 		return nil, err
@@ -370,9 +376,12 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 // window the idle rate was measured over.
 type idleReading struct {
 	before, after map[requestKey]float64
-	window        time.Duration
-	waited        time.Duration
-	settled       bool
+	// reconcilesBefore and reconcilesAfter are the controllers'
+	// reconciles at both ends of the window (reconcileCounts).
+	reconcilesBefore, reconcilesAfter map[string]float64
+	window                            time.Duration
+	waited                            time.Duration
+	settled                           bool
 }
 
 // settleWrites measures the fleet's writes in consecutive windows of
@@ -384,6 +393,10 @@ type idleReading struct {
 func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleReading, error) {
 	start := time.Now()
 	prev, err := apiRequests(ctx, cfg)
+	if err != nil {
+		return idleReading{}, err
+	}
+	prevReconciles, err := reconcileCounts(ctrlmetrics.Registry)
 	if err != nil {
 		return idleReading{}, err
 	}
@@ -399,15 +412,20 @@ func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleR
 		if err != nil {
 			return idleReading{}, err
 		}
+		curReconciles, err := reconcileCounts(ctrlmetrics.Registry)
+		if err != nil {
+			return idleReading{}, err
+		}
 		window := time.Since(windowStart)
 		hub, member := hubAndMemberWrites(prev, cur)
 		rates = append(rates, (hub+member)/window.Seconds())
 		done := settled(rates)
 		if done || time.Since(start) >= servicesSettleMax {
 			log.Info("idle write rate", "perSecond", fmt.Sprintf("%.1f", rates[len(rates)-1]), "settled", done, "windows", len(rates))
-			return idleReading{before: prev, after: cur, window: window, waited: windowStart.Sub(start), settled: done}, nil
+			return idleReading{before: prev, after: cur, reconcilesBefore: prevReconciles, reconcilesAfter: curReconciles,
+				window: window, waited: windowStart.Sub(start), settled: done}, nil
 		}
-		prev = cur
+		prev, prevReconciles = cur, curReconciles
 	}
 }
 
