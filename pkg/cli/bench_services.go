@@ -47,7 +47,7 @@ report gives p50, p90, p99 and the maximum, and the same to the first
 member. Writes per change are counted from the API servers' request
 metrics, the hub's (Shepherd's API groups) apart from the members', in all
 and net of the idle rate: the rate of a 10 s window just before the changes,
-once the rate has stopped falling (at most 3 minutes of waiting). The
+once the rate has stopped falling (at most --settle of waiting). The
 report lists that window's writes by resource and the controllers'
 reconciles by controller: what a fleet at rest is still busy with.
 
@@ -104,6 +104,7 @@ runs, to look at any moment of it.`,
 	f.IntVar(&o.Changes, "changes", fleetbench.DefaultServicesChanges, "endpoint changes measured")
 	f.Float64Var(&o.ChangesPerSecond, "changes-per-second", fleetbench.DefaultServicesChangesPerSecond, "rate of the endpoint changes")
 	f.DurationVar(&o.Timeout, "timeout", fleetbench.DefaultServicesTimeout, "how long the imports, and then the changes, may take")
+	f.DurationVar(&o.Settle, "settle", fleetbench.DefaultServicesSettle, "how long to wait, once every import is complete, for the write rate to stop falling before the changes")
 	f.StringVar(&o.DataDir, "data-dir", "", "the fleet's data directory (default: a temporary one, removed afterwards)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write a heap profile, taken once every member imports every export, to this file")

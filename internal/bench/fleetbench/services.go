@@ -55,10 +55,12 @@ const (
 	DefaultServicesChangesPerSecond = 5
 	DefaultServicesTimeout          = 40 * time.Minute
 	servicesIdleWindow              = 10 * time.Second
-	servicesSettleMax               = 3 * time.Minute
-	servicesCreators                = 16
-	servicesMaxExportersPerService  = 8
-	servicesMaxEndpoints            = 100
+	// DefaultServicesSettle bounds the wait for the fleet's write rate
+	// to stop falling before the changes (see settleWrites).
+	DefaultServicesSettle          = 3 * time.Minute
+	servicesCreators               = 16
+	servicesMaxExportersPerService = 8
+	servicesMaxEndpoints           = 100
 )
 
 // ServicesOptions size the multi-cluster Services benchmark.
@@ -72,6 +74,9 @@ type ServicesOptions struct {
 	ChangesPerSecond    float64
 	// Timeout bounds each wait: for the imports, and for the changes.
 	Timeout time.Duration
+	// Settle bounds the wait, once every import is complete, for the
+	// fleet's write rate to stop falling before the changes start.
+	Settle time.Duration
 	// DataDir for the fleet; empty uses a temporary directory removed
 	// afterwards.
 	DataDir string
@@ -113,6 +118,9 @@ func (o ServicesOptions) Validate() error {
 	if o.Timeout <= 0 {
 		errs = append(errs, fmt.Errorf("--timeout %s: must be positive", o.Timeout))
 	}
+	if o.Settle < servicesIdleWindow {
+		errs = append(errs, fmt.Errorf("--settle %s: at least %s, one window of the idle rate", o.Settle, servicesIdleWindow))
+	}
 	return errors.Join(errs...)
 }
 
@@ -153,7 +161,7 @@ type ServicesReport struct {
 	// IdleWindowSeconds is the window the idle rate was measured over,
 	// after SettleSeconds of waiting for the rate to stop falling (the
 	// imports' last status reports still arriving); IdleSettled is false
-	// when it was still falling after servicesSettleMax.
+	// when it was still falling after ServicesOptions.Settle.
 	IdleWindowSeconds float64 `json:"idleWindowSeconds"`
 	SettleSeconds     float64 `json:"settleSeconds"`
 	IdleSettled       bool    `json:"idleSettled"`
@@ -304,7 +312,7 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 		return nil, fmt.Errorf("waiting for every Work to be applied at its generation and every import completed: %w", err)
 	}
 	o.Logger.Info("every Work applied at its generation, every import completed", "after", time.Since(caughtUp).Round(time.Second))
-	idle, err := settleWrites(ctx, cfg, o.Logger)
+	idle, err := settleWrites(ctx, cfg, o.Settle, o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -386,11 +394,11 @@ type idleReading struct {
 
 // settleWrites measures the fleet's writes in consecutive windows of
 // servicesIdleWindow until their rate stops falling (settled), for at most
-// servicesSettleMax, and returns the last window. Right after the imports
+// settle, and returns the last window. Right after the imports
 // the members' last status reports are still arriving, and a window taken
 // then counts them as the idle rate, which once exceeded what the changes
 // themselves cost.
-func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleReading, error) {
+func settleWrites(ctx context.Context, cfg *rest.Config, settle time.Duration, log logr.Logger) (idleReading, error) {
 	start := time.Now()
 	prev, err := apiRequests(ctx, cfg)
 	if err != nil {
@@ -420,7 +428,7 @@ func settleWrites(ctx context.Context, cfg *rest.Config, log logr.Logger) (idleR
 		hub, member := hubAndMemberWrites(prev, cur)
 		rates = append(rates, (hub+member)/window.Seconds())
 		done := settled(rates)
-		if done || time.Since(start) >= servicesSettleMax {
+		if done || time.Since(start) >= settle {
 			log.Info("idle write rate", "perSecond", fmt.Sprintf("%.1f", rates[len(rates)-1]), "settled", done, "windows", len(rates))
 			return idleReading{before: prev, after: cur, reconcilesBefore: prevReconciles, reconcilesAfter: curReconciles,
 				window: window, waited: windowStart.Sub(start), settled: done}, nil

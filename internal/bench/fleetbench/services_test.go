@@ -13,7 +13,7 @@ import (
 
 func TestServicesOptionsValidate(t *testing.T) {
 	good := ServicesOptions{Members: 3, Services: 10, ExportersPerService: 2, EndpointsPerSlice: 2, Namespaces: 1,
-		Changes: 5, ChangesPerSecond: 1, Timeout: time.Minute}
+		Changes: 5, ChangesPerSecond: 1, Timeout: time.Minute, Settle: time.Minute}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good options refused: %v", err)
 	}
@@ -31,6 +31,7 @@ func TestServicesOptionsValidate(t *testing.T) {
 		{"no changes", func(o *ServicesOptions) { o.Changes = 0 }, "--changes "},
 		{"zero rate", func(o *ServicesOptions) { o.ChangesPerSecond = 0 }, "--changes-per-second"},
 		{"no timeout", func(o *ServicesOptions) { o.Timeout = 0 }, "--timeout"},
+		{"a settle shorter than a window", func(o *ServicesOptions) { o.Settle = 5 * time.Second }, "--settle"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := good
