@@ -166,7 +166,7 @@ func printServicesBench(out io.Writer, rep *fleetbench.ServicesReport) error {
 	rw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(rw, "CONTROLLER\tPER SECOND")
 	for _, r := range rep.IdleReconciles {
-		fmt.Fprintf(rw, "%s\t%.2f\n", r.Controller, r.PerSecond)
+		fmt.Fprintf(rw, "%s\t%.2f\n", r.Controller, float64(r.Total)/max(rep.IdleWindowSeconds, 1))
 	}
 	return rw.Flush()
 }

@@ -28,7 +28,7 @@ func TestPrintServicesBenchWrites(t *testing.T) {
 			IdleWrites: []fleetbench.RequestRate{{Verb: "PATCH", Resource: "works", Subresource: "status", PerWorkload: 1.5}}},
 			"writes at rest (the 10 s idle window):\nVERB   RESOURCE      PER SECOND\nPATCH  works/status  1.50"},
 		{"which controllers are busy at rest", fleetbench.ServicesReport{IdleSettled: true, IdleWindowSeconds: 10,
-			IdleReconciles: []fleetbench.ReconcileRate{{Controller: "work-status", PerSecond: 38.7}, {Controller: "execution", PerSecond: 0.5}}},
+			IdleReconciles: []fleetbench.ReconcileCount{{Controller: "work-status", Total: 387}, {Controller: "execution", Total: 5}}},
 			"reconciles at rest, by controller (the same window):\nCONTROLLER   PER SECOND\nwork-status  38.70\nexecution    0.50"},
 	} {
 		var out bytes.Buffer

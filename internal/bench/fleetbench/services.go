@@ -12,8 +12,6 @@ import (
 	"slices"
 	"time"
 
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -171,9 +169,9 @@ type ServicesReport struct {
 	// IdleWrites are the write requests per second of the idle window, by
 	// verb and resource, most first: what a ClusterSet at rest writes.
 	IdleWrites []RequestRate `json:"idleWrites"`
-	// IdleReconciles are the reconciles per second of the idle window, by
+	// IdleReconciles are the reconciles of the idle window, by
 	// controller, most first: which controllers those writes come from.
-	IdleReconciles []ReconcileRate `json:"idleReconciles"`
+	IdleReconciles []ReconcileCount `json:"idleReconciles"`
 	// Reconciles counts each controller's reconciles during the changes.
 	Reconciles []ReconcileCount `json:"reconciles"`
 	// Memory is the live heap the exports added, per exported Service.
@@ -320,7 +318,7 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 	rep.SettleSeconds = idle.waited.Seconds()
 	rep.IdleSettled = idle.settled
 	rep.IdleWrites = writesPer(requestDelta(idle.before, idle.after), int(idle.window.Seconds()))
-	rep.IdleReconciles = reconcileRates(idle.reconcilesBefore, idle.reconcilesAfter, idle.window)
+	rep.IdleReconciles = reconcileDelta(idle.reconcilesBefore, idle.reconcilesAfter)
 	heapAfter, err := steadyHeap(ctx)
 	if err != nil {
 		return nil, err
@@ -385,8 +383,8 @@ func RunServices(ctx context.Context, o ServicesOptions) (*ServicesReport, error
 type idleReading struct {
 	before, after map[requestKey]float64
 	// reconcilesBefore and reconcilesAfter are the controllers'
-	// reconciles at both ends of the window (reconcileCounts).
-	reconcilesBefore, reconcilesAfter map[string]float64
+	// reconciles at both ends of the window (reconciles).
+	reconcilesBefore, reconcilesAfter map[string][2]float64
 	window                            time.Duration
 	waited                            time.Duration
 	settled                           bool
@@ -404,7 +402,7 @@ func settleWrites(ctx context.Context, cfg *rest.Config, settle time.Duration, l
 	if err != nil {
 		return idleReading{}, err
 	}
-	prevReconciles, err := reconcileCounts(ctrlmetrics.Registry)
+	prevReconciles, err := reconciles()
 	if err != nil {
 		return idleReading{}, err
 	}
@@ -420,7 +418,7 @@ func settleWrites(ctx context.Context, cfg *rest.Config, settle time.Duration, l
 		if err != nil {
 			return idleReading{}, err
 		}
-		curReconciles, err := reconcileCounts(ctrlmetrics.Registry)
+		curReconciles, err := reconciles()
 		if err != nil {
 			return idleReading{}, err
 		}
