@@ -38,7 +38,10 @@ hub's API server.
 Each stage is also measured on its own, from a watch: the scheduler's rate
 and latency from each binding's creation to Scheduled, the execution
 controller's from each Work's creation to Applied. The API requests by verb
-and resource and the reconciles per controller show where the work went.
+and resource and the reconciles per controller show where the work went;
+each controller's mean reconcile time and mean wait in its queue show which
+stage the pipeline waits for (a long wait in the queue) and which waits on
+its API calls (long reconciles).
 --cpuprofile profiles the measured part; its samples carry a "component"
 label (hub, member, controllers, pod-rescheduler) for "go tool pprof -tags".
 --members-api-only runs members without controllers, scheduler or pods, to
@@ -169,9 +172,9 @@ and workloads Unschedulable on the hub.`,
 				fmt.Fprintf(w, "  replicas placed\t%d (%d beyond a member's room)\n", c.PlacedReplicas, c.ReplicasBeyondRoom)
 				fmt.Fprintf(w, "  pods in members\t%d running, %d Pending (settled %.1f s after the last Work applied)\n", c.RunningPods, c.PendingPods, c.SettleSeconds)
 			}
-			fmt.Fprintf(w, "reconciles\t\n")
+			fmt.Fprintf(w, "reconciles\t(mean time each, mean wait in the queue before it)\n")
 			for _, r := range rep.Reconciles {
-				fmt.Fprintf(w, "  %s\t%d (%d errors)\n", r.Controller, r.Total, r.Errors)
+				fmt.Fprintf(w, "  %s\t%d (%d errors), %.3f s each, %.3f s queued\n", r.Controller, r.Total, r.Errors, r.MeanSeconds, r.MeanQueueSeconds)
 			}
 			return w.Flush()
 		},

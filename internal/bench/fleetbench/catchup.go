@@ -126,7 +126,7 @@ func restartControllers(ctx context.Context, f *localfleet.Fleet, cfg *rest.Conf
 			return nil, err
 		}
 		w := pipelineWrites(req)
-		why = busy(rep.Bindings, rec[bindingController][0]-rec0[bindingController][0], load, load0, w-written)
+		why = busy(rep.Bindings, rec[bindingController].total-rec0[bindingController].total, load, load0, w-written)
 		written = w
 		if why != "" {
 			lastBusy = now
@@ -165,7 +165,7 @@ func busy(bindings int, bindingReconciles float64, load, left map[string]float64
 // catchUpReadings reads the controllers' load (queued and under way, by
 // controller) and reconciles from this process's registry, and the hub's
 // requests from its metrics.
-func catchUpReadings(ctx context.Context, cfg *rest.Config) (map[string]float64, map[string][2]float64, map[requestKey]float64, error) {
+func catchUpReadings(ctx context.Context, cfg *rest.Config) (map[string]float64, map[string]reconcileReading, map[requestKey]float64, error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
 		return nil, nil, nil, err

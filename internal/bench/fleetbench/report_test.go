@@ -43,11 +43,44 @@ func TestWritesPer(t *testing.T) {
 }
 
 func TestReconcileDelta(t *testing.T) {
-	before := map[string][2]float64{"a": {5, 1}, "idle": {3, 0}}
-	after := map[string][2]float64{"a": {15, 2}, "b": {10, 0}, "idle": {3, 0}}
-	want := []ReconcileCount{{Controller: "a", Total: 10, Errors: 1}, {Controller: "b", Total: 10}}
-	if got := reconcileDelta(before, after); !reflect.DeepEqual(got, want) {
-		t.Errorf("reconcileDelta = %+v, want %+v", got, want)
+	cases := []struct {
+		name          string
+		before, after map[string]reconcileReading
+		want          []ReconcileCount
+	}{
+		{
+			name:   "counts, errors, ties by name, idle left out",
+			before: map[string]reconcileReading{"a": {total: 5, errors: 1}, "idle": {total: 3}},
+			after:  map[string]reconcileReading{"a": {total: 15, errors: 2}, "b": {total: 10}, "idle": {total: 3}},
+			want:   []ReconcileCount{{Controller: "a", Total: 10, Errors: 1}, {Controller: "b", Total: 10}},
+		},
+		{
+			name: "means of the window only",
+			// Before the window: 10 reconciles of 1 s, 10 waits of 2 s.
+			before: map[string]reconcileReading{"a": {total: 10, seconds: 10, queued: 10, queueSeconds: 20}},
+			// In it: 4 reconciles took 2 s in all; 5 requests waited 10 s in all.
+			after: map[string]reconcileReading{"a": {total: 14, seconds: 12, queued: 15, queueSeconds: 30}},
+			want:  []ReconcileCount{{Controller: "a", Total: 4, MeanSeconds: 0.5, MeanQueueSeconds: 2}},
+		},
+		{
+			name:   "a queue that handed out nothing has no mean wait",
+			before: map[string]reconcileReading{},
+			after:  map[string]reconcileReading{"a": {total: 2, seconds: 1}},
+			want:   []ReconcileCount{{Controller: "a", Total: 2, MeanSeconds: 0.5}},
+		},
+		{
+			name:   "a queue without reconciles is not listed",
+			before: map[string]reconcileReading{},
+			after:  map[string]reconcileReading{"member-queue": {queued: 7, queueSeconds: 3}},
+			want:   nil,
+		},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reconcileDelta(tt.before, tt.after); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("reconcileDelta = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

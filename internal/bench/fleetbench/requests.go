@@ -154,45 +154,79 @@ func writesPer(reqs []RequestCount, n int) []RequestRate {
 }
 
 // ReconcileCount is how many times one controller reconciled during the
-// measured part of a run, and how many of those ended in an error.
+// measured part of a run, how many of those ended in an error, and where
+// its time went: the mean time a reconcile took and the mean time a
+// request waited in the controller's queue before a worker took it. A
+// stage whose queue wait is long is the one the pipeline waits for; one
+// whose reconciles are long waits on its API calls.
 type ReconcileCount struct {
 	Controller string `json:"controller"`
 	Total      int    `json:"total"`
 	Errors     int    `json:"errors"`
+	// MeanSeconds is controller_runtime_reconcile_time_seconds' mean.
+	MeanSeconds float64 `json:"meanSeconds,omitempty"`
+	// MeanQueueSeconds is workqueue_queue_duration_seconds' mean.
+	MeanQueueSeconds float64 `json:"meanQueueSeconds,omitempty"`
 }
 
-// reconciles reads controller-runtime's reconcile counters from this
-// process's registry (the controllers of a local fleet run in it).
-func reconciles() (map[string][2]float64, error) {
+// reconcileReading is one controller's counters at one moment.
+type reconcileReading struct {
+	total, errors float64
+	// seconds sums the reconciles' times; queued counts the requests
+	// taken off the queue and queueSeconds sums their waits.
+	seconds, queued, queueSeconds float64
+}
+
+// reconciles reads controller-runtime's reconcile and work queue
+// counters from this process's registry (the controllers of a local fleet
+// run in it), by controller.
+func reconciles() (map[string]reconcileReading, error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][2]float64{}
+	out := map[string]reconcileReading{}
 	for _, fam := range families {
-		if fam.GetName() != "controller_runtime_reconcile_total" {
-			continue
-		}
 		for _, m := range fam.GetMetric() {
-			c := out[label(m, "controller")]
-			c[0] += m.GetCounter().GetValue()
-			if label(m, "result") == "error" {
-				c[1] += m.GetCounter().GetValue()
+			name := label(m, "controller")
+			c := out[name]
+			switch fam.GetName() {
+			case "controller_runtime_reconcile_total":
+				c.total += m.GetCounter().GetValue()
+				if label(m, "result") == "error" {
+					c.errors += m.GetCounter().GetValue()
+				}
+			case "controller_runtime_reconcile_time_seconds":
+				c.seconds += m.GetHistogram().GetSampleSum()
+			case "workqueue_queue_duration_seconds":
+				c.queued += float64(m.GetHistogram().GetSampleCount())
+				c.queueSeconds += m.GetHistogram().GetSampleSum()
+			default:
+				continue
 			}
-			out[label(m, "controller")] = c
+			out[name] = c
 		}
 	}
 	return out, nil
 }
 
 // reconcileDelta returns the reconciles between two readings, most first,
-// ties by controller name.
-func reconcileDelta(before, after map[string][2]float64) []ReconcileCount {
+// ties by controller name; controllers that did not reconcile are left
+// out.
+func reconcileDelta(before, after map[string]reconcileReading) []ReconcileCount {
 	var out []ReconcileCount
 	for name, v := range after {
-		if n := int(v[0] - before[name][0]); n > 0 {
-			out = append(out, ReconcileCount{Controller: name, Total: n, Errors: int(v[1] - before[name][1])})
+		b := before[name]
+		n := int(v.total - b.total)
+		if n <= 0 {
+			continue
 		}
+		c := ReconcileCount{Controller: name, Total: n, Errors: int(v.errors - b.errors),
+			MeanSeconds: (v.seconds - b.seconds) / float64(n)}
+		if q := v.queued - b.queued; q > 0 {
+			c.MeanQueueSeconds = (v.queueSeconds - b.queueSeconds) / q
+		}
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b ReconcileCount) int {
 		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(a.Controller, b.Controller))

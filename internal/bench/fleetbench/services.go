@@ -384,7 +384,7 @@ type idleReading struct {
 	before, after map[requestKey]float64
 	// reconcilesBefore and reconcilesAfter are the controllers'
 	// reconciles at both ends of the window (reconciles).
-	reconcilesBefore, reconcilesAfter map[string][2]float64
+	reconcilesBefore, reconcilesAfter map[string]reconcileReading
 	window                            time.Duration
 	waited                            time.Duration
 	settled                           bool
