@@ -53,20 +53,10 @@ func (f *Fleet) Invalidate() { f.gen.Add(1) }
 // ledger changed). Snapshots are immutable and shared by concurrent
 // scheduling cycles.
 func (f *Fleet) Snapshot(ctx context.Context) (*framework.Snapshot, error) {
-	gen := f.gen.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.snap == nil || f.snapGen != gen {
-		list := &clusterv1alpha1.ClusterList{}
-		if err := f.reader.List(ctx, list); err != nil {
-			return nil, err
-		}
-		snap, err := framework.SnapshotFromClusters(list.Items)
-		if err != nil {
-			return nil, err
-		}
-		snapshotBuilds.Inc()
-		f.snap, f.snapGen, f.withFlight = snap, gen, nil
+	if err := f.rebuild(ctx); err != nil {
+		return nil, err
 	}
 	if f.withFlight == nil || f.ledgerVersion != f.ledger.currentVersion() {
 		rs, version := f.ledger.reservations(f.snap)
@@ -74,6 +64,38 @@ func (f *Fleet) Snapshot(ctx context.Context) (*framework.Snapshot, error) {
 		replicasInFlight.Set(float64(countReplicas(rs)))
 	}
 	return f.withFlight, nil
+}
+
+// Clusters returns the snapshot of the current fleet without the replicas
+// in flight: what deciding whether a binding needs a cycle reads (its
+// clusters, not their room).
+func (f *Fleet) Clusters(ctx context.Context) (*framework.Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.rebuild(ctx); err != nil {
+		return nil, err
+	}
+	return f.snap, nil
+}
+
+// rebuild builds the snapshot again when a cluster changed since it was
+// built; f.mu is held.
+func (f *Fleet) rebuild(ctx context.Context) error {
+	gen := f.gen.Load()
+	if f.snap != nil && f.snapGen == gen {
+		return nil
+	}
+	list := &clusterv1alpha1.ClusterList{}
+	if err := f.reader.List(ctx, list); err != nil {
+		return err
+	}
+	snap, err := framework.SnapshotFromClusters(list.Items)
+	if err != nil {
+		return err
+	}
+	snapshotBuilds.Inc()
+	f.snap, f.snapGen, f.withFlight = snap, gen, nil
+	return nil
 }
 
 func countReplicas(rs map[string][]framework.Reservation) int64 {

@@ -79,8 +79,18 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	if b.GetDeletionTimestamp() != nil || !r.ours(b) {
 		return reconcile.Result{}, nil
 	}
+	// Whether the binding needs a cycle at all is decided unlocked: Decide
+	// reads the binding and the fleet's clusters, not their room, and the
+	// read that confirms a retry goes to the API server, which must not
+	// hold every other cycle up (most bindings' events need nothing).
+	trigger, err := r.decide(ctx, req, b)
+	if err != nil || trigger == TriggerNone {
+		return reconcile.Result{}, err
+	}
 	// One cycle at a time reads the room and takes it (see inflight.go);
-	// the API writes that follow run unlocked.
+	// the API writes that follow run unlocked. The fleet is read again
+	// under the lock, with the cycles that ran meanwhile in flight, and
+	// the decision made again on it (a target's cluster may have gone).
 	r.fleet.ledger.cycle.Lock()
 	unlock := sync.OnceFunc(r.fleet.ledger.cycle.Unlock)
 	defer unlock()
@@ -88,17 +98,7 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	trigger := Decide(b, snap)
-	if trigger == TriggerRetry {
-		// The spec patch that woke this reconcile was written just before
-		// the status patch of the same cycle, which the cache may not hold
-		// yet: confirm with the API server before scheduling again.
-		if err := r.apiReader.Get(ctx, req.NamespacedName, b); err != nil {
-			return reconcile.Result{}, client.IgnoreNotFound(err)
-		}
-		trigger = Decide(b, snap)
-	}
-	if trigger == TriggerNone {
+	if trigger = Decide(b, snap); trigger == TriggerNone {
 		r.backoff.Forget(req)
 		return reconcile.Result{}, nil
 	}
@@ -116,6 +116,30 @@ func (r *Reconciler[T]) reconcile(ctx context.Context, req reconcile.Request) (r
 	}
 	r.backoff.Forget(req)
 	return reconcile.Result{}, nil
+}
+
+// decide says whether and why b must be scheduled, on the fleet as it is
+// (without the replicas in flight, which no trigger reads). A binding that
+// needs nothing is forgotten by the back-off.
+func (r *Reconciler[T]) decide(ctx context.Context, req reconcile.Request, b T) (Trigger, error) {
+	snap, err := r.fleet.Clusters(ctx)
+	if err != nil {
+		return TriggerNone, err
+	}
+	trigger := Decide(b, snap)
+	if trigger == TriggerRetry {
+		// The spec patch that woke this reconcile was written just before
+		// the status patch of the same cycle, which the cache may not hold
+		// yet: confirm with the API server before scheduling again.
+		if err := r.apiReader.Get(ctx, req.NamespacedName, b); err != nil {
+			return TriggerNone, client.IgnoreNotFound(err)
+		}
+		trigger = Decide(b, snap)
+	}
+	if trigger == TriggerNone {
+		r.backoff.Forget(req)
+	}
+	return trigger, nil
 }
 
 // ours reports whether this scheduler places b: bindings naming another
