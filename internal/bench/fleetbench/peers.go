@@ -168,14 +168,15 @@ type peerRun struct {
 	pl    *placements
 }
 
-// startPeer registers n simulated clusters labelled by labels and starts
+// startPeer registers n simulated clusters labelled by labels, each with
+// room for replicas of the benchmarks' replicas at least, and starts
 // watching the placements; it returns how long registering took. The
 // agents' Leases are the rollout benchmark's, long: heartbeats are not
 // what the scenarios measure, and a cluster that misses one while the hub
 // is busy would leave its placements.
-func startPeer(ctx context.Context, where on, n int, labels func(int) map[string]string, log logr.Logger) (peerRun, float64, error) {
+func startPeer(ctx context.Context, where on, n, replicas int, labels func(int) map[string]string, log logr.Logger) (peerRun, float64, error) {
 	registering := time.Now()
-	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod}
+	sim := simOptions{labels: labels, leaseDuration: rolloutLeaseDuration, renewPeriod: rolloutLeaseRenewPeriod, replicas: replicas}
 	admin, hub, err := registerSimulated(ctx, where, n, sim, log)
 	if err != nil {
 		return peerRun{}, 0, err

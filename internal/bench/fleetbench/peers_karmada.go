@@ -57,7 +57,8 @@ func RunKarmadaStartup(ctx context.Context, o KarmadaStartupOptions) (*KarmadaSt
 func karmadaStartup(ctx context.Context, o KarmadaStartupOptions, where on) (*KarmadaStartupReport, error) {
 	log := o.Logger
 	rep := &KarmadaStartupReport{Workloads: o.Workloads, Clusters: o.Clusters}
-	run, took, err := startPeer(ctx, where, o.Clusters, func(int) map[string]string { return map[string]string{runLabel: where.ns} }, log)
+	// Every cluster runs a replica of every workload.
+	run, took, err := startPeer(ctx, where, o.Clusters, o.Workloads, func(int) map[string]string { return map[string]string{runLabel: where.ns} }, log)
 	if err != nil {
 		return nil, err
 	}

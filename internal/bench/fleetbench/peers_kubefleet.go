@@ -143,7 +143,8 @@ func RunKubeFleet(ctx context.Context, o KubeFleetOptions) (*KubeFleetReport, er
 func kubeFleet(ctx context.Context, o KubeFleetOptions, where on) (*KubeFleetReport, error) {
 	log := o.Logger
 	rep := &KubeFleetReport{Clusters: o.Clusters, Placements: o.Placements, ClustersPerPlacement: o.ClustersPerPlacement, Rollouts: o.Rollouts}
-	run, took, err := startPeer(ctx, where, o.Clusters, kubeFleetLabels(where.ns, o), log)
+	// KubeFleet's Deployments have no replicas.
+	run, took, err := startPeer(ctx, where, o.Clusters, 0, kubeFleetLabels(where.ns, o), log)
 	if err != nil {
 		return nil, err
 	}

@@ -78,6 +78,12 @@ type simOptions struct {
 	// prefix names the clusters (simPrefix when empty): a run on a fleet
 	// it shares (see on) names its own, starting with simPrefix.
 	prefix string
+	// replicas is how many of the benchmarks' replicas (deployment's
+	// request: 10m CPU, 16Mi, a pod) each cluster must have room for, at
+	// least; the room is simRoomReplicas when it is fewer. Shepherd
+	// places by room: a scenario that puts more replicas on a cluster
+	// than it reports room for leaves the rest Unschedulable.
+	replicas int
 }
 
 // startSimulated registers n simulated Pull clusters, reports them Ready,
@@ -165,15 +171,27 @@ func (s *simulator) register(ctx context.Context, cfg *rest.Config, i int, name 
 		return err
 	}
 	orig := c.DeepCopy()
-	c.Status = simulatedClusterStatus(c.Generation)
+	c.Status = simulatedClusterStatus(c.Generation, s.opts.replicas)
 	return s.hub.Status().Patch(ctx, c, client.MergeFrom(orig))
 }
 
+// simRoomReplicas is the room of a simulated cluster, in the benchmarks'
+// replicas (10m CPU, 16Mi, one pod), unless a run asks for more.
+const simRoomReplicas = 2200
+
 // simulatedClusterStatus is a Ready member of 20 nodes with room for
-// thousands of small replicas.
-func simulatedClusterStatus(generation int64) clusterv1alpha1.ClusterStatus {
+// simRoomReplicas of the benchmarks' replicas, or for replicas when that
+// is more: CPU, memory and pods alike.
+func simulatedClusterStatus(generation int64, replicas int) clusterv1alpha1.ClusterStatus {
 	now := metav1.Now()
-	alloc := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("320"), corev1.ResourceMemory: resource.MustParse("1280Gi"), corev1.ResourcePods: resource.MustParse("2200")}
+	n := int64(max(replicas, simRoomReplicas))
+	// 320 CPUs and 1,280Gi for the default room, as before: more than its
+	// replicas ask for, so that only the pods count.
+	alloc := corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(max(320_000, n*10), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(max(1280<<30, n*16<<20), resource.BinarySI),
+		corev1.ResourcePods:   *resource.NewQuantity(n, resource.DecimalSI),
+	}
 	return clusterv1alpha1.ClusterStatus{
 		KubernetesVersion: "v1.36",
 		APIEnablements: []clusterv1alpha1.APIEnablement{

@@ -2,8 +2,10 @@ package fleetbench
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1alpha1 "github.com/shepherd-io/shepherd/api/policy/v1alpha1"
@@ -110,5 +112,36 @@ func TestCountNoOp(t *testing.T) {
 	p.countNoOp(rb, rb2)
 	if got := p.noOpWrites(); got["Work"] != 1 || got["ResourceBinding"] != 1 || len(got) != 2 {
 		t.Errorf("no-op writes %v, want one Work and one ResourceBinding", got)
+	}
+}
+
+// TestSimulatedClusterRoom: a simulated cluster has room for the replicas
+// a run asks for (Shepherd places by room: without it, the karmada-startup
+// scenario left every workload past the 2,200th Unschedulable), and at
+// least the default room. The room is counted the way the scheduler sums
+// it: the least of CPU, memory and pods over one benchmark replica's
+// request.
+func TestSimulatedClusterRoom(t *testing.T) {
+	one := deployment("ns", 0, 0, 1).Spec.Template.Spec.Containers[0].Resources.Requests
+	for _, tc := range []struct {
+		replicas int
+		want     int64
+	}{
+		{0, simRoomReplicas},
+		{simRoomReplicas - 1, simRoomReplicas},
+		{30_000, 30_000},
+		{200_000, 200_000},
+	} {
+		t.Run(fmt.Sprint(tc.replicas), func(t *testing.T) {
+			alloc := simulatedClusterStatus(1, tc.replicas).ResourceSummary.Allocatable
+			cpu, mem, pods := alloc[corev1.ResourceCPU], alloc[corev1.ResourceMemory], alloc[corev1.ResourcePods]
+			fits := min(cpu.MilliValue()/one.Cpu().MilliValue(), mem.Value()/one.Memory().Value(), pods.Value())
+			if fits < tc.want {
+				t.Errorf("room for %d replicas (cpu %s, memory %s, pods %s), want %d", fits, cpu.String(), mem.String(), pods.String(), tc.want)
+			}
+			if pods.Value() != tc.want {
+				t.Errorf("pods %d, want %d", pods.Value(), tc.want)
+			}
+		})
 	}
 }
