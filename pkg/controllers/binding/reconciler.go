@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/shepherd-io/shepherd/pkg/conflicts"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -234,92 +232,41 @@ func (r *Reconciler[T]) syncWorks(ctx context.Context, b T, ref names.BindingRef
 	if err != nil {
 		return nil, nil, err
 	}
-	var writes []workWrite
+	var applied []string
 	for _, t := range bindingutil.WorkTargets(b.GetBindingSpec()) {
 		if leaving, err := r.clusterLeaving(ctx, t.Name); err != nil || leaving {
 			// Its Works are being removed with it (the scheduler moves
 			// the target away); writing one would undo that.
 			if err != nil {
-				return nil, nil, err
+				return applied, nil, err
 			}
 			continue
 		}
-		existing, manifest := works[t.Name], manifests[t.Name]
-		writes = append(writes, workWrite{cluster: t.Name, write: func(ctx context.Context) (bool, *workv1alpha1.Work, error) {
-			return r.writeWork(ctx, b, ref, tmpl, t.Name, manifest, ops, tmpl.GetGeneration(), "", existing)
-		}})
-	}
-	applied, err := writeWorks(ctx, writes, works)
-	return applied, nil, err
-}
-
-// workWriters bounds the Works of one binding written at once. A
-// placement's Works are independent of each other, and each write waits
-// on the API server: written one after the other, a placement over a
-// hundred clusters would take a hundred round trips.
-const workWriters = 8
-
-// workWrite is one Work to write: its cluster, and the write, which
-// reports whether it wrote and the Work the API server stored.
-type workWrite struct {
-	cluster string
-	write   func(context.Context) (bool, *workv1alpha1.Work, error)
-}
-
-// writeWorks runs the writes side by side, at most workWriters at once,
-// and records each stored Work in works once all are done. It returns the
-// clusters written, in the order of writes, and the first error in that
-// order; a write that fails does not stop the others.
-func writeWorks(ctx context.Context, writes []workWrite, works map[string]*workv1alpha1.Work) ([]string, error) {
-	type result struct {
-		wrote  bool
-		stored *workv1alpha1.Work
-		err    error
-	}
-	results := make([]result, len(writes))
-	if len(writes) == 1 {
-		results[0].wrote, results[0].stored, results[0].err = writes[0].write(ctx)
-	} else {
-		var g errgroup.Group
-		g.SetLimit(workWriters)
-		for i, w := range writes {
-			g.Go(func() error {
-				results[i].wrote, results[i].stored, results[i].err = w.write(ctx)
-				return nil
-			})
+		wrote, err := r.writeWork(ctx, b, ref, tmpl, t.Name, manifests[t.Name], ops, tmpl.GetGeneration(), "", works)
+		if err != nil {
+			return applied, nil, err
 		}
-		_ = g.Wait()
-	}
-	var applied []string
-	var first error
-	for i, res := range results {
-		if res.stored != nil {
-			works[writes[i].cluster] = res.stored
-		}
-		if res.wrote {
-			applied = append(applied, writes[i].cluster)
-		}
-		if res.err != nil && first == nil {
-			first = res.err
+		if wrote {
+			applied = append(applied, t.Name)
 		}
 	}
-	return applied, first
+	return applied, nil, nil
 }
 
 // writeWork renders base for cluster with the override policies ps and
-// applies the Work holding it unless existing, the stored one, already
-// does (revision, when not empty, is written as AnnotationRevision). It
-// reports whether it wrote, and the Work the API server stored when it
-// did. A manifest the overrides cannot render is reported in events and
-// leaves the Work as it was. It reads and writes nothing shared with the
-// binding's other writeWork calls, which run beside it (writeWorks).
-func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef, tmpl *unstructured.Unstructured, cluster string, base *unstructured.Unstructured, ps *overridePolicies, templateGeneration int64, revision string, existing *workv1alpha1.Work) (bool, *workv1alpha1.Work, error) {
+// applies the Work holding it unless the stored one already does
+// (revision, when not empty, is written as AnnotationRevision). It reports
+// whether it wrote, and records the stored Work in works. A manifest the
+// overrides cannot render is reported in events and leaves the Work as it
+// was.
+func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef, tmpl *unstructured.Unstructured, cluster string, base *unstructured.Unstructured, ps *overridePolicies, templateGeneration int64, revision string, works map[string]*workv1alpha1.Work) (bool, error) {
+	existing := works[cluster]
 	if existing != nil && existing.DeletionTimestamp != nil {
-		return false, nil, nil // re-created once it is gone
+		return false, nil // re-created once it is gone
 	}
 	podSecurity, err := r.podSecurity(ctx, ref.Namespace)
 	if err != nil {
-		return false, nil, err
+		return false, err
 	}
 	unrendered := desiredWork(ref, cluster, base, templateGeneration, b.GetBindingSpec())
 	inputs := unrendered.GetAnnotations()
@@ -329,14 +276,14 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	unrendered.SetAnnotations(inputs)
 	key, err := r.renderKey(ctx, unrendered, cluster, ps)
 	if err != nil {
-		return false, nil, err
+		return false, err
 	}
 	if existing != nil && existing.Annotations[workv1alpha1.AnnotationRenderKey] == key {
-		return false, nil, nil // rendered from the same inputs: nothing to do
+		return false, nil // rendered from the same inputs: nothing to do
 	}
 	workKey := ref.String() + "@" + cluster
 	if r.failedRenders.Failed(workKey, key) {
-		return false, nil, nil // failed from the same inputs, and said so then
+		return false, nil // failed from the same inputs, and said so then
 	}
 	manifest, appliedOverrides, err := r.render(ctx, base, cluster, ps)
 	reason := ReasonOverrideFailed
@@ -352,7 +299,7 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 		r.recorder.Eventf(b, nil, "Warning", reason, "SyncWork", "%s", note)
 		r.recorder.Eventf(tmpl, b, "Warning", reason, "SyncWork", "%s", note)
 		r.failedRenders.Set(workKey, key)
-		return false, nil, nil
+		return false, nil
 	}
 	r.failedRenders.Set(workKey, "")
 	desired := desiredWork(ref, cluster, manifest, templateGeneration, b.GetBindingSpec())
@@ -376,20 +323,20 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 		desired.SetFinalizers([]string{workv1alpha1.FinalizerWork})
 	}
 	if existing != nil && upToDate(existing, desired) {
-		return false, nil, nil
+		return false, nil
 	}
 	if existing == nil {
 		if owner, taken := r.takenBy(ctx, desired, ref); taken {
 			r.recorder.Eventf(b, nil, "Warning", ReasonWorkNameConflict, "SyncWork", "%s", bindingutil.Note(fmt.Sprintf(
 				"Work %s/%s belongs to %s; not propagating to %s", desired.GetNamespace(), desired.GetName(), owner, cluster)))
-			return false, nil, nil
+			return false, nil
 		}
 		if err := r.ensureNamespace(ctx, cluster); err != nil {
-			return false, nil, err
+			return false, err
 		}
 	}
 	if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(desired), client.FieldOwner(workv1alpha1.FieldManager), client.ForceOwnership); err != nil {
-		return false, nil, fmt.Errorf("applying Work %s/%s: %w", desired.GetNamespace(), desired.GetName(), err)
+		return false, fmt.Errorf("applying Work %s/%s: %w", desired.GetNamespace(), desired.GetName(), err)
 	}
 	workOps.WithLabelValues(opApplied).Inc()
 	// desired now holds the Work the server stored: its generation
@@ -397,9 +344,10 @@ func (r *Reconciler[T]) writeWork(ctx context.Context, b T, ref names.BindingRef
 	// the new spec awaits the execution controller.
 	w := &workv1alpha1.Work{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(desired.Object, w); err != nil {
-		return true, nil, err
+		return true, err
 	}
-	return true, w, nil
+	works[cluster] = w
+	return true, nil
 }
 
 // clusterLeaving reports whether the target's Cluster is being deleted.

@@ -98,7 +98,7 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 		revisionOf[s.Cluster] = s.Revision
 	}
 	rendered := map[string]map[string]*unstructured.Unstructured{}
-	var writes []workWrite
+	var applied []string
 	for _, t := range targets {
 		rev := revisionOf[t.Name]
 		if rev == "" {
@@ -109,7 +109,7 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 		v := current
 		if rev != target {
 			if v, err = r.loadRevision(ctx, ref, rev); err != nil {
-				return nil, nil, err
+				return applied, nil, err
 			}
 			if v == nil {
 				r.recorder.Eventf(b, nil, "Warning", ReasonRevisionMissing, "SyncWork", "%s", bindingutil.Note(fmt.Sprintf(
@@ -120,18 +120,17 @@ func (r *Reconciler[T]) syncRollout(ctx context.Context, b T, ref names.BindingR
 		manifests, ok := rendered[rev]
 		if !ok {
 			if manifests, err = memberManifests(r.in, v.manifest(), spec); err != nil {
-				return nil, nil, err
+				return applied, nil, err
 			}
 			rendered[rev] = manifests
 		}
-		existing, manifest, policies, generation := works[t.Name], manifests[t.Name], v.policies(), v.TemplateGeneration
-		writes = append(writes, workWrite{cluster: t.Name, write: func(ctx context.Context) (bool, *workv1alpha1.Work, error) {
-			return r.writeWork(ctx, b, ref, tmpl, t.Name, manifest, policies, generation, rev, existing)
-		}})
-	}
-	applied, err := writeWorks(ctx, writes, works)
-	if err != nil {
-		return applied, nil, err
+		wrote, err := r.writeWork(ctx, b, ref, tmpl, t.Name, manifests[t.Name], v.policies(), v.TemplateGeneration, rev, works)
+		if err != nil {
+			return applied, nil, err
+		}
+		if wrote {
+			applied = append(applied, t.Name)
+		}
 	}
 	st := d.Status
 	inUse := map[string]bool{target: true, st.LastGoodRevision: true}
