@@ -411,6 +411,12 @@ func policy(ns string, p int) *policyv1alpha1.PropagationPolicy {
 	}
 }
 
+// replicaRequest is what each replica of the benchmarks' Deployments
+// asks for; simulated clusters size their room in these.
+func replicaRequest() corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi")}
+}
+
 func deployment(ns string, d, p int, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{"app": fmt.Sprintf("app-%d", d)}
 	return &appsv1.Deployment{
@@ -422,9 +428,7 @@ func deployment(ns string, d, p int, replicas int32) *appsv1.Deployment {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
 					Name: "app", Image: "nginx:1.27",
-					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-						corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("16Mi"),
-					}},
+					Resources: corev1.ResourceRequirements{Requests: replicaRequest()},
 				}}},
 			},
 		},

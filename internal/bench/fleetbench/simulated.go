@@ -78,8 +78,8 @@ type simOptions struct {
 	// prefix names the clusters (simPrefix when empty): a run on a fleet
 	// it shares (see on) names its own, starting with simPrefix.
 	prefix string
-	// replicas is how many of the benchmarks' replicas (deployment's
-	// request: 10m CPU, 16Mi, a pod) each cluster must have room for, at
+	// replicas is how many of the benchmarks' replicas (replicaRequest
+	// and a pod each) each cluster must have room for, at
 	// least; the room is simRoomReplicas when it is fewer. Shepherd
 	// places by room: a scenario that puts more replicas on a cluster
 	// than it reports room for leaves the rest Unschedulable.
@@ -176,7 +176,7 @@ func (s *simulator) register(ctx context.Context, cfg *rest.Config, i int, name 
 }
 
 // simRoomReplicas is the room of a simulated cluster, in the benchmarks'
-// replicas (10m CPU, 16Mi, one pod), unless a run asks for more.
+// replicas (replicaRequest and a pod each), unless a run asks for more.
 const simRoomReplicas = 2200
 
 // simulatedClusterStatus is a Ready member of 20 nodes with room for
@@ -185,11 +185,12 @@ const simRoomReplicas = 2200
 func simulatedClusterStatus(generation int64, replicas int) clusterv1alpha1.ClusterStatus {
 	now := metav1.Now()
 	n := int64(max(replicas, simRoomReplicas))
+	one := replicaRequest()
 	// 320 CPUs and 1,280Gi for the default room, as before: more than its
 	// replicas ask for, so that only the pods count.
 	alloc := corev1.ResourceList{
-		corev1.ResourceCPU:    *resource.NewMilliQuantity(max(320_000, n*10), resource.DecimalSI),
-		corev1.ResourceMemory: *resource.NewQuantity(max(1280<<30, n*16<<20), resource.BinarySI),
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(max(320_000, n*one.Cpu().MilliValue()), resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(max(1280<<30, n*one.Memory().Value()), resource.BinarySI),
 		corev1.ResourcePods:   *resource.NewQuantity(n, resource.DecimalSI),
 	}
 	return clusterv1alpha1.ClusterStatus{
